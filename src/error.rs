@@ -1,0 +1,125 @@
+//! The public error type. Every fallible public call returns [`Result`].
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// `std::result::Result` with cellbase's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can go wrong in cellbase.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum Error {
+    /// An operating-system I/O error.
+    Io(std::io::Error),
+    /// A file failed a checksum or format check. `detail` names the offset and what failed.
+    Corruption {
+        /// The damaged file.
+        path: PathBuf,
+        /// What failed, including the byte offset where known.
+        detail: String,
+    },
+    /// No table with that name.
+    TableNotFound(String),
+    /// A table with that name already exists.
+    TableExists(String),
+    /// The table has no such column family (family shown as lossy UTF-8).
+    NoSuchFamily {
+        /// Table name.
+        table: String,
+        /// Family name, lossy UTF-8.
+        family: String,
+    },
+    /// A request or option was malformed (the message says which and why).
+    InvalidArgument(String),
+    /// An increment found a stored value that is not 8 bytes wide.
+    NotACounter {
+        /// Row of the offending cell.
+        row: Vec<u8>,
+        /// Family of the offending cell.
+        family: Vec<u8>,
+        /// Qualifier of the offending cell.
+        qualifier: Vec<u8>,
+    },
+    /// The table is disabled.
+    TableDisabled(String),
+    /// The database was closed.
+    Closed,
+    /// Another process or `Db` handle holds the directory's lock.
+    Locked(PathBuf),
+    /// An earlier write-ahead-log write or sync failed; data may be lost, so the database
+    /// refuses further writes until it is reopened (fsync is never retried).
+    Poisoned(String),
+    /// The file was written by an unsupported (newer) format version.
+    UnsupportedFormat {
+        /// The file.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+    },
+}
+
+impl Error {
+    /// Builds an [`Error::Corruption`].
+    pub(crate) fn corruption(path: impl Into<PathBuf>, detail: impl Into<String>) -> Error {
+        Error::Corruption { path: path.into(), detail: detail.into() }
+    }
+
+    /// Builds an [`Error::InvalidArgument`].
+    pub(crate) fn invalid(msg: impl Into<String>) -> Error {
+        Error::InvalidArgument(msg.into())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(e) => write!(f, "I/O error: {e}"),
+            Error::Corruption { path, detail } => {
+                write!(f, "corruption in {}: {detail}", path.display())
+            }
+            Error::TableNotFound(t) => write!(f, "table not found: {t}"),
+            Error::TableExists(t) => write!(f, "table already exists: {t}"),
+            Error::NoSuchFamily { table, family } => {
+                write!(f, "column family {family} does not exist in table {table}")
+            }
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::NotACounter { row, family, qualifier } => write!(
+                f,
+                "cell {}/{}:{} is not a counter (value is not 8 bytes wide)",
+                String::from_utf8_lossy(row),
+                String::from_utf8_lossy(family),
+                String::from_utf8_lossy(qualifier)
+            ),
+            Error::TableDisabled(t) => write!(f, "table is disabled: {t}"),
+            Error::Closed => write!(f, "database is closed"),
+            Error::Locked(p) => write!(
+                f,
+                "database directory {} is locked by another process or handle",
+                p.display()
+            ),
+            Error::Poisoned(m) => write!(
+                f,
+                "database refuses writes after a failed log write or sync ({m}); reopen it"
+            ),
+            Error::UnsupportedFormat { path, found } => {
+                write!(f, "{} has unsupported format version {found}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}

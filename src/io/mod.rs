@@ -1,0 +1,63 @@
+//! The filesystem seam. Every file operation of the engine goes through [`FileSystem`], so tests
+//! can substitute an in-memory or fault-injecting implementation. [`StdFs`] is the real one.
+
+mod std_fs;
+
+pub use std_fs::StdFs;
+
+use std::fmt::Debug;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A file opened for appending.
+pub trait WritableFile: Send + Sync {
+    /// Appends all of `data` (written to the OS, not necessarily to the device).
+    fn append(&mut self, data: &[u8]) -> io::Result<()>;
+    /// `fdatasync`: makes everything appended so far durable.
+    fn sync_data(&mut self) -> io::Result<()>;
+    /// Bytes in the file.
+    fn len(&self) -> u64;
+    /// True when the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// An immutable file's bytes (memory-mapped for [`StdFs`]).
+pub trait ReadableFile: Send + Sync + Debug {
+    /// The whole file.
+    fn bytes(&self) -> &[u8];
+}
+
+/// Held while a directory is locked; dropping it releases the lock.
+pub trait FileLock: Send + Sync + Debug {}
+
+/// Every filesystem operation the engine performs.
+pub trait FileSystem: Send + Sync + Debug + 'static {
+    /// Creates `path` and its parents (owner-only permissions).
+    fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Creates (or truncates) `path` for appending (owner-only permissions).
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Opens an existing file for appending at its end.
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Opens an immutable file for reading.
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>>;
+    /// Reads a whole file into memory.
+    fn read_all(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Atomically renames `from` to `to` (durable only after [`FileSystem::sync_dir`]).
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Removes a file.
+    fn remove(&self, path: &Path) -> io::Result<()>;
+    /// Truncates a file to `len` bytes and syncs it.
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Names of the entries of `dir`.
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
+    /// True when `path` exists.
+    fn exists(&self, path: &Path) -> bool;
+    /// Makes the directory's entries (creations, renames, removals) durable.
+    fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Takes an exclusive lock on `path` (created if missing); fails with
+    /// `io::ErrorKind::WouldBlock` when another holder has it.
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
+}

@@ -1,0 +1,184 @@
+//! The real filesystem. The only module that calls `std::fs`.
+
+use super::{FileLock, FileSystem, ReadableFile, WritableFile};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The operating system's filesystem. Files are created with owner-only permissions (0600,
+/// directories 0700) and immutable files are read through `mmap`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StdFs;
+
+struct StdWritable {
+    file: File,
+    len: u64,
+}
+
+impl WritableFile for StdWritable {
+    fn append(&mut self, data: &[u8]) -> io::Result<()> {
+        self.file.write_all(data)?;
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+#[derive(Debug)]
+enum Mapped {
+    Map(memmap2::Mmap),
+    Empty,
+}
+
+impl ReadableFile for Mapped {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Mapped::Map(m) => m,
+            Mapped::Empty => &[],
+        }
+    }
+}
+
+#[derive(Debug)]
+struct StdLock {
+    _file: File,
+}
+
+impl FileLock for StdLock {}
+
+fn options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o
+}
+
+impl FileSystem for StdFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        let mut b = std::fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = options().write(true).create(true).truncate(true).open(path)?;
+        Ok(Box::new(StdWritable { file, len: 0 }))
+    }
+
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = options().append(true).open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Box::new(StdWritable { file, len }))
+    }
+
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
+        let file = File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Ok(Arc::new(Mapped::Empty));
+        }
+        // SAFETY: cellbase maps only immutable files it wrote itself (block files), which are
+        // never modified or truncated after they are synced; they are only unlinked, which keeps
+        // the mapping valid. Another process modifying them would break that (as for every
+        // mmap-based engine); the directory lock keeps other cellbase instances away.
+        #[expect(unsafe_code, reason = "memory-mapped reads of immutable block files")]
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(Arc::new(Mapped::Map(map)))
+    }
+
+    fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        let f = OpenOptions::new().write(true).open(path)?;
+        f.set_len(len)?;
+        f.sync_all()
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir)? {
+            let e = e?;
+            if let Some(n) = e.file_name().to_str() {
+                out.push(n.to_string());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        File::open(dir)?.sync_all()
+    }
+
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
+        let file = options().read(true).write(true).create(true).truncate(false).open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Box::new(StdLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                Err(io::Error::new(io::ErrorKind::WouldBlock, "locked"))
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_sync_map_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let mut w = StdFs.create(&p).unwrap();
+        w.append(b"hello").unwrap();
+        w.append(b" world").unwrap();
+        w.sync_data().unwrap();
+        assert_eq!(w.len(), 11);
+        let r = StdFs.open_read(&p).unwrap();
+        assert_eq!(r.bytes(), b"hello world");
+        let e = dir.path().join("empty");
+        StdFs.create(&e).unwrap();
+        assert_eq!(StdFs.open_read(&e).unwrap().bytes(), b"");
+    }
+
+    #[test]
+    fn second_lock_is_refused_until_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("LOCK");
+        let l = StdFs.lock(&p).unwrap();
+        let e = StdFs.lock(&p).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        drop(l);
+        StdFs.lock(&p).unwrap();
+    }
+}

@@ -1,0 +1,458 @@
+//! Schema descriptors (HBase's `TableDescriptor` / `ColumnFamilyDescriptor`), their validation
+//! [LIM-2], [VER-1], [TTL-1], [DESC-3] and their byte encoding for the manifest.
+
+use crate::codec::{self, DecodeError, Reader};
+use crate::error::{Error, Result};
+use std::time::Duration;
+
+/// Bloom filter kind of a family [BLOOM-1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BloomType {
+    /// No Bloom filter.
+    None,
+    /// Keyed by row; consulted by Gets [BLOOM-3].
+    #[default]
+    Row,
+    /// Keyed by row + qualifier; consulted by single-column Gets [BLOOM-4].
+    RowCol,
+}
+
+/// Block compression of a family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Compression {
+    /// Uncompressed blocks.
+    #[default]
+    None,
+    /// Snappy-compressed blocks.
+    Snappy,
+}
+
+/// KEEP_DELETED_CELLS [KDC-1..6].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum KeepDeletedCells {
+    /// Deleted cells are invisible and purged by major compaction.
+    #[default]
+    False,
+    /// Deleted cells stay reachable by time-range reads; only versions and TTL purge them.
+    True,
+    /// Like `True` until the marker's TTL expires, then like `False`.
+    Ttl,
+}
+
+/// A column family's settings. Read them through the fields; build with the methods.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FamilyDescriptor {
+    /// Family name: 1..=127 bytes, no `:` `\` `/` or control characters, not starting with `.`.
+    pub name: Vec<u8>,
+    /// VERSIONS: newest versions kept per column (>= 1).
+    pub max_versions: u32,
+    /// MIN_VERSIONS: versions kept even when TTL-expired (<= max_versions).
+    pub min_versions: u32,
+    /// TTL in whole seconds; `None` = FOREVER.
+    pub ttl: Option<Duration>,
+    /// KEEP_DELETED_CELLS.
+    pub keep_deleted_cells: KeepDeletedCells,
+    /// BLOOMFILTER.
+    pub bloom_filter: BloomType,
+    /// COMPRESSION.
+    pub compression: Compression,
+    /// BLOCKSIZE in bytes, 1 KiB ..= 16 MiB.
+    pub block_size: u32,
+    /// IN_MEMORY: blocks get the block cache's in-memory priority share.
+    pub in_memory: bool,
+    /// BLOCKCACHE: data blocks are cached.
+    pub block_cache: bool,
+}
+
+impl FamilyDescriptor {
+    /// A family with HBase's defaults [DESC-1].
+    pub fn new(name: impl AsRef<[u8]>) -> Self {
+        FamilyDescriptor {
+            name: name.as_ref().to_vec(),
+            max_versions: 1,
+            min_versions: 0,
+            ttl: None,
+            keep_deleted_cells: KeepDeletedCells::False,
+            bloom_filter: BloomType::Row,
+            compression: Compression::None,
+            block_size: 65536,
+            in_memory: false,
+            block_cache: true,
+        }
+    }
+    /// VERSIONS (default 1).
+    pub fn max_versions(mut self, n: u32) -> Self {
+        self.max_versions = n;
+        self
+    }
+    /// MIN_VERSIONS (default 0).
+    pub fn min_versions(mut self, n: u32) -> Self {
+        self.min_versions = n;
+        self
+    }
+    /// TTL in whole seconds (default FOREVER).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+    /// KEEP_DELETED_CELLS (default FALSE).
+    pub fn keep_deleted_cells(mut self, k: KeepDeletedCells) -> Self {
+        self.keep_deleted_cells = k;
+        self
+    }
+    /// BLOOMFILTER (default ROW).
+    pub fn bloom_filter(mut self, b: BloomType) -> Self {
+        self.bloom_filter = b;
+        self
+    }
+    /// COMPRESSION (default NONE).
+    pub fn compression(mut self, c: Compression) -> Self {
+        self.compression = c;
+        self
+    }
+    /// BLOCKSIZE (default 65536).
+    pub fn block_size(mut self, bytes: u32) -> Self {
+        self.block_size = bytes;
+        self
+    }
+    /// IN_MEMORY (default false).
+    pub fn in_memory(mut self, yes: bool) -> Self {
+        self.in_memory = yes;
+        self
+    }
+    /// BLOCKCACHE (default true).
+    pub fn block_cache(mut self, yes: bool) -> Self {
+        self.block_cache = yes;
+        self
+    }
+    /// The family name.
+    pub fn name(&self) -> &[u8] {
+        &self.name
+    }
+
+    /// Family TTL in milliseconds, `None` for FOREVER [TTL-1].
+    pub fn ttl_millis(&self) -> Option<i64> {
+        self.ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+
+    /// Checks every setting [LIM-2] [VER-1] [TTL-1] [DESC-3].
+    pub fn validate(&self) -> Result<()> {
+        validate_family_name(&self.name)?;
+        let n = String::from_utf8_lossy(&self.name);
+        if self.max_versions < 1 {
+            return Err(Error::invalid(format!("family {n}: VERSIONS must be >= 1")));
+        }
+        if self.min_versions > self.max_versions {
+            return Err(Error::invalid(format!(
+                "family {n}: MIN_VERSIONS ({}) must be <= VERSIONS ({})",
+                self.min_versions, self.max_versions
+            )));
+        }
+        if let Some(t) = self.ttl {
+            if t.is_zero() || t.subsec_nanos() != 0 {
+                return Err(Error::invalid(format!(
+                    "family {n}: TTL must be a positive whole number of seconds, got {t:?}"
+                )));
+            }
+            if t.as_secs() > i32::MAX as u64 {
+                return Err(Error::invalid(format!(
+                    "family {n}: TTL must be at most {} seconds",
+                    i32::MAX
+                )));
+            }
+        }
+        if !(1024..=16 * 1024 * 1024).contains(&self.block_size) {
+            return Err(Error::invalid(format!(
+                "family {n}: BLOCKSIZE must be between 1 KiB and 16 MiB, got {}",
+                self.block_size
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a family name [LIM-2].
+pub fn validate_family_name(name: &[u8]) -> Result<()> {
+    let shown = String::from_utf8_lossy(name);
+    if name.is_empty() {
+        return Err(Error::invalid("column family name can not be empty"));
+    }
+    if name.len() > 127 {
+        return Err(Error::invalid(format!(
+            "column family name is {} bytes; the limit is 127",
+            name.len()
+        )));
+    }
+    if name[0] == b'.' {
+        return Err(Error::invalid(format!(
+            "column family name {shown:?} must not start with '.'"
+        )));
+    }
+    if name == b"recovered.edits" {
+        return Err(Error::invalid("column family name recovered.edits is reserved"));
+    }
+    if let Some(b) = name.iter().find(|&&b| b == b':' || b == b'\\' || b == b'/' || b < 0x20 || b == 0x7f) {
+        return Err(Error::invalid(format!(
+            "column family name {shown:?} contains an illegal character (byte 0x{b:02x})"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a table name: `[A-Za-z0-9_.-]+`, not starting with `.` or `-`, at most 255 bytes.
+pub fn validate_table_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('.')
+        && !name.starts_with('-')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "illegal table name {name:?}: use 1..=255 of [A-Za-z0-9_.-], not starting with '.' or '-'"
+        )))
+    }
+}
+
+/// A table's schema and table-level settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableDescriptor {
+    name: String,
+    families: Vec<FamilyDescriptor>,
+    max_region_size: Option<u64>,
+    memstore_flush_size: Option<u64>,
+}
+
+impl TableDescriptor {
+    /// A table with no families yet.
+    pub fn new(name: &str) -> Self {
+        TableDescriptor {
+            name: name.to_string(),
+            families: Vec::new(),
+            max_region_size: None,
+            memstore_flush_size: None,
+        }
+    }
+    /// Adds a family.
+    pub fn family(mut self, f: FamilyDescriptor) -> Self {
+        self.families.push(f);
+        self
+    }
+    /// Split threshold for this table (overrides [`crate::DbOptions::max_region_size`]).
+    pub fn max_region_size(mut self, bytes: u64) -> Self {
+        self.max_region_size = Some(bytes);
+        self
+    }
+    /// Memstore flush size for this table (overrides [`crate::DbOptions::memstore_flush_size`]).
+    pub fn memstore_flush_size(mut self, bytes: u64) -> Self {
+        self.memstore_flush_size = Some(bytes);
+        self
+    }
+    /// The table name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The families in the order they were added.
+    pub fn families(&self) -> &[FamilyDescriptor] {
+        &self.families
+    }
+    /// The table's own split threshold, if set.
+    pub fn table_max_region_size(&self) -> Option<u64> {
+        self.max_region_size
+    }
+    /// The table's own flush size, if set.
+    pub fn table_memstore_flush_size(&self) -> Option<u64> {
+        self.memstore_flush_size
+    }
+    /// The family named `name`.
+    pub fn get_family(&self, name: &[u8]) -> Option<&FamilyDescriptor> {
+        self.families.iter().find(|f| f.name == name)
+    }
+
+    /// Adds `f` or replaces the family of the same name.
+    pub(crate) fn upsert_family(&mut self, f: FamilyDescriptor) {
+        match self.families.iter_mut().find(|x| x.name == f.name) {
+            Some(x) => *x = f,
+            None => self.families.push(f),
+        }
+    }
+
+    /// Checks the name, families and settings [DESC-3].
+    pub fn validate(&self) -> Result<()> {
+        validate_table_name(&self.name)?;
+        if self.families.is_empty() {
+            return Err(Error::invalid(format!("table {} must have at least one family", self.name)));
+        }
+        for (i, f) in self.families.iter().enumerate() {
+            f.validate()?;
+            if self.families[..i].iter().any(|g| g.name == f.name) {
+                return Err(Error::invalid(format!(
+                    "duplicate family {} in table {}",
+                    String::from_utf8_lossy(&f.name),
+                    self.name
+                )));
+            }
+        }
+        if self.max_region_size == Some(0) || self.memstore_flush_size == Some(0) {
+            return Err(Error::invalid("max_region_size and memstore_flush_size must be > 0"));
+        }
+        Ok(())
+    }
+
+    /// Appends the encoding (format version 1).
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.push(1); // descriptor encoding version
+        codec::put_bytes(out, self.name.as_bytes());
+        codec::put_varint(out, opt(self.max_region_size));
+        codec::put_varint(out, opt(self.memstore_flush_size));
+        codec::put_varint(out, self.families.len() as u64);
+        for f in &self.families {
+            encode_family(out, f);
+        }
+    }
+
+    /// Decodes what [`TableDescriptor::encode_into`] wrote.
+    pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
+        let v = r.u8("descriptor version")?;
+        if v != 1 {
+            return Err(DecodeError { what: "unknown descriptor version", offset: r.pos() });
+        }
+        let name = std::str::from_utf8(r.bytes("table name")?)
+            .map_err(|_| DecodeError { what: "table name not UTF-8", offset: r.pos() })?
+            .to_string();
+        let max_region_size = unopt(r.varint("max region size")?);
+        let memstore_flush_size = unopt(r.varint("flush size")?);
+        let n = r.len(4096, "family count")?;
+        let mut families = Vec::with_capacity(n);
+        for _ in 0..n {
+            families.push(decode_family(r)?);
+        }
+        Ok(TableDescriptor { name, families, max_region_size, memstore_flush_size })
+    }
+}
+
+fn opt(v: Option<u64>) -> u64 {
+    v.map_or(0, |x| x.saturating_add(1).max(1))
+}
+
+fn unopt(v: u64) -> Option<u64> {
+    if v == 0 { None } else { Some(v - 1) }
+}
+
+/// Appends a family's encoding.
+pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
+    codec::put_bytes(out, &f.name);
+    codec::put_varint(out, u64::from(f.max_versions));
+    codec::put_varint(out, u64::from(f.min_versions));
+    codec::put_varint(out, f.ttl.map_or(0, |t| t.as_secs() + 1));
+    out.push(match f.keep_deleted_cells {
+        KeepDeletedCells::False => 0,
+        KeepDeletedCells::True => 1,
+        KeepDeletedCells::Ttl => 2,
+    });
+    out.push(match f.bloom_filter {
+        BloomType::None => 0,
+        BloomType::Row => 1,
+        BloomType::RowCol => 2,
+    });
+    out.push(match f.compression {
+        Compression::None => 0,
+        Compression::Snappy => 1,
+    });
+    codec::put_varint(out, u64::from(f.block_size));
+    out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1));
+}
+
+/// Decodes a family.
+pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor, DecodeError> {
+    let bad = |what, r: &Reader<'_>| DecodeError { what, offset: r.pos() };
+    let name = r.bytes("family name")?.to_vec();
+    let max_versions = u32::try_from(r.varint("versions")?).map_err(|_| bad("versions", r))?;
+    let min_versions = u32::try_from(r.varint("min versions")?).map_err(|_| bad("min versions", r))?;
+    let ttl = match r.varint("ttl")? {
+        0 => None,
+        s => Some(Duration::from_secs(s - 1)),
+    };
+    let keep_deleted_cells = match r.u8("kdc")? {
+        0 => KeepDeletedCells::False,
+        1 => KeepDeletedCells::True,
+        2 => KeepDeletedCells::Ttl,
+        _ => return Err(bad("unknown KEEP_DELETED_CELLS code", r)),
+    };
+    let bloom_filter = match r.u8("bloom")? {
+        0 => BloomType::None,
+        1 => BloomType::Row,
+        2 => BloomType::RowCol,
+        _ => return Err(bad("unknown bloom type", r)),
+    };
+    let compression = match r.u8("compression")? {
+        0 => Compression::None,
+        1 => Compression::Snappy,
+        _ => return Err(bad("unknown compression", r)),
+    };
+    let block_size = u32::try_from(r.varint("block size")?).map_err(|_| bad("block size", r))?;
+    let flags = r.u8("family flags")?;
+    Ok(FamilyDescriptor {
+        name,
+        max_versions,
+        min_versions,
+        ttl,
+        keep_deleted_cells,
+        bloom_filter,
+        compression,
+        block_size,
+        in_memory: flags & 1 != 0,
+        block_cache: flags & 2 != 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_round_trips() {
+        let d = TableDescriptor::new("t1")
+            .family(
+                FamilyDescriptor::new("f")
+                    .max_versions(3)
+                    .min_versions(1)
+                    .ttl(Duration::from_secs(60))
+                    .keep_deleted_cells(KeepDeletedCells::Ttl)
+                    .bloom_filter(BloomType::RowCol)
+                    .compression(Compression::Snappy)
+                    .block_size(4096)
+                    .in_memory(true)
+                    .block_cache(false),
+            )
+            .family(FamilyDescriptor::new("g"))
+            .memstore_flush_size(1 << 20);
+        let mut b = Vec::new();
+        d.encode_into(&mut b);
+        let back = TableDescriptor::decode(&mut Reader::new(&b)).unwrap();
+        assert_eq!(back, d);
+    }
+
+    /// [LIM-2] family names; [VER-1] versions; [DESC-3] block size and TTL.
+    #[test]
+    fn validation_rejects_bad_settings() {
+        for bad in [&b""[..], b".x", b"a:b", b"a/b", b"a\\b", b"a\nb", b"recovered.edits", &[b'x'; 128]] {
+            assert!(validate_family_name(bad).is_err(), "{bad:?}");
+        }
+        validate_family_name(&[b'x'; 127]).unwrap();
+        assert!(FamilyDescriptor::new("f").max_versions(0).validate().is_err());
+        assert!(FamilyDescriptor::new("f").max_versions(1).min_versions(2).validate().is_err());
+        assert!(FamilyDescriptor::new("f").block_size(100).validate().is_err());
+        assert!(FamilyDescriptor::new("f").ttl(Duration::from_millis(1500)).validate().is_err());
+        assert!(FamilyDescriptor::new("f").ttl(Duration::ZERO).validate().is_err());
+        for bad in ["", ".t", "-t", "a b", "a/b", "a:b"] {
+            assert!(validate_table_name(bad).is_err(), "{bad}");
+        }
+        validate_table_name("ns_t-1.x").unwrap();
+        assert!(TableDescriptor::new("t").validate().is_err());
+        let dup = TableDescriptor::new("t").family(FamilyDescriptor::new("f")).family(FamilyDescriptor::new("f"));
+        assert!(dup.validate().is_err());
+    }
+}

@@ -1,0 +1,23 @@
+//! The internal cursor protocol every sorted source of cells implements (memstore, block file,
+//! merge).
+
+use crate::error::Result;
+
+/// A forward cursor over cells in [SORT-1] order. Keys are encoded as in [`crate::model::key`],
+/// payloads as in [`crate::model::payload`].
+///
+/// A new cursor is unpositioned (`valid()` is false) until `seek` or `seek_to_first` is called.
+pub trait CellCursor: Send {
+    /// True when positioned on a cell.
+    fn valid(&self) -> bool;
+    /// The current cell's encoded key. REQUIRES: `valid()`.
+    fn key(&self) -> &[u8];
+    /// The current cell's encoded payload. REQUIRES: `valid()`.
+    fn payload(&self) -> &[u8];
+    /// Moves to the next cell (becomes invalid past the end). REQUIRES: `valid()`.
+    fn next(&mut self) -> Result<()>;
+    /// Positions at the first cell whose key is `>=` `target` (an encoded key).
+    fn seek(&mut self, target: &[u8]) -> Result<()>;
+    /// Positions at the first cell.
+    fn seek_to_first(&mut self) -> Result<()>;
+}

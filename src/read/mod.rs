@@ -1,0 +1,4 @@
+//! The read path: cursors over sorted cells, the k-way merge, the visibility matcher, row
+//! assembly.
+
+pub mod cursor;
