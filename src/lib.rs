@@ -13,6 +13,8 @@ mod error;
 pub mod io;
 pub mod model;
 pub mod read;
+pub mod sst;
+pub mod wal;
 
 pub use clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use error::{Error, Result};

@@ -2,3 +2,4 @@
 //! assembly.
 
 pub mod cursor;
+pub mod matcher;

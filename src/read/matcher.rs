@@ -1,0 +1,1 @@
+//! The visibility matcher (user reads, flush and compaction).

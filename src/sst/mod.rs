@@ -1,0 +1,1 @@
+//! Block files (HFile-like immutable sorted files).

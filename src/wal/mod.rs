@@ -1,0 +1,1 @@
+//! The write-ahead log and the CRC-framed record log shared with the manifest.
