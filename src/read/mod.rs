@@ -2,4 +2,5 @@
 //! assembly.
 
 pub mod cursor;
+pub mod merge;
 pub mod matcher;

@@ -1,0 +1,11 @@
+//! Request builders (plain data, validated when executed) and results.
+
+mod mutation;
+mod query;
+mod result;
+
+pub use mutation::{Delete, Put};
+pub(crate) use mutation::{DeleteEntry, PutCell};
+pub use query::{Get, Scan};
+pub(crate) use query::Columns;
+pub use result::{Cell, RowResult};

@@ -1,0 +1,111 @@
+//! Database options and write durability.
+
+use crate::clock::{Clock, SystemClock};
+use std::fmt;
+use std::sync::Arc;
+
+/// How far a write must get before the call returns, as HBase's `Durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Durability {
+    /// Not logged: lost on a crash until its memstore is flushed.
+    SkipWal,
+    /// Logged; the log is written to the OS in the background (by the next synchronous write,
+    /// the background flusher, a full buffer, a flush, or close). A crash may lose the last
+    /// writes.
+    AsyncWal,
+    /// Written to the OS before the call returns: survives a process crash (kill -9), not a
+    /// power loss.
+    #[default]
+    SyncWal,
+    /// `fdatasync`ed before the call returns: survives power loss. Concurrent writers share one
+    /// sync (group commit).
+    FsyncWal,
+}
+
+/// Options for [`crate::Db::open_with`]. Builder methods take and return `Self`.
+#[derive(Clone)]
+pub struct DbOptions {
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) durability: Durability,
+    pub(crate) memstore_flush_size: u64,
+    pub(crate) max_region_size: u64,
+    pub(crate) block_cache_size: u64,
+    pub(crate) background_threads: usize,
+    pub(crate) max_cell_size: u64,
+    pub(crate) wal_segment_size: u64,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions {
+            clock: Arc::new(SystemClock),
+            durability: Durability::SyncWal,
+            memstore_flush_size: 128 << 20,
+            max_region_size: 10 << 30,
+            block_cache_size: 64 << 20,
+            background_threads: 2,
+            max_cell_size: 10 << 20,
+            wal_segment_size: 64 << 20,
+        }
+    }
+}
+
+impl fmt::Debug for DbOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DbOptions")
+            .field("durability", &self.durability)
+            .field("memstore_flush_size", &self.memstore_flush_size)
+            .field("max_region_size", &self.max_region_size)
+            .field("block_cache_size", &self.block_cache_size)
+            .field("background_threads", &self.background_threads)
+            .field("max_cell_size", &self.max_cell_size)
+            .field("wal_segment_size", &self.wal_segment_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DbOptions {
+    /// The clock every timestamp, TTL check and "now" comes from (default: [`SystemClock`]).
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+    /// Default durability of writes that do not set their own (default [`Durability::SyncWal`]).
+    pub fn durability(mut self, d: Durability) -> Self {
+        self.durability = d;
+        self
+    }
+    /// Per-region memstore size that triggers a flush (default 128 MiB).
+    pub fn memstore_flush_size(mut self, bytes: u64) -> Self {
+        self.memstore_flush_size = bytes;
+        self
+    }
+    /// Region split threshold (default 10 GiB).
+    pub fn max_region_size(mut self, bytes: u64) -> Self {
+        self.max_region_size = bytes;
+        self
+    }
+    /// Capacity of the cache of decompressed blocks (default 64 MiB; 0 disables it).
+    pub fn block_cache_size(mut self, bytes: u64) -> Self {
+        self.block_cache_size = bytes;
+        self
+    }
+    /// Background threads for flushes and compactions (default 2). With 0, a write that takes
+    /// a memstore past the flush size flushes it inline, and compactions run only when called:
+    /// nothing ever waits for work that no thread will do.
+    pub fn background_threads(mut self, n: usize) -> Self {
+        self.background_threads = n;
+        self
+    }
+    /// Largest accepted cell, in HBase's serialized size `20 + row + family + qualifier +
+    /// value` (default 10 MiB; 0 = no limit) [LIM-5].
+    pub fn max_cell_size(mut self, bytes: u64) -> Self {
+        self.max_cell_size = bytes;
+        self
+    }
+    /// Size at which the write-ahead log rolls to a new segment (default 64 MiB).
+    pub fn wal_segment_size(mut self, bytes: u64) -> Self {
+        self.wal_segment_size = bytes.max(4096);
+        self
+    }
+}
