@@ -1,0 +1,385 @@
+//! `Db`: opening, recovery, table administration and the engine state every handle shares.
+//!
+//! Recovery order (see docs/ARCHITECTURE.md): lock the directory, replay and rewrite the
+//! manifest, open every block file it names, replay the WAL from each region's flushed
+//! sequence id, start a new WAL segment, delete orphan files, start background threads.
+
+use crate::background::Background;
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::io::{FileLock, FileSystem, StdFs};
+use crate::manifest::{Edit, Manifest, ManifestState, RegionDef};
+use crate::memstore::Mvcc;
+use crate::model::schema::{FamilyDescriptor, TableDescriptor};
+use crate::options::DbOptions;
+use crate::region::{Region, StoreFile};
+use crate::sst::{BlockCache, SstReader};
+use crate::table::{Table, TableShared};
+use crate::wal::{Wal, WalOptions};
+use parking_lot::{Condvar, Mutex, RwLock};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A database: a directory of tables. Cheap to clone (an `Arc` inside).
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub(crate) inner: Arc<DbInner>,
+}
+
+/// State shared by every handle of one open database.
+pub(crate) struct DbInner {
+    pub path: PathBuf,
+    pub fs: Arc<dyn FileSystem>,
+    pub opts: DbOptions,
+    pub clock: Arc<dyn Clock>,
+    pub wal: Arc<Wal>,
+    pub manifest: Mutex<Manifest>,
+    pub tables: RwLock<BTreeMap<String, Arc<TableShared>>>,
+    pub mvcc: Mvcc,
+    pub cache: Arc<BlockCache>,
+    pub bg: Arc<Background>,
+    pub closed: AtomicBool,
+    /// Writers waiting for a flush to bring memstores under the blocking limit.
+    pub stall: (Mutex<()>, Condvar),
+    _lock: Box<dyn FileLock>,
+    /// Last field: the temporary directory outlives everything that has files in it.
+    _tempdir: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for DbInner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Drop for DbInner {
+    fn drop(&mut self) {
+        self.bg.shutdown();
+        let _ = self.wal.close();
+    }
+}
+
+/// Path of block file `id`.
+pub(crate) fn sst_path(dir: &Path, id: u64) -> PathBuf {
+    dir.join("data").join(format!("{id:010}.sst"))
+}
+
+impl Db {
+    /// Opens (creating if missing) the database in `path` with default options.
+    ///
+    /// # Errors
+    /// [`Error::Locked`] when another process or handle has it open; [`Error::Corruption`] when
+    /// the manifest, a block file or the log is damaged; [`Error::Io`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Db> {
+        Db::open_with(path, DbOptions::default())
+    }
+
+    /// Opens (creating if missing) the database in `path`.
+    ///
+    /// # Errors
+    /// As [`Db::open`].
+    pub fn open_with(path: impl AsRef<Path>, options: DbOptions) -> Result<Db> {
+        Db::open_inner(path.as_ref().to_path_buf(), options, Arc::new(StdFs), None)
+    }
+
+    /// A database in a new temporary directory, removed when the last handle is dropped.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory cannot be created.
+    pub fn temporary() -> Result<Db> {
+        Db::temporary_with(DbOptions::default())
+    }
+
+    /// [`Db::temporary`] with options.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory cannot be created.
+    pub fn temporary_with(options: DbOptions) -> Result<Db> {
+        let dir = tempfile::Builder::new().prefix("cellbase-").tempdir()?;
+        Db::open_inner(dir.path().to_path_buf(), options, Arc::new(StdFs), Some(dir))
+    }
+
+    pub(crate) fn open_inner(
+        path: PathBuf,
+        opts: DbOptions,
+        fs: Arc<dyn FileSystem>,
+        tempdir: Option<tempfile::TempDir>,
+    ) -> Result<Db> {
+        if opts.memstore_flush_size == 0 || opts.max_region_size == 0 {
+            return Err(Error::invalid("memstore_flush_size and max_region_size must be > 0"));
+        }
+        fs.create_dir_all(&path)?;
+        let lock = fs.lock(&path.join("LOCK")).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::WouldBlock { Error::Locked(path.clone()) } else { Error::Io(e) }
+        })?;
+        fs.create_dir_all(&path.join("data"))?;
+        fs.create_dir_all(&path.join("wal"))?;
+        let (manifest, state) = Manifest::open(fs.clone(), &path)?;
+        let cache = Arc::new(BlockCache::new(opts.block_cache_size));
+
+        let mut tables = BTreeMap::new();
+        let mut max_seq = state.max_flushed_seq;
+        for (&table_id, rec) in &state.tables {
+            let mut regions = Vec::new();
+            for r in rec.regions.values() {
+                let mut files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>> = BTreeMap::new();
+                for f in &r.files {
+                    let p = sst_path(&path, f.file_id);
+                    let reader = SstReader::open(fs.as_ref(), &p, f.file_id, Some(cache.clone()))?;
+                    if reader.meta().file_size != f.size {
+                        return Err(Error::corruption(&p, format!(
+                            "file is {} bytes, the manifest recorded {}", reader.meta().file_size, f.size)));
+                    }
+                    max_seq = max_seq.max(reader.meta().max_seq);
+                    files.entry(f.family.clone()).or_default().push(Arc::new(StoreFile {
+                        id: f.file_id,
+                        family: f.family.clone(),
+                        reader: Arc::new(reader),
+                    }));
+                }
+                for list in files.values_mut() {
+                    crate::flush::sort_newest_first(list);
+                }
+                regions.push(Arc::new(Region::new(r.def.id, r.def.start.clone(), r.def.end.clone(), r.flushed_seq, files)));
+            }
+            regions.sort_by(|a, b| a.start.cmp(&b.start));
+            let t = Arc::new(TableShared::new(table_id, rec.desc.clone(), rec.enabled, regions));
+            tables.insert(rec.desc.name().to_string(), t);
+        }
+
+        // WAL replay: every record above its region's flushed sequence id goes back into the
+        // memstore.
+        let by_id: BTreeMap<u64, Arc<TableShared>> = tables.values().map(|t| (t.id, t.clone())).collect();
+        let wal_dir = path.join("wal");
+        let info = crate::wal::replay(fs.as_ref(), &wal_dir, |seq, payload| {
+            max_seq = max_seq.max(seq);
+            crate::write::replay_entry(&by_id, seq, payload)
+                .map_err(|m| Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}")))
+        })?;
+        let wal = Wal::create(
+            fs.clone(),
+            wal_dir,
+            info.last_segment_id + 1,
+            WalOptions { segment_size: opts.wal_segment_size, ..WalOptions::default() },
+        )?;
+        wal.adopt_segments(info.segments.clone());
+
+        delete_orphans(fs.as_ref(), &path, &state)?;
+
+        let inner = Arc::new(DbInner {
+            path,
+            fs,
+            clock: opts.clock.clone(),
+            wal: Arc::new(wal),
+            manifest: Mutex::new(manifest),
+            tables: RwLock::new(tables),
+            mvcc: Mvcc::new(max_seq),
+            cache,
+            bg: Background::new(),
+            closed: AtomicBool::new(false),
+            stall: (Mutex::new(()), Condvar::new()),
+            opts,
+            _lock: lock,
+            _tempdir: tempdir,
+        });
+        inner.bg.start(inner.opts.background_threads, Arc::downgrade(&inner));
+        // Drop log segments whose records all reached files already.
+        inner.delete_obsolete_wal()?;
+        // Memstores refilled by replay may already be over their flush size.
+        for t in inner.tables.read().values() {
+            for r in t.regions.read().iter() {
+                inner.maybe_flush(t, r)?;
+            }
+        }
+        Ok(Db { inner })
+    }
+
+    /// Creates a table with one region covering every row.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a bad name, no or duplicate families or bad family
+    /// settings; [`Error::TableExists`].
+    pub fn create_table(&self, desc: TableDescriptor) -> Result<Table> {
+        self.inner.check_open()?;
+        desc.validate()?;
+        let mut tables = self.inner.tables.write();
+        if tables.contains_key(desc.name()) {
+            return Err(Error::TableExists(desc.name().to_string()));
+        }
+        let mut m = self.inner.manifest.lock();
+        let table_id = m.next_table_id();
+        let region_id = m.next_region_id();
+        let defs = vec![RegionDef { id: region_id, start: Vec::new(), end: Vec::new() }];
+        m.append(&Edit::CreateTable { table_id, desc: desc.clone(), regions: defs })?;
+        drop(m);
+        let region = Arc::new(Region::new(region_id, Vec::new(), Vec::new(), 0, BTreeMap::new()));
+        let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, vec![region]));
+        tables.insert(desc.name().to_string(), shared.clone());
+        Ok(Table { db: self.inner.clone(), shared })
+    }
+
+    /// A handle to an existing table.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn table(&self, name: &str) -> Result<Table> {
+        self.inner.check_open()?;
+        Ok(Table { db: self.inner.clone(), shared: self.inner.table_shared(name)? })
+    }
+
+    /// Every table name, sorted.
+    pub fn table_names(&self) -> Vec<String> {
+        self.inner.tables.read().keys().cloned().collect()
+    }
+
+    /// The table's schema as created or last altered.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
+        Ok(self.inner.table_shared(name)?.desc())
+    }
+
+    /// Adds a family or changes an existing family's settings. New settings apply to later
+    /// flushes, compactions and reads.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for bad settings.
+    pub fn alter_family(&self, table: &str, family: FamilyDescriptor) -> Result<()> {
+        self.inner.check_open()?;
+        family.validate()?;
+        let t = self.inner.table_shared(table)?;
+        let mut desc = t.desc_lock().write();
+        let mut next = (**desc).clone();
+        next.upsert_family(family);
+        next.validate()?;
+        self.inner.manifest.lock().append(&Edit::AlterTable { table_id: t.id, desc: next.clone() })?;
+        *desc = Arc::new(next);
+        Ok(())
+    }
+
+    /// Drops a table and deletes its files (enabled or not).
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        self.inner.check_open()?;
+        let mut tables = self.inner.tables.write();
+        let t = tables.get(name).cloned().ok_or_else(|| Error::TableNotFound(name.to_string()))?;
+        self.inner.manifest.lock().append(&Edit::DropTable { table_id: t.id })?;
+        tables.remove(name);
+        drop(tables);
+        t.mark_dropped();
+        for r in t.regions.read().iter() {
+            let v = r.current();
+            for f in v.files.values().flatten() {
+                let _ = self.inner.fs.remove(&sst_path(&self.inner.path, f.id));
+            }
+        }
+        self.inner.delete_obsolete_wal()?;
+        Ok(())
+    }
+
+    /// Disables a table: reads and writes then fail with [`Error::TableDisabled`].
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn disable_table(&self, name: &str) -> Result<()> {
+        self.set_enabled(name, false)
+    }
+
+    /// Enables a disabled table.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn enable_table(&self, name: &str) -> Result<()> {
+        self.set_enabled(name, true)
+    }
+
+    /// True unless the table is disabled.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
+        Ok(self.inner.table_shared(name)?.is_enabled())
+    }
+
+    fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        self.inner.check_open()?;
+        let t = self.inner.table_shared(name)?;
+        self.inner.manifest.lock().append(&Edit::SetEnabled { table_id: t.id, enabled })?;
+        t.set_enabled(enabled);
+        Ok(())
+    }
+
+    /// Closes the database: waits for background work, writes out and syncs the log. Flushes
+    /// nothing it need not (unflushed writes are in the log). Other handles then get
+    /// [`Error::Closed`].
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::Poisoned`] when the final log sync fails.
+    pub fn close(self) -> Result<()> {
+        self.inner.closed.store(true, Ordering::Release);
+        self.inner.bg.shutdown();
+        self.inner.wal.close()
+    }
+
+    /// The directory of this database.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+}
+
+fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Result<()> {
+    let live: std::collections::BTreeSet<String> = state
+        .tables
+        .values()
+        .flat_map(|t| t.regions.values())
+        .flat_map(|r| r.files.iter())
+        .map(|f| format!("{:010}.sst", f.file_id))
+        .collect();
+    let data = path.join("data");
+    let mut removed = false;
+    for name in fs.list(&data)? {
+        if !live.contains(&name) {
+            fs.remove(&data.join(&name))?;
+            removed = true;
+        }
+    }
+    if removed {
+        fs.sync_dir(&data)?;
+    }
+    Ok(())
+}
+
+impl DbInner {
+    pub fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) { Err(Error::Closed) } else { Ok(()) }
+    }
+
+    pub fn table_shared(&self, name: &str) -> Result<Arc<TableShared>> {
+        self.tables.read().get(name).cloned().ok_or_else(|| Error::TableNotFound(name.to_string()))
+    }
+
+    /// Deletes log segments every record of which is in block files.
+    pub fn delete_obsolete_wal(&self) -> Result<()> {
+        let mut min = u64::MAX;
+        for t in self.tables.read().values() {
+            for r in t.regions.read().iter() {
+                min = min.min(r.min_unflushed_seq());
+            }
+        }
+        if min == u64::MAX {
+            min = self.mvcc.last_assigned() + 1;
+        }
+        self.wal.delete_obsolete(min)?;
+        Ok(())
+    }
+
+    /// Writes buffered AsyncWal records to the OS.
+    pub fn flush_async_wal(&self) -> Result<()> {
+        self.wal.flush_buffered()
+    }
+}

@@ -1,0 +1,518 @@
+//! The manifest: every structural change (table created, dropped or altered; files added by a
+//! flush; files replaced by a compaction) is one CRC-framed record in a log, appended and synced
+//! after the data it names is durable. Replaying the log rebuilds [`ManifestState`].
+//!
+//! On open the log is rewritten as a snapshot into a new `MANIFEST-n` file, which `CURRENT`
+//! then names (write temp, sync, rename, sync directory), so the log stays short.
+
+use crate::codec::{self, DecodeError, Reader};
+use crate::error::{Error, Result};
+use crate::io::{FileSystem, WritableFile};
+use crate::model::schema::TableDescriptor;
+use crate::wal::record::{TailPolicy, encode_record, read_records};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Record type of an edit in the manifest log.
+const RECORD_EDIT: u8 = 1;
+/// Encoding version of edits, first byte of every edit record.
+const EDIT_VERSION: u8 = 1;
+
+/// A block file of a store as the manifest knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// The family (store) it belongs to.
+    pub family: Vec<u8>,
+    /// File id: the file is `data/{id:010}.sst`.
+    pub file_id: u64,
+    /// Size in bytes, checked when the file is opened.
+    pub size: u64,
+}
+
+/// A region's key range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionDef {
+    /// Region id, unique in the database.
+    pub id: u64,
+    /// Start key, inclusive; empty = unbounded.
+    pub start: Vec<u8>,
+    /// End key, exclusive; empty = unbounded.
+    pub end: Vec<u8>,
+}
+
+/// One atomic structural change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// A table and its initial regions.
+    CreateTable {
+        /// Table id.
+        table_id: u64,
+        /// Its schema.
+        desc: TableDescriptor,
+        /// Its regions in key order.
+        regions: Vec<RegionDef>,
+    },
+    /// A table removed with all its regions and files.
+    DropTable {
+        /// Table id.
+        table_id: u64,
+    },
+    /// A table's new schema.
+    AlterTable {
+        /// Table id.
+        table_id: u64,
+        /// The new schema.
+        desc: TableDescriptor,
+    },
+    /// A flush: new files, and every WAL record of the region up to `flushed_seq` is in files.
+    Flush {
+        /// Table id.
+        table_id: u64,
+        /// Region id.
+        region_id: u64,
+        /// Highest sequence id covered by the region's files.
+        flushed_seq: u64,
+        /// The new files (at most one per family).
+        files: Vec<FileRef>,
+    },
+    /// A compaction: `removed` replaced by `added`.
+    Compact {
+        /// Table id.
+        table_id: u64,
+        /// Region id.
+        region_id: u64,
+        /// Ids of the input files.
+        removed: Vec<u64>,
+        /// The output files (none when everything was purged).
+        added: Vec<FileRef>,
+    },
+    /// Table enabled or disabled.
+    SetEnabled {
+        /// Table id.
+        table_id: u64,
+        /// New state.
+        enabled: bool,
+    },
+}
+
+/// A region as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionRecord {
+    /// Range.
+    pub def: RegionDef,
+    /// Highest sequence id already in the region's files.
+    pub flushed_seq: u64,
+    /// Files, oldest first.
+    pub files: Vec<FileRef>,
+}
+
+/// A table as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRecord {
+    /// Schema.
+    pub desc: TableDescriptor,
+    /// Enabled (reads and writes allowed).
+    pub enabled: bool,
+    /// Regions by id.
+    pub regions: BTreeMap<u64, RegionRecord>,
+}
+
+/// Everything the manifest describes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestState {
+    /// Tables by id.
+    pub tables: BTreeMap<u64, TableRecord>,
+    /// Next unused file id.
+    pub next_file_id: u64,
+    /// Next unused table id.
+    pub next_table_id: u64,
+    /// Next unused region id.
+    pub next_region_id: u64,
+    /// Highest sequence id recorded by any flush.
+    pub max_flushed_seq: u64,
+}
+
+impl ManifestState {
+    fn region_mut(&mut self, table_id: u64, region_id: u64) -> Option<&mut RegionRecord> {
+        self.tables.get_mut(&table_id)?.regions.get_mut(&region_id)
+    }
+
+    /// Applies an edit; an edit that does not fit the state is an error (the caller reports it
+    /// as corruption of the manifest).
+    pub fn apply(&mut self, e: &Edit) -> std::result::Result<(), String> {
+        match e {
+            Edit::CreateTable { table_id, desc, regions } => {
+                if self.tables.contains_key(table_id) {
+                    return Err(format!("table id {table_id} created twice"));
+                }
+                let mut map = BTreeMap::new();
+                for r in regions {
+                    self.next_region_id = self.next_region_id.max(r.id + 1);
+                    map.insert(r.id, RegionRecord { def: r.clone(), flushed_seq: 0, files: vec![] });
+                }
+                self.next_table_id = self.next_table_id.max(table_id + 1);
+                self.tables.insert(*table_id, TableRecord { desc: desc.clone(), enabled: true, regions: map });
+            }
+            Edit::DropTable { table_id } => {
+                self.tables.remove(table_id).ok_or(format!("drop of unknown table {table_id}"))?;
+            }
+            Edit::AlterTable { table_id, desc } => {
+                let t = self.tables.get_mut(table_id).ok_or(format!("alter of unknown table {table_id}"))?;
+                t.desc = desc.clone();
+            }
+            Edit::SetEnabled { table_id, enabled } => {
+                let t = self.tables.get_mut(table_id).ok_or(format!("enable of unknown table {table_id}"))?;
+                t.enabled = *enabled;
+            }
+            Edit::Flush { table_id, region_id, flushed_seq, files } => {
+                for f in files {
+                    self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                }
+                self.max_flushed_seq = self.max_flushed_seq.max(*flushed_seq);
+                let r = self
+                    .region_mut(*table_id, *region_id)
+                    .ok_or(format!("flush of unknown region {table_id}/{region_id}"))?;
+                r.flushed_seq = r.flushed_seq.max(*flushed_seq);
+                r.files.extend(files.iter().cloned());
+            }
+            Edit::Compact { table_id, region_id, removed, added } => {
+                for f in added {
+                    self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                }
+                let r = self
+                    .region_mut(*table_id, *region_id)
+                    .ok_or(format!("compaction of unknown region {table_id}/{region_id}"))?;
+                for id in removed {
+                    let before = r.files.len();
+                    r.files.retain(|f| f.file_id != *id);
+                    if r.files.len() == before {
+                        return Err(format!("compaction removes unknown file {id}"));
+                    }
+                }
+                r.files.extend(added.iter().cloned());
+            }
+        }
+        Ok(())
+    }
+
+    /// The edits that rebuild this state from nothing.
+    pub fn snapshot_edits(&self) -> Vec<Edit> {
+        let mut out = Vec::new();
+        for (&table_id, t) in &self.tables {
+            out.push(Edit::CreateTable {
+                table_id,
+                desc: t.desc.clone(),
+                regions: t.regions.values().map(|r| r.def.clone()).collect(),
+            });
+            if !t.enabled {
+                out.push(Edit::SetEnabled { table_id, enabled: false });
+            }
+            for r in t.regions.values() {
+                out.push(Edit::Flush {
+                    table_id,
+                    region_id: r.def.id,
+                    flushed_seq: r.flushed_seq,
+                    files: r.files.clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn put_file(out: &mut Vec<u8>, f: &FileRef) {
+    codec::put_bytes(out, &f.family);
+    codec::put_varint(out, f.file_id);
+    codec::put_varint(out, f.size);
+}
+
+fn get_file(r: &mut Reader<'_>) -> std::result::Result<FileRef, DecodeError> {
+    Ok(FileRef {
+        family: r.bytes("family")?.to_vec(),
+        file_id: r.varint("file id")?,
+        size: r.varint("file size")?,
+    })
+}
+
+impl Edit {
+    /// Encodes the edit (record payload).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = vec![EDIT_VERSION];
+        match self {
+            Edit::CreateTable { table_id, desc, regions } => {
+                o.push(1);
+                codec::put_varint(&mut o, *table_id);
+                desc.encode_into(&mut o);
+                codec::put_varint(&mut o, regions.len() as u64);
+                for r in regions {
+                    codec::put_varint(&mut o, r.id);
+                    codec::put_bytes(&mut o, &r.start);
+                    codec::put_bytes(&mut o, &r.end);
+                }
+            }
+            Edit::DropTable { table_id } => {
+                o.push(2);
+                codec::put_varint(&mut o, *table_id);
+            }
+            Edit::AlterTable { table_id, desc } => {
+                o.push(3);
+                codec::put_varint(&mut o, *table_id);
+                desc.encode_into(&mut o);
+            }
+            Edit::Flush { table_id, region_id, flushed_seq, files } => {
+                o.push(4);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *region_id);
+                codec::put_varint(&mut o, *flushed_seq);
+                codec::put_varint(&mut o, files.len() as u64);
+                files.iter().for_each(|f| put_file(&mut o, f));
+            }
+            Edit::Compact { table_id, region_id, removed, added } => {
+                o.push(5);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *region_id);
+                codec::put_varint(&mut o, removed.len() as u64);
+                removed.iter().for_each(|id| codec::put_varint(&mut o, *id));
+                codec::put_varint(&mut o, added.len() as u64);
+                added.iter().for_each(|f| put_file(&mut o, f));
+            }
+            Edit::SetEnabled { table_id, enabled } => {
+                o.push(6);
+                codec::put_varint(&mut o, *table_id);
+                o.push(u8::from(*enabled));
+            }
+        }
+        o
+    }
+
+    /// Decodes an edit.
+    pub fn decode(b: &[u8]) -> std::result::Result<Edit, DecodeError> {
+        let mut r = Reader::new(b);
+        if r.u8("edit version")? != EDIT_VERSION {
+            return Err(DecodeError { what: "unknown edit version", offset: 0 });
+        }
+        let tag = r.u8("edit type")?;
+        let e = match tag {
+            1 => {
+                let table_id = r.varint("table id")?;
+                let desc = TableDescriptor::decode(&mut r)?;
+                let n = r.len(r.remaining(), "region count")?;
+                let mut regions = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    regions.push(RegionDef {
+                        id: r.varint("region id")?,
+                        start: r.bytes("start key")?.to_vec(),
+                        end: r.bytes("end key")?.to_vec(),
+                    });
+                }
+                Edit::CreateTable { table_id, desc, regions }
+            }
+            2 => Edit::DropTable { table_id: r.varint("table id")? },
+            3 => Edit::AlterTable { table_id: r.varint("table id")?, desc: TableDescriptor::decode(&mut r)? },
+            4 => {
+                let table_id = r.varint("table id")?;
+                let region_id = r.varint("region id")?;
+                let flushed_seq = r.varint("flushed seq")?;
+                let n = r.len(r.remaining(), "file count")?;
+                let mut files = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    files.push(get_file(&mut r)?);
+                }
+                Edit::Flush { table_id, region_id, flushed_seq, files }
+            }
+            5 => {
+                let table_id = r.varint("table id")?;
+                let region_id = r.varint("region id")?;
+                let n = r.len(r.remaining(), "removed count")?;
+                let mut removed = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    removed.push(r.varint("file id")?);
+                }
+                let n = r.len(r.remaining(), "added count")?;
+                let mut added = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    added.push(get_file(&mut r)?);
+                }
+                Edit::Compact { table_id, region_id, removed, added }
+            }
+            6 => Edit::SetEnabled { table_id: r.varint("table id")?, enabled: r.u8("enabled")? != 0 },
+            _ => return Err(DecodeError { what: "unknown edit type", offset: 1 }),
+        };
+        if !r.is_empty() {
+            return Err(DecodeError { what: "trailing bytes after edit", offset: r.pos() });
+        }
+        Ok(e)
+    }
+}
+
+/// The open manifest log.
+pub struct Manifest {
+    fs: std::sync::Arc<dyn FileSystem>,
+    dir: PathBuf,
+    file: Box<dyn WritableFile>,
+    state: ManifestState,
+}
+
+impl std::fmt::Debug for Manifest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manifest").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+fn manifest_name(n: u64) -> String {
+    format!("MANIFEST-{n:06}")
+}
+
+impl Manifest {
+    /// Replays `dir`'s manifest (if any), writes a fresh snapshot manifest and points CURRENT at
+    /// it. Returns the manifest and the recovered state.
+    pub fn open(fs: std::sync::Arc<dyn FileSystem>, dir: &Path) -> Result<(Manifest, ManifestState)> {
+        let current = dir.join("CURRENT");
+        let mut state = ManifestState::default();
+        let mut number = 0u64;
+        let mut old: Option<PathBuf> = None;
+        if fs.exists(&current) {
+            let name_bytes = fs.read_all(&current)?;
+            let name = std::str::from_utf8(&name_bytes)
+                .ok()
+                .map(str::trim)
+                .filter(|n| n.starts_with("MANIFEST-") && !n.contains('/'))
+                .ok_or_else(|| Error::corruption(&current, "CURRENT does not name a manifest"))?
+                .to_string();
+            number = name["MANIFEST-".len()..]
+                .parse()
+                .map_err(|_| Error::corruption(&current, "bad manifest number"))?;
+            let path = dir.join(&name);
+            let bytes = fs.read_all(&path)?;
+            let (records, _valid) = read_records(&bytes, &path, TailPolicy::TornTailAllowed)?;
+            for rec in records {
+                if rec.rtype != RECORD_EDIT {
+                    return Err(Error::corruption(&path, format!("unknown record type {} at offset {}", rec.rtype, rec.offset)));
+                }
+                let edit = Edit::decode(rec.payload).map_err(|e| e.into_corruption(&path, rec.offset))?;
+                state
+                    .apply(&edit)
+                    .map_err(|m| Error::corruption(&path, format!("{m} (record at offset {})", rec.offset)))?;
+            }
+            old = Some(path);
+        }
+        let m = Manifest::write_snapshot(fs, dir, number + 1, state.clone())?;
+        if let Some(p) = old {
+            let _ = m.fs.remove(&p);
+        }
+        Ok((m, state))
+    }
+
+    fn write_snapshot(
+        fs: std::sync::Arc<dyn FileSystem>,
+        dir: &Path,
+        number: u64,
+        state: ManifestState,
+    ) -> Result<Manifest> {
+        let path = dir.join(manifest_name(number));
+        let mut file = fs.create(&path)?;
+        let mut buf = Vec::new();
+        for e in state.snapshot_edits() {
+            encode_record(&mut buf, RECORD_EDIT, &e.encode());
+        }
+        file.append(&buf)?;
+        file.sync_data()?;
+        let tmp = dir.join("CURRENT.tmp");
+        let mut c = fs.create(&tmp)?;
+        c.append(format!("{}\n", manifest_name(number)).as_bytes())?;
+        c.sync_data()?;
+        drop(c);
+        fs.rename(&tmp, &dir.join("CURRENT"))?;
+        fs.sync_dir(dir)?;
+        Ok(Manifest { fs, dir: dir.to_path_buf(), file, state })
+    }
+
+    /// Appends and syncs one edit, then applies it to the in-memory state.
+    pub fn append(&mut self, edit: &Edit) -> Result<()> {
+        let mut next = self.state.clone();
+        next.apply(edit).map_err(Error::InvalidArgument)?;
+        let mut buf = Vec::new();
+        encode_record(&mut buf, RECORD_EDIT, &edit.encode());
+        self.file.append(&buf)?;
+        self.file.sync_data()?;
+        self.state = next;
+        Ok(())
+    }
+
+    /// The state after every appended edit.
+    pub fn state(&self) -> &ManifestState {
+        &self.state
+    }
+
+    /// Reserves a new file id (recorded durably by the edit that adds the file).
+    pub fn next_file_id(&mut self) -> u64 {
+        let id = self.state.next_file_id;
+        self.state.next_file_id += 1;
+        id
+    }
+
+    /// Reserves a new table id.
+    pub fn next_table_id(&mut self) -> u64 {
+        let id = self.state.next_table_id;
+        self.state.next_table_id += 1;
+        id
+    }
+
+    /// Reserves a new region id.
+    pub fn next_region_id(&mut self) -> u64 {
+        let id = self.state.next_region_id;
+        self.state.next_region_id += 1;
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::StdFs;
+    use crate::model::schema::FamilyDescriptor;
+    use std::sync::Arc;
+
+    fn desc() -> TableDescriptor {
+        TableDescriptor::new("t").family(FamilyDescriptor::new("f"))
+    }
+
+    #[test]
+    fn edits_round_trip() {
+        let f = FileRef { family: b"f".to_vec(), file_id: 7, size: 100 };
+        for e in [
+            Edit::CreateTable { table_id: 1, desc: desc(), regions: vec![RegionDef { id: 2, start: vec![], end: b"m".to_vec() }] },
+            Edit::DropTable { table_id: 1 },
+            Edit::AlterTable { table_id: 1, desc: desc() },
+            Edit::Flush { table_id: 1, region_id: 2, flushed_seq: 9, files: vec![f.clone()] },
+            Edit::Compact { table_id: 1, region_id: 2, removed: vec![3, 4], added: vec![f] },
+            Edit::SetEnabled { table_id: 1, enabled: false },
+        ] {
+            assert_eq!(Edit::decode(&e.encode()).unwrap(), e);
+        }
+        assert!(Edit::decode(&[1, 99]).is_err());
+        assert!(Edit::decode(&[]).is_err());
+    }
+
+    #[test]
+    fn reopen_replays_and_rewrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs: Arc<dyn FileSystem> = Arc::new(StdFs);
+        let (mut m, st) = Manifest::open(fs.clone(), dir.path()).unwrap();
+        assert!(st.tables.is_empty());
+        m.append(&Edit::CreateTable { table_id: 0, desc: desc(), regions: vec![RegionDef { id: 0, start: vec![], end: vec![] }] })
+            .unwrap();
+        let fid = m.next_file_id();
+        m.append(&Edit::Flush { table_id: 0, region_id: 0, flushed_seq: 5, files: vec![FileRef { family: b"f".to_vec(), file_id: fid, size: 1 }] })
+            .unwrap();
+        assert!(m.append(&Edit::DropTable { table_id: 42 }).is_err());
+        let expect = m.state().clone();
+        drop(m);
+        let (_m, st) = Manifest::open(fs.clone(), dir.path()).unwrap();
+        assert_eq!(st, expect);
+        assert_eq!(st.next_file_id, 1);
+        assert_eq!(st.max_flushed_seq, 5);
+        let names = fs.list(dir.path()).unwrap();
+        assert_eq!(names.iter().filter(|n| n.starts_with("MANIFEST-")).count(), 1, "{names:?}");
+    }
+}

@@ -1,0 +1,206 @@
+//! A region: one table's row range `[start, end)`, with its memstore and each family's block
+//! files (the stores). Readers take an immutable [`RegionVersion`] snapshot; flushes and
+//! compactions install new versions under the version lock.
+//!
+//! Thread safety: `version` is swapped under a short write lock, never held during I/O.
+//! `updates` is held shared by writers between taking a sequence id and inserting into the
+//! memstore, and exclusively by a flush while it swaps the memstore, so a flush's sequence id
+//! covers every write of the region before it [ATOM-1].
+//!
+//! Invariants: every cell in the region's memstores and files has a row in `[start, end)`;
+//! files of a family are ordered newest first (highest max sequence id first).
+
+use crate::memstore::{MemCursor, MemStore};
+use crate::model::key::first_on_row;
+use crate::read::cursor::CellCursor;
+use crate::sst::{CachePolicy, SstReader};
+use parking_lot::{Mutex, MutexGuard, RwLock};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// One block file of a store.
+#[derive(Debug)]
+pub(crate) struct StoreFile {
+    pub id: u64,
+    pub family: Vec<u8>,
+    pub reader: Arc<SstReader>,
+}
+
+impl StoreFile {
+    pub fn size(&self) -> u64 {
+        self.reader.meta().file_size
+    }
+}
+
+/// An immutable view of a region's data sources.
+#[derive(Debug, Clone)]
+pub(crate) struct RegionVersion {
+    /// Receives writes.
+    pub active: Arc<MemStore>,
+    /// Being flushed, still readable.
+    pub snapshot: Option<Arc<MemStore>>,
+    /// Per family, newest first.
+    pub files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>,
+}
+
+const ROW_LOCK_STRIPES: usize = 256;
+
+/// A region of a table.
+#[derive(Debug)]
+pub(crate) struct Region {
+    pub id: u64,
+    pub start: Vec<u8>,
+    pub end: Vec<u8>,
+    pub version: RwLock<Arc<RegionVersion>>,
+    pub updates: RwLock<()>,
+    row_locks: Vec<Mutex<()>>,
+    /// One flush at a time.
+    pub flush_lock: Mutex<()>,
+    /// One compaction at a time.
+    pub compact_lock: Mutex<()>,
+    /// Highest sequence id whose writes are all in this region's files.
+    pub flushed_seq: AtomicU64,
+    /// A flush request is queued for a background thread.
+    pub flush_queued: AtomicBool,
+    /// A compaction request is queued for a background thread.
+    pub compact_queued: AtomicBool,
+    pub read_requests: AtomicU64,
+    pub write_requests: AtomicU64,
+}
+
+impl Region {
+    pub fn new(id: u64, start: Vec<u8>, end: Vec<u8>, flushed_seq: u64, files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>) -> Region {
+        Region {
+            id,
+            start,
+            end,
+            version: RwLock::new(Arc::new(RegionVersion { active: Arc::new(MemStore::new()), snapshot: None, files })),
+            updates: RwLock::new(()),
+            row_locks: (0..ROW_LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
+            flush_lock: Mutex::new(()),
+            compact_lock: Mutex::new(()),
+            flushed_seq: AtomicU64::new(flushed_seq),
+            flush_queued: AtomicBool::new(false),
+            compact_queued: AtomicBool::new(false),
+            read_requests: AtomicU64::new(0),
+            write_requests: AtomicU64::new(0),
+        }
+    }
+
+    /// True when `row` lies in `[start, end)`.
+    pub fn contains(&self, row: &[u8]) -> bool {
+        row >= self.start.as_slice() && (self.end.is_empty() || row < self.end.as_slice())
+    }
+
+    /// The lock serializing mutations of `row` (striped).
+    pub fn lock_row(&self, row: &[u8]) -> MutexGuard<'_, ()> {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        row.hash(&mut h);
+        self.row_locks[(h.finish() as usize) % ROW_LOCK_STRIPES].lock()
+    }
+
+    /// The current version.
+    pub fn current(&self) -> Arc<RegionVersion> {
+        self.version.read().clone()
+    }
+
+    /// Bytes in the active memstore.
+    pub fn memstore_size(&self) -> u64 {
+        let v = self.version.read();
+        v.active.size() + v.snapshot.as_ref().map_or(0, |s| s.size())
+    }
+
+    /// Smallest sequence id not yet in files (`u64::MAX` when everything is flushed).
+    pub fn min_unflushed_seq(&self) -> u64 {
+        let v = self.version.read();
+        v.active.min_seq().min(v.snapshot.as_ref().map_or(u64::MAX, |s| s.min_seq()))
+    }
+
+    pub fn bump_reads(&self, n: u64) {
+        self.read_requests.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// What a read wants from a region's files.
+pub(crate) struct FileSelection<'a> {
+    /// Families to read (None = all).
+    pub families: Option<Vec<&'a [u8]>>,
+    /// Single-row read: the row (enables Bloom filters [BLOOM-3]).
+    pub get_row: Option<&'a [u8]>,
+    /// For a Get naming exactly one column of a family: that qualifier per family [BLOOM-4].
+    pub single_column: BTreeMap<&'a [u8], &'a [u8]>,
+    /// Row range `[start, stop)` of a scan (empty stop = unbounded).
+    pub start: &'a [u8],
+    pub stop: &'a [u8],
+    /// Query time range (files wholly outside it can be skipped when they hold no markers).
+    pub time_range: (i64, i64),
+    /// Cache policy per family.
+    pub cache: &'a dyn Fn(&[u8]) -> CachePolicy,
+}
+
+impl RegionVersion {
+    /// Cursors over every source that can hold matching cells, newest first, unpositioned.
+    pub fn cursors(&self, sel: &FileSelection<'_>) -> Vec<Box<dyn CellCursor>> {
+        let mut out: Vec<Box<dyn CellCursor>> = vec![Box::new(MemCursor::new(self.active.clone()))];
+        if let Some(s) = &self.snapshot {
+            out.push(Box::new(MemCursor::new(s.clone())));
+        }
+        let mut files: Vec<&Arc<StoreFile>> = Vec::new();
+        for (fam, list) in &self.files {
+            if let Some(want) = &sel.families {
+                if !want.iter().any(|f| *f == fam.as_slice()) {
+                    continue;
+                }
+            }
+            for f in list {
+                if file_may_match(f, sel) {
+                    files.push(f);
+                }
+            }
+        }
+        // Newest first across families too (ties between families cannot hold equal keys).
+        files.sort_by(|a, b| b.reader.meta().max_seq.cmp(&a.reader.meta().max_seq).then(b.id.cmp(&a.id)));
+        for f in files {
+            out.push(Box::new(f.reader.cursor((sel.cache)(&f.family))));
+        }
+        out
+    }
+}
+
+fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
+    let m = f.reader.meta();
+    if m.cell_count == 0 {
+        return false;
+    }
+    if let Some(row) = sel.get_row {
+        if row < m.first_row() || row > m.last_row() {
+            return false;
+        }
+    } else {
+        if !sel.stop.is_empty() && m.first_row() >= sel.stop {
+            return false;
+        }
+        if m.last_row() < sel.start {
+            return false;
+        }
+    }
+    // Cells older than the range are never returned and markers older than it mask nothing
+    // returned [KDC-1]; newer cells can only matter through markers.
+    if m.max_ts < sel.time_range.0 || (m.min_ts >= sel.time_range.1 && m.delete_count == 0) {
+        return false;
+    }
+    if let Some(row) = sel.get_row {
+        return match sel.single_column.get(f.family.as_slice()) {
+            Some(q) => f.reader.may_contain_column(row, q),
+            None => f.reader.may_contain_row(row),
+        };
+    }
+    true
+}
+
+/// The seek key where a read of `[start, ..)` begins.
+pub(crate) fn start_key(start: &[u8]) -> Vec<u8> {
+    first_on_row(start)
+}
