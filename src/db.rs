@@ -330,6 +330,44 @@ impl Db {
     pub fn path(&self) -> &Path {
         &self.inner.path
     }
+
+    /// Engine counters.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = Metrics {
+            block_cache_hits: self.inner.cache.hits(),
+            block_cache_misses: self.inner.cache.misses(),
+            wal_segments: self.inner.wal.segment_count() as u64,
+            ..Metrics::default()
+        };
+        for t in self.inner.tables.read().values() {
+            for r in t.regions.read().iter() {
+                m.regions += 1;
+                for f in r.current().files.values().flatten() {
+                    m.store_files += 1;
+                    m.data_blocks_read += f.reader.blocks_read();
+                }
+            }
+        }
+        m
+    }
+}
+
+/// Engine counters, from [`Db::metrics`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Metrics {
+    /// Data blocks fetched from the block files currently live (cache hits and misses).
+    pub data_blocks_read: u64,
+    /// Block cache hits since open.
+    pub block_cache_hits: u64,
+    /// Block cache misses since open.
+    pub block_cache_misses: u64,
+    /// Block files currently live.
+    pub store_files: u64,
+    /// Regions of all tables.
+    pub regions: u64,
+    /// Write-ahead-log segment files currently live.
+    pub wal_segments: u64,
 }
 
 fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Result<()> {

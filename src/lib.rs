@@ -41,5 +41,5 @@ pub use model::key::CellType;
 pub use model::schema::{BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor};
 pub use ops::{Cell, Delete, Get, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
-pub use db::Db;
+pub use db::{Db, Metrics};
 pub use table::{RegionInfo, Scanner, Table};
