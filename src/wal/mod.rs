@@ -11,7 +11,7 @@
 
 pub mod record;
 mod replay;
-pub mod segment;
+pub(crate) mod segment;
 mod writer;
 
 #[cfg(test)]

@@ -48,7 +48,10 @@ pub enum TailPolicy {
 /// If `a.len() + b.len()` exceeds [`MAX_RECORD_LEN`]; callers validate sizes first.
 pub fn frame_header(rtype: u8, a: &[u8], b: &[u8]) -> [u8; HEADER_LEN] {
     let len = a.len() + b.len();
-    assert!(len <= MAX_RECORD_LEN, "record payload of {len} bytes exceeds MAX_RECORD_LEN");
+    assert!(
+        len <= MAX_RECORD_LEN,
+        "record payload of {len} bytes exceeds MAX_RECORD_LEN"
+    );
     let len_be = (len as u32).to_be_bytes();
     let crc = codec::crc32_parts(&[&len_be, &[rtype], a, b]);
     let mut h = [0u8; HEADER_LEN];
@@ -115,7 +118,10 @@ fn parse_frame(bytes: &[u8], pos: usize) -> std::result::Result<(LogRecord<'_>, 
     }
     let Ok(payload) = r.take(len, "payload") else {
         // Unreachable after the check above; reported as damage rather than a panic.
-        return Err(Damage { what: "record payload out of bounds".into(), at_eof: true });
+        return Err(Damage {
+            what: "record payload out of bounds".into(),
+            at_eof: true,
+        });
     };
     let actual = codec::crc32_parts(&[&rest[4..8], &[rtype], payload]);
     let next = pos + HEADER_LEN + len;
@@ -125,7 +131,14 @@ fn parse_frame(bytes: &[u8], pos: usize) -> std::result::Result<(LogRecord<'_>, 
             at_eof: next == bytes.len(),
         });
     }
-    Ok((LogRecord { offset: pos as u64, rtype, payload }, next))
+    Ok((
+        LogRecord {
+            offset: pos as u64,
+            rtype,
+            payload,
+        },
+        next,
+    ))
 }
 
 /// Parses every record of a log file's bytes.
@@ -160,7 +173,10 @@ pub fn read_records<'a>(
                 if torn && policy == TailPolicy::TornTailAllowed {
                     return Ok((out, pos as u64));
                 }
-                return Err(Error::corruption(path, format!("{} at offset {pos}", d.what)));
+                return Err(Error::corruption(
+                    path,
+                    format!("{} at offset {pos}", d.what),
+                ));
             }
         }
     }
@@ -205,7 +221,10 @@ mod tests {
             let (recs, valid) = read_records(&b, p(), policy).unwrap();
             assert_eq!(valid, b.len() as u64);
             assert_eq!(recs.len(), 3);
-            assert_eq!((recs[0].offset, recs[0].rtype, recs[0].payload), (0, 1, &b""[..]));
+            assert_eq!(
+                (recs[0].offset, recs[0].rtype, recs[0].payload),
+                (0, 1, &b""[..])
+            );
             assert_eq!(recs[1].offset, ends[0] as u64);
             assert_eq!((recs[1].rtype, recs[1].payload), (2, &b"hello"[..]));
             assert_eq!(recs[2].offset, ends[1] as u64);

@@ -38,8 +38,11 @@ pub fn replay(
     dir: &Path,
     mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<ReplayInfo> {
-    let mut ids: Vec<u64> =
-        fs.list(dir)?.iter().filter_map(|n| segment::parse_segment_name(n)).collect();
+    let mut ids: Vec<u64> = fs
+        .list(dir)?
+        .iter()
+        .filter_map(|n| segment::parse_segment_name(n))
+        .collect();
     ids.sort_unstable();
     let mut info = ReplayInfo {
         segments: Vec::with_capacity(ids.len()),
@@ -50,7 +53,11 @@ pub fn replay(
         let newest = i + 1 == ids.len();
         let path = segment::segment_path(dir, id);
         let bytes = fs.read_all(&path)?;
-        let policy = if newest { TailPolicy::TornTailAllowed } else { TailPolicy::Strict };
+        let policy = if newest {
+            TailPolicy::TornTailAllowed
+        } else {
+            TailPolicy::Strict
+        };
         let (records, valid_len) = record::read_records(&bytes, &path, policy)?;
         let mut max_seq = 0;
         for (j, rec) in records.iter().enumerate() {

@@ -59,17 +59,26 @@ pub fn encode_segment_header(out: &mut Vec<u8>, id: u64) {
 pub fn check_segment_header(payload: &[u8], path: &Path, id: u64, offset: u64) -> Result<()> {
     let mut r = Reader::new(payload);
     let bad = |what: &str| Error::corruption(path, format!("{what} at offset {offset}"));
-    let magic = r.take(8, "magic").map_err(|_| bad("short segment header"))?;
+    let magic = r
+        .take(8, "magic")
+        .map_err(|_| bad("short segment header"))?;
     if magic != SEGMENT_MAGIC {
         return Err(bad("bad segment magic"));
     }
     let version = r.u32("version").map_err(|_| bad("short segment header"))?;
     if version != WAL_FORMAT_VERSION {
-        return Err(Error::UnsupportedFormat { path: path.to_path_buf(), found: version });
+        return Err(Error::UnsupportedFormat {
+            path: path.to_path_buf(),
+            found: version,
+        });
     }
-    let found = r.u64("segment id").map_err(|_| bad("short segment header"))?;
+    let found = r
+        .u64("segment id")
+        .map_err(|_| bad("short segment header"))?;
     if found != id {
-        return Err(bad(&format!("segment header names segment {found}, file name says {id}")));
+        return Err(bad(&format!(
+            "segment header names segment {found}, file name says {id}"
+        )));
     }
     Ok(())
 }
@@ -77,13 +86,19 @@ pub fn check_segment_header(payload: &[u8], path: &Path, id: u64, offset: u64) -
 /// Splits an entry payload into its sequence id and the caller's payload.
 pub fn decode_entry<'a>(payload: &'a [u8], path: &Path, offset: u64) -> Result<(u64, &'a [u8])> {
     let mut r = Reader::new(payload);
-    let seq = r.u64("entry sequence id").map_err(|e| e.into_corruption(path, offset))?;
+    let seq = r
+        .u64("entry sequence id")
+        .map_err(|e| e.into_corruption(path, offset))?;
     Ok((seq, &payload[ENTRY_HEADER_LEN..]))
 }
 
 /// Creates segment `id` in `dir` (refusing to overwrite an existing file), writes and syncs its
 /// header, then syncs the directory.
-pub fn create_segment(fs: &dyn FileSystem, dir: &Path, id: u64) -> io::Result<Box<dyn WritableFile>> {
+pub fn create_segment(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    id: u64,
+) -> io::Result<Box<dyn WritableFile>> {
     let path = segment_path(dir, id);
     if fs.exists(&path) {
         return Err(io::Error::new(
@@ -108,8 +123,18 @@ mod tests {
     fn names_round_trip_and_others_are_ignored() {
         assert_eq!(segment_file_name(7), "0000000007.log");
         assert_eq!(parse_segment_name("0000000007.log"), Some(7));
-        assert_eq!(parse_segment_name(&segment_file_name(u64::MAX)), Some(u64::MAX));
-        for bad in ["7.log", "00000000007.log", "000000000a.log", "0000000007.tmp", "LOCK", ""] {
+        assert_eq!(
+            parse_segment_name(&segment_file_name(u64::MAX)),
+            Some(u64::MAX)
+        );
+        for bad in [
+            "7.log",
+            "00000000007.log",
+            "000000000a.log",
+            "0000000007.tmp",
+            "LOCK",
+            "",
+        ] {
             assert_eq!(parse_segment_name(bad), None, "{bad}");
         }
     }
@@ -132,6 +157,9 @@ mod tests {
             check_segment_header(&v2, p, 42, 0),
             Err(Error::UnsupportedFormat { found: 2, .. })
         ));
-        assert!(matches!(check_segment_header(b"CBWAL", p, 42, 0), Err(Error::Corruption { .. })));
+        assert!(matches!(
+            check_segment_header(b"CBWAL", p, 42, 0),
+            Err(Error::Corruption { .. })
+        ));
     }
 }

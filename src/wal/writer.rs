@@ -51,7 +51,10 @@ pub struct WalOptions {
 
 impl Default for WalOptions {
     fn default() -> Self {
-        WalOptions { segment_size: 64 << 20, async_buffer_limit: 256 << 10 }
+        WalOptions {
+            segment_size: 64 << 20,
+            async_buffer_limit: 256 << 10,
+        }
     }
 }
 
@@ -68,7 +71,11 @@ pub struct SegmentInfo {
 
 impl SegmentInfo {
     fn empty(id: u64) -> Self {
-        SegmentInfo { id, min_seq: u64::MAX, max_seq: 0 }
+        SegmentInfo {
+            id,
+            min_seq: u64::MAX,
+            max_seq: 0,
+        }
     }
 
     fn add(&mut self, (min, max): (u64, u64)) {
@@ -159,7 +166,10 @@ pub struct Wal {
 
 impl std::fmt::Debug for Wal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Wal").field("dir", &self.dir).field("opts", &self.opts).finish()
+        f.debug_struct("Wal")
+            .field("dir", &self.dir)
+            .field("opts", &self.opts)
+            .finish()
     }
 }
 
@@ -198,7 +208,11 @@ impl Wal {
                 closed_segments: Vec::new(),
             }),
             cv: Condvar::new(),
-            io: Mutex::new(IoState { file, id: first_segment_id, unsynced: false }),
+            io: Mutex::new(IoState {
+                file,
+                id: first_segment_id,
+                unsynced: false,
+            }),
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
@@ -224,7 +238,8 @@ impl Wal {
         let header = record::frame_header(REC_ENTRY, &seq_be, payload);
         let mut g = self.state.lock();
         check_open(&g)?;
-        g.pending.reserve(header.len() + ENTRY_HEADER_LEN + payload.len());
+        g.pending
+            .reserve(header.len() + ENTRY_HEADER_LEN + payload.len());
         g.pending.extend_from_slice(&header);
         g.pending.extend_from_slice(&seq_be);
         g.pending.extend_from_slice(payload);
@@ -288,7 +303,11 @@ impl Wal {
                 continue;
             }
             let min_seq = if max_seq == 0 { u64::MAX } else { 0 };
-            g.closed_segments.push(SegmentInfo { id, min_seq, max_seq });
+            g.closed_segments.push(SegmentInfo {
+                id,
+                min_seq,
+                max_seq,
+            });
         }
         g.closed_segments.sort_by_key(|s| s.id);
         Ok(())
@@ -320,7 +339,10 @@ impl Wal {
             }
         }
         if !gone.is_empty() {
-            self.state.lock().closed_segments.retain(|s| !gone.contains(&s.id));
+            self.state
+                .lock()
+                .closed_segments
+                .retain(|s| !gone.contains(&s.id));
             self.fs.sync_dir(&self.dir)?;
         }
         match first_err {
@@ -459,7 +481,10 @@ impl Wal {
         if (want_sync || roll) && io.unsynced {
             self.syncs.fetch_add(1, Ordering::Relaxed);
             if let Err(e) = io.file.sync_data() {
-                return Err(format!("fdatasync of WAL segment {} failed: {e}", seg_path()));
+                return Err(format!(
+                    "fdatasync of WAL segment {} failed: {e}",
+                    seg_path()
+                ));
             }
             io.unsynced = false;
         }
@@ -481,7 +506,10 @@ impl Wal {
                 }
             }
         }
-        Ok(BatchOutcome { synced: want_sync || roll, rolled_to })
+        Ok(BatchOutcome {
+            synced: want_sync || roll,
+            rolled_to,
+        })
     }
 }
 
