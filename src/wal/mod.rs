@@ -1,1 +1,21 @@
 //! The write-ahead log and the CRC-framed record log shared with the manifest.
+//!
+//! - [`record`]: frame format (`crc32 | len | type | payload`) and a reader with an explicit
+//!   torn-tail policy; the manifest reuses it.
+//! - [`Wal`]: one log per database, a directory of segment files `{id:010}.log`, appended with
+//!   group commit at three durability levels ([`WalSync`]), poisoned after any failed write or
+//!   sync.
+//! - [`replay`]: recovery, truncating a torn tail of the newest segment.
+//!
+//! docs/FORMAT-wal.md describes the bytes.
+
+pub mod record;
+mod replay;
+pub(crate) mod segment;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub use replay::{ReplayInfo, replay};
+pub use writer::{SegmentInfo, Wal, WalOptions, WalSync};

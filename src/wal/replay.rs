@@ -1,0 +1,98 @@
+//! WAL recovery: reads every segment in id order and hands each entry to a visitor.
+//!
+//! Torn-tail rule: only the newest segment may end in damage. The writer fdatasyncs a segment
+//! before it creates the next one, and replay syncs (or truncates and syncs) the newest segment
+//! before a new `Wal` starts a later one, so every segment but the newest is complete on disk:
+//! damage anywhere in an older segment, and damage followed by further data in the newest one,
+//! is [`Error::Corruption`] naming the file and offset.
+
+use crate::error::{Error, Result};
+use crate::io::FileSystem;
+use crate::wal::record::{self, TailPolicy};
+use crate::wal::segment::{self, REC_ENTRY, REC_SEGMENT_HEADER};
+use std::path::Path;
+
+/// What [`replay`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayInfo {
+    /// Every segment, ascending id: `(id, max seq seen, 0 if none)`. Hand this to
+    /// [`crate::wal::Wal::adopt_segments`] so the segments are deleted once flushed.
+    pub segments: Vec<(u64, u64)>,
+    /// The largest segment id (0 if there is none); a new `Wal` starts at `last_segment_id + 1`.
+    pub last_segment_id: u64,
+    /// The newest segment had a torn tail and was truncated to its valid prefix.
+    pub torn_tail_truncated: bool,
+}
+
+/// Reads every segment (`{id:010}.log`) in `dir` in id order and calls `visit(seq, payload)` for
+/// each entry, in file order. Other files in `dir` are ignored. Damage at the end of the newest
+/// segment is a torn tail: the file is truncated to its valid prefix (and synced) so the next
+/// open sees a clean file, and replay succeeds. Without a torn tail the newest segment is still
+/// synced, because a new `Wal` will make it an older, must-be-complete segment. An empty
+/// (zero-byte) segment holds no entries. A segment whose header names a newer format version is
+/// [`Error::UnsupportedFormat`]. A visit error aborts replay and is returned.
+///
+/// Call it before [`crate::wal::Wal::create`] starts the next segment.
+pub fn replay(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<ReplayInfo> {
+    let mut ids: Vec<u64> = fs
+        .list(dir)?
+        .iter()
+        .filter_map(|n| segment::parse_segment_name(n))
+        .collect();
+    ids.sort_unstable();
+    let mut info = ReplayInfo {
+        segments: Vec::with_capacity(ids.len()),
+        last_segment_id: ids.last().copied().unwrap_or(0),
+        torn_tail_truncated: false,
+    };
+    for (i, &id) in ids.iter().enumerate() {
+        let newest = i + 1 == ids.len();
+        let path = segment::segment_path(dir, id);
+        let bytes = fs.read_all(&path)?;
+        let policy = if newest {
+            TailPolicy::TornTailAllowed
+        } else {
+            TailPolicy::Strict
+        };
+        let (records, valid_len) = record::read_records(&bytes, &path, policy)?;
+        let mut max_seq = 0;
+        for (j, rec) in records.iter().enumerate() {
+            match (j, rec.rtype) {
+                (0, REC_SEGMENT_HEADER) => {
+                    segment::check_segment_header(rec.payload, &path, id, rec.offset)?
+                }
+                (0, t) => {
+                    return Err(Error::corruption(
+                        &path,
+                        format!("missing segment header (record type {t}) at offset 0"),
+                    ));
+                }
+                (_, REC_ENTRY) => {
+                    let (seq, payload) = segment::decode_entry(rec.payload, &path, rec.offset)?;
+                    max_seq = max_seq.max(seq);
+                    visit(seq, payload)?;
+                }
+                (_, t) => {
+                    return Err(Error::corruption(
+                        &path,
+                        format!("unexpected WAL record type {t} at offset {}", rec.offset),
+                    ));
+                }
+            }
+        }
+        if newest {
+            if valid_len < bytes.len() as u64 {
+                fs.truncate(&path, valid_len)?;
+                info.torn_tail_truncated = true;
+            } else {
+                fs.open_append(&path)?.sync_data()?;
+            }
+        }
+        info.segments.push((id, max_seq));
+    }
+    Ok(info)
+}

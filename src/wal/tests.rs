@@ -1,0 +1,750 @@
+//! Tests of the WAL writer and replay (record framing is tested in `record.rs`).
+
+use super::segment::{self, segment_path};
+use super::*;
+use crate::error::Error;
+use crate::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// A deterministic payload for `seq` (0..=100 bytes).
+fn payload(seq: u64) -> Vec<u8> {
+    let mut r = Rng(seq);
+    let n = (r.next() % 101) as usize;
+    (0..n).map(|_| r.next() as u8).collect()
+}
+
+fn std_fs() -> Arc<dyn FileSystem> {
+    Arc::new(StdFs)
+}
+
+/// Replayed entries: `(seq, payload)` in file order.
+type Entries = Vec<(u64, Vec<u8>)>;
+
+fn replay_all(dir: &Path) -> crate::Result<(Entries, ReplayInfo)> {
+    let mut out = Vec::new();
+    let info = replay(&StdFs, dir, |seq, p| {
+        out.push((seq, p.to_vec()));
+        Ok(())
+    })?;
+    Ok((out, info))
+}
+
+fn expect_seqs(got: &[(u64, Vec<u8>)], want: impl IntoIterator<Item = u64>) {
+    let want: Vec<u64> = want.into_iter().collect();
+    let seqs: Vec<u64> = got.iter().map(|(s, _)| *s).collect();
+    assert_eq!(seqs, want);
+    for (s, p) in got {
+        assert_eq!(p, &payload(*s), "payload of seq {s}");
+    }
+}
+
+/// Replaces a file's contents (through the filesystem seam, like the engine).
+fn write_file(path: &Path, bytes: &[u8]) {
+    let mut f = StdFs.create(path).unwrap();
+    f.append(bytes).unwrap();
+    f.sync_data().unwrap();
+}
+
+fn small(segment_size: u64) -> WalOptions {
+    WalOptions {
+        segment_size,
+        ..WalOptions::default()
+    }
+}
+
+#[test]
+fn every_sync_level_round_trips_through_replay() {
+    for level in [WalSync::Buffered, WalSync::Write, WalSync::Fsync] {
+        let dir = tempfile::tempdir().unwrap();
+        let wal =
+            Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+        for seq in 1..=100 {
+            wal.append(&payload(seq), seq, level).unwrap();
+        }
+        wal.close().unwrap();
+        assert!(matches!(wal.append(b"x", 101, level), Err(Error::Closed)));
+        wal.close().unwrap();
+        let (got, info) = replay_all(dir.path()).unwrap();
+        expect_seqs(&got, 1..=100);
+        assert_eq!(info.segments, vec![(1, 100)]);
+        assert_eq!(info.last_segment_id, 1);
+        assert!(!info.torn_tail_truncated);
+    }
+}
+
+#[test]
+fn buffered_entries_appear_after_flush_buffered() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 5, WalOptions::default()).unwrap();
+    for seq in 1..=10 {
+        wal.append(&payload(seq), seq, WalSync::Buffered).unwrap();
+    }
+    assert_eq!(wal.write_count(), 0);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    assert!(got.is_empty());
+    assert_eq!(info.segments, vec![(5, 0)]);
+    wal.flush_buffered().unwrap();
+    let (got, _) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=10);
+    // A Write append carries earlier Buffered ones with it.
+    wal.append(&payload(11), 11, WalSync::Buffered).unwrap();
+    wal.append(&payload(12), 12, WalSync::Write).unwrap();
+    expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=12);
+    let syncs = wal.sync_count();
+    wal.sync().unwrap();
+    assert_eq!(wal.sync_count(), syncs + 1);
+    wal.sync().unwrap();
+    assert_eq!(wal.sync_count(), syncs + 1, "nothing new to sync");
+}
+
+#[test]
+fn buffered_queue_is_written_inline_past_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = WalOptions {
+        async_buffer_limit: 1000,
+        ..WalOptions::default()
+    };
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, opts).unwrap();
+    let big = vec![7u8; 300];
+    for seq in 1..=4 {
+        wal.append(&big, seq, WalSync::Buffered).unwrap();
+    }
+    // 4 × 317 bytes > 1000: the fourth append wrote the queue.
+    let mut n = 0;
+    replay(&StdFs, dir.path(), |_, _| {
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(n, 4);
+}
+
+#[test]
+fn dropping_a_wal_writes_buffered_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    wal.append(&payload(1), 1, WalSync::Buffered).unwrap();
+    drop(wal);
+    expect_seqs(&replay_all(dir.path()).unwrap().0, [1]);
+}
+
+#[test]
+fn segments_roll_at_the_size_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, small(500)).unwrap();
+    for seq in 1..=200 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    let live = wal.segments();
+    assert!(live.len() > 10, "{} segments", live.len());
+    assert_eq!(wal.segment_count(), live.len());
+    wal.close().unwrap();
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=200);
+    let ids: Vec<u64> = live.iter().map(|s| s.id).collect();
+    assert_eq!(ids, (1..=live.len() as u64).collect::<Vec<_>>());
+    let from_replay: Vec<(u64, u64)> = live.iter().map(|s| (s.id, s.max_seq)).collect();
+    assert_eq!(info.segments, from_replay);
+    assert_eq!(info.last_segment_id, live.len() as u64);
+}
+
+#[test]
+fn explicit_roll_closes_the_current_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    wal.roll().unwrap();
+    assert_eq!(wal.segment_count(), 1, "nothing appended: no roll");
+    wal.append(&payload(1), 1, WalSync::Buffered).unwrap();
+    wal.roll().unwrap();
+    assert_eq!(wal.current_segment_id(), 2);
+    assert_eq!(wal.delete_obsolete(2).unwrap(), 1);
+    assert!(!StdFs.exists(&segment_path(dir.path(), 1)));
+    wal.append(&payload(2), 2, WalSync::Fsync).unwrap();
+    expect_seqs(&replay_all(dir.path()).unwrap().0, [2]);
+}
+
+#[test]
+fn delete_obsolete_removes_exactly_the_flushed_closed_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, small(400)).unwrap();
+    for seq in 1..=120 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    let before = wal.segments();
+    assert!(before.len() >= 6);
+    let min_unflushed = before[3].max_seq; // segments 0..3 are flushed, segment 3 is not
+    let want_deleted: Vec<u64> = before[..before.len() - 1]
+        .iter()
+        .filter(|s| s.max_seq < min_unflushed)
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(want_deleted.len(), 3);
+    assert_eq!(wal.delete_obsolete(min_unflushed).unwrap(), 3);
+    for s in &before {
+        assert_eq!(
+            StdFs.exists(&segment_path(dir.path(), s.id)),
+            !want_deleted.contains(&s.id),
+            "segment {}",
+            s.id
+        );
+    }
+    assert_eq!(wal.segment_count(), before.len() - 3);
+    // Everything flushed: every closed segment goes, the current one stays.
+    let n = wal.delete_obsolete(u64::MAX).unwrap();
+    assert_eq!(n, before.len() - 4);
+    assert_eq!(wal.segment_count(), 1);
+    assert!(StdFs.exists(&segment_path(dir.path(), wal.current_segment_id())));
+    wal.close().unwrap();
+    let (got, _) = replay_all(dir.path()).unwrap();
+    let first = got.first().map_or(121, |(s, _)| *s);
+    expect_seqs(&got, first..=120);
+}
+
+#[test]
+fn adopted_segments_are_deleted_once_flushed() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, small(300)).unwrap();
+    for seq in 1..=30 {
+        wal.append(&payload(seq), seq, WalSync::Fsync).unwrap();
+    }
+    drop(wal); // no close: like a crash after the last fsync
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=30);
+    let old = info.segments.clone();
+    assert!(old.len() >= 3);
+    let wal = Wal::create(
+        std_fs(),
+        dir.path().to_path_buf(),
+        info.last_segment_id + 1,
+        WalOptions::default(),
+    )
+    .unwrap();
+    assert!(matches!(
+        wal.adopt_segments(vec![(info.last_segment_id + 1, 5)]),
+        Err(Error::InvalidArgument(_))
+    ));
+    wal.adopt_segments(info.segments).unwrap();
+    assert_eq!(wal.segment_count(), old.len() + 1);
+    let second_max = old[1].1;
+    let first_batch = old.iter().filter(|s| s.1 < second_max).count();
+    assert!(first_batch >= 1);
+    assert_eq!(wal.delete_obsolete(second_max).unwrap(), first_batch);
+    assert_eq!(wal.delete_obsolete(31).unwrap(), old.len() - first_batch);
+    assert_eq!(wal.segment_count(), 1);
+    wal.append(&payload(31), 31, WalSync::Write).unwrap();
+    wal.close().unwrap();
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, [31]);
+    assert_eq!(info.segments, vec![(old.len() as u64 + 1, 31)]);
+}
+
+#[test]
+fn torn_last_segment_is_truncated_and_replay_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).unwrap();
+    for seq in 1..=10 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    wal.close().unwrap();
+    drop(wal);
+    let path = segment_path(dir.path(), 3);
+    let full = StdFs.read_all(&path).unwrap().len() as u64;
+    let last_len = 9 + 8 + payload(10).len() as u64;
+    StdFs.truncate(&path, full - last_len / 2).unwrap();
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=9);
+    assert!(info.torn_tail_truncated);
+    assert_eq!(info.segments, vec![(3, 9)]);
+    assert_eq!(StdFs.read_all(&path).unwrap().len() as u64, full - last_len);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=9);
+    assert!(!info.torn_tail_truncated);
+}
+
+#[test]
+fn every_truncation_of_the_newest_segment_replays_a_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    for seq in 1..=3 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    wal.close().unwrap();
+    let path = segment_path(dir.path(), 1);
+    let full = StdFs.read_all(&path).unwrap();
+    for cut in 0..=full.len() {
+        write_file(&path, &full[..cut]);
+        let (got, _) = replay_all(dir.path()).unwrap();
+        let n = got.len() as u64;
+        expect_seqs(&got, 1..=n);
+        let again = replay_all(dir.path()).unwrap();
+        assert!(
+            !again.1.torn_tail_truncated,
+            "cut {cut}: truncation made the file clean"
+        );
+        assert_eq!(again.0.len() as u64, n);
+    }
+}
+
+#[test]
+fn damage_in_an_older_segment_or_mid_file_is_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, small(300)).unwrap();
+    for seq in 1..=20 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    wal.close().unwrap();
+    assert!(wal.segment_count() >= 3);
+    // Torn tail of an older segment.
+    let p1 = segment_path(dir.path(), 1);
+    let orig = StdFs.read_all(&p1).unwrap();
+    write_file(&p1, &orig[..orig.len() - 3]);
+    match replay_all(dir.path()) {
+        Err(Error::Corruption { path, .. }) => assert_eq!(path, p1),
+        other => panic!("expected corruption, got {other:?}"),
+    }
+    write_file(&p1, &orig);
+    expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=20);
+
+    // A flipped bit in the first entry of a newest segment that has more entries after it.
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    for seq in 1..=5 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    wal.close().unwrap();
+    let last = segment_path(dir.path(), 1);
+    let mut d = StdFs.read_all(&last).unwrap();
+    d[29 + 9 + 3] ^= 0x10; // the header frame is 9 + 20 bytes; then the entry's seq field
+    write_file(&last, &d);
+    match replay_all(dir.path()) {
+        Err(Error::Corruption { path, detail }) => {
+            assert_eq!(path, last);
+            assert!(detail.contains("offset 29"), "{detail}");
+        }
+        other => panic!("expected corruption, got {other:?}"),
+    }
+}
+
+#[test]
+fn replay_ignores_other_files_and_handles_empty_dirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (got, info) = replay_all(dir.path()).unwrap();
+    assert!(got.is_empty());
+    assert_eq!(
+        info,
+        ReplayInfo {
+            segments: vec![],
+            last_segment_id: 0,
+            torn_tail_truncated: false
+        }
+    );
+    write_file(&dir.path().join("LOCK"), b"junk");
+    write_file(&dir.path().join("7.log"), b"junk");
+    write_file(&dir.path().join("0000000009.log.tmp"), b"junk");
+    // A zero-byte segment (crash right after creating it) holds no entries.
+    write_file(&segment_path(dir.path(), 2), b"");
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).unwrap();
+    wal.append(&payload(1), 1, WalSync::Fsync).unwrap();
+    drop(wal);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, [1]);
+    assert_eq!(info.segments, vec![(2, 0), (3, 1)]);
+    // Creating over an existing segment is refused.
+    assert!(Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).is_err());
+}
+
+#[test]
+fn newer_format_version_is_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Vec::new();
+    let mut p = segment::SEGMENT_MAGIC.to_vec();
+    p.extend_from_slice(&2u32.to_be_bytes());
+    p.extend_from_slice(&1u64.to_be_bytes());
+    record::encode_record(&mut b, segment::REC_SEGMENT_HEADER, &p);
+    write_file(&segment_path(dir.path(), 1), &b);
+    assert!(matches!(
+        replay_all(dir.path()),
+        Err(Error::UnsupportedFormat { found: 2, .. })
+    ));
+}
+
+#[test]
+fn visit_error_aborts_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    for seq in 1..=5 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    let mut seen = 0;
+    let r = replay(&StdFs, dir.path(), |seq, _| {
+        seen += 1;
+        if seq == 3 {
+            Err(Error::invalid("stop"))
+        } else {
+            Ok(())
+        }
+    });
+    assert!(matches!(r, Err(Error::InvalidArgument(_))));
+    assert_eq!(seen, 3);
+}
+
+#[test]
+fn concurrent_fsync_appends_are_all_replayed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Arc::new(
+        Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap(),
+    );
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || {
+                for i in 0..200u64 {
+                    let seq = 1 + t * 200 + i;
+                    wal.append(&payload(seq), seq, WalSync::Fsync).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    println!(
+        "8 threads x 200 Fsync appends: {} fdatasync calls, {} writes for 1600 appends",
+        wal.sync_count(),
+        wal.write_count()
+    );
+    wal.close().unwrap();
+    let (mut got, info) = replay_all(dir.path()).unwrap();
+    got.sort_by_key(|(s, _)| *s);
+    expect_seqs(&got, 1..=1600);
+    assert_eq!(info.segments, vec![(1, 1600)]);
+}
+
+#[test]
+fn concurrent_mixed_levels_with_rolls_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = WalOptions {
+        segment_size: 2048,
+        async_buffer_limit: 512,
+    };
+    let wal = Arc::new(Wal::create(std_fs(), dir.path().to_path_buf(), 1, opts).unwrap());
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || {
+                let mut rng = Rng(t);
+                for i in 0..250u64 {
+                    let seq = 1 + t * 250 + i;
+                    let level = match rng.next() % 10 {
+                        0 => WalSync::Fsync,
+                        1..=5 => WalSync::Write,
+                        _ => WalSync::Buffered,
+                    };
+                    wal.append(&payload(seq), seq, level).unwrap();
+                    if rng.next().is_multiple_of(50) {
+                        wal.delete_obsolete(0).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    wal.close().unwrap();
+    let live: Vec<(u64, u64)> = wal.segments().iter().map(|s| (s.id, s.max_seq)).collect();
+    let (mut got, info) = replay_all(dir.path()).unwrap();
+    assert_eq!(info.segments, live);
+    assert!(live.len() > 5);
+    got.sort_by_key(|(s, _)| *s);
+    expect_seqs(&got, 1..=1000);
+}
+
+/// Appends `per_thread` Fsync entries from each of `threads` threads; returns appends/s and the
+/// number of fdatasync calls.
+fn fsync_rate(threads: u64, per_thread: u64) -> (f64, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Arc::new(
+        Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap(),
+    );
+    let start = Instant::now();
+    let hs: Vec<_> = (0..threads)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || {
+                let p = [0x5au8; 100];
+                for i in 0..per_thread {
+                    wal.append(&p, 1 + t * per_thread + i, WalSync::Fsync)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    ((threads * per_thread) as f64 / secs, wal.sync_count())
+}
+
+/// Runs `rounds` alternating 1-thread and 8-thread runs and prints the medians (no assertion).
+fn print_group_commit_ratio(rounds: usize, one_n: u64, eight_n: u64) {
+    let (mut ones, mut eights, mut s1, mut s8) = (Vec::new(), Vec::new(), 0, 0);
+    for _ in 0..rounds {
+        let (r, s) = fsync_rate(1, one_n);
+        ones.push(r);
+        s1 += s;
+        let (r, s) = fsync_rate(8, eight_n);
+        eights.push(r);
+        s8 += s;
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (one, eight) = (median(&mut ones), median(&mut eights));
+    println!(
+        "Fsync appends/s (median of {rounds}): 1 thread {one:.0}, 8 threads {eight:.0}, ratio \
+         {:.2}; appends per fdatasync: 1 thread {:.2}, 8 threads {:.2}",
+        eight / one,
+        (rounds as u64 * one_n) as f64 / s1 as f64,
+        (rounds as u64 * 8 * eight_n) as f64 / s8 as f64,
+    );
+}
+
+/// Not an assertion: prints the group-commit speed-up (8 threads vs 1 thread, Fsync appends/s).
+/// `cargo test --release --lib fsync_group_commit_bench -- --ignored --nocapture` runs a
+/// longer version.
+#[test]
+fn fsync_group_commit_throughput() {
+    print_group_commit_ratio(3, 100, 50);
+}
+
+#[test]
+#[ignore = "benchmark; run by hand"]
+fn fsync_group_commit_bench() {
+    print_group_commit_ratio(9, 500, 250);
+}
+
+// ---- poisoning ----------------------------------------------------------------------------
+
+#[derive(Debug, Default)]
+struct Faults {
+    fail_write: AtomicBool,
+    fail_sync: AtomicBool,
+    fail_create: AtomicBool,
+}
+
+/// StdFs with switches that make the next write, sync or file creation fail.
+#[derive(Debug, Clone)]
+struct FailFs {
+    faults: Arc<Faults>,
+}
+
+struct FailFile {
+    inner: Box<dyn WritableFile>,
+    faults: Arc<Faults>,
+}
+
+fn injected() -> std::io::Error {
+    std::io::Error::other("injected fault")
+}
+
+impl WritableFile for FailFile {
+    fn append(&mut self, data: &[u8]) -> std::io::Result<()> {
+        if self.faults.fail_write.swap(false, Ordering::SeqCst) {
+            // A torn write: half the bytes reach the file.
+            self.inner.append(&data[..data.len() / 2])?;
+            return Err(injected());
+        }
+        self.inner.append(data)
+    }
+    fn sync_data(&mut self) -> std::io::Result<()> {
+        if self.faults.fail_sync.swap(false, Ordering::SeqCst) {
+            return Err(injected());
+        }
+        self.inner.sync_data()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
+
+impl FileSystem for FailFs {
+    fn create_dir_all(&self, path: &Path) -> std::io::Result<()> {
+        StdFs.create_dir_all(path)
+    }
+    fn create(&self, path: &Path) -> std::io::Result<Box<dyn WritableFile>> {
+        if self.faults.fail_create.swap(false, Ordering::SeqCst) {
+            return Err(injected());
+        }
+        Ok(Box::new(FailFile {
+            inner: StdFs.create(path)?,
+            faults: Arc::clone(&self.faults),
+        }))
+    }
+    fn open_append(&self, path: &Path) -> std::io::Result<Box<dyn WritableFile>> {
+        Ok(Box::new(FailFile {
+            inner: StdFs.open_append(path)?,
+            faults: Arc::clone(&self.faults),
+        }))
+    }
+    fn open_read(&self, path: &Path) -> std::io::Result<Arc<dyn ReadableFile>> {
+        StdFs.open_read(path)
+    }
+    fn read_all(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        StdFs.read_all(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+        StdFs.rename(from, to)
+    }
+    fn remove(&self, path: &Path) -> std::io::Result<()> {
+        StdFs.remove(path)
+    }
+    fn truncate(&self, path: &Path, len: u64) -> std::io::Result<()> {
+        StdFs.truncate(path, len)
+    }
+    fn list(&self, dir: &Path) -> std::io::Result<Vec<String>> {
+        StdFs.list(dir)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        StdFs.exists(path)
+    }
+    fn sync_dir(&self, dir: &Path) -> std::io::Result<()> {
+        StdFs.sync_dir(dir)
+    }
+    fn lock(&self, path: &Path) -> std::io::Result<Box<dyn FileLock>> {
+        StdFs.lock(path)
+    }
+}
+
+fn fail_fs() -> (Arc<dyn FileSystem>, Arc<Faults>) {
+    let faults = Arc::new(Faults::default());
+    (
+        Arc::new(FailFs {
+            faults: Arc::clone(&faults),
+        }),
+        faults,
+    )
+}
+
+fn assert_poisoned(r: crate::Result<()>) {
+    assert!(
+        matches!(r, Err(Error::Poisoned(_))),
+        "expected Poisoned, got {r:?}"
+    );
+}
+
+#[test]
+fn failed_sync_poisons_the_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, faults) = fail_fs();
+    let wal = Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    wal.append(&payload(1), 1, WalSync::Fsync).unwrap();
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    assert!(wal.append(&payload(2), 2, WalSync::Fsync).is_err());
+    assert!(wal.is_poisoned());
+    // No retry: the next calls fail without touching the file, at every level.
+    for level in [WalSync::Buffered, WalSync::Write, WalSync::Fsync] {
+        assert_poisoned(wal.append(&payload(3), 3, level));
+    }
+    assert_poisoned(wal.sync());
+    assert_poisoned(wal.close());
+    drop(wal);
+    // Reopen: the entry written before the failed sync is still in the file.
+    let (got, _) = replay_all(dir.path()).unwrap();
+    assert!(got.len() <= 2);
+    expect_seqs(&got, 1..=got.len() as u64);
+}
+
+#[test]
+fn failed_write_poisons_the_wal_and_leaves_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, faults) = fail_fs();
+    let wal = Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    wal.append(&payload(1), 1, WalSync::Write).unwrap();
+    wal.append(&payload(2), 2, WalSync::Buffered).unwrap();
+    faults.fail_write.store(true, Ordering::SeqCst);
+    let e = wal.append(&payload(3), 3, WalSync::Write).unwrap_err();
+    assert!(
+        matches!(&e, Error::Poisoned(m) if m.contains("injected fault")),
+        "{e}"
+    );
+    assert_poisoned(wal.append(&payload(4), 4, WalSync::Buffered));
+    assert_poisoned(wal.flush_buffered());
+    drop(wal);
+    // Half of the failed batch may have reached the file: replay sees a prefix.
+    let (got, _) = replay_all(dir.path()).unwrap();
+    assert!(!got.is_empty() && got.len() <= 2);
+    expect_seqs(&got, 1..=got.len() as u64);
+}
+
+#[test]
+fn failed_roll_poisons_the_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, faults) = fail_fs();
+    let wal = Wal::create(fs, dir.path().to_path_buf(), 1, small(100)).unwrap();
+    faults.fail_create.store(true, Ordering::SeqCst);
+    let mut failed = None;
+    for seq in 1..=20 {
+        if let Err(e) = wal.append(&payload(seq), seq, WalSync::Write) {
+            failed = Some((seq, e));
+            break;
+        }
+    }
+    let (seq, e) = failed.expect("the roll should have failed");
+    assert!(matches!(e, Error::Poisoned(_)));
+    assert_poisoned(wal.append(&payload(seq + 1), seq + 1, WalSync::Buffered));
+    drop(wal);
+    // Everything written before the failed roll was written and synced.
+    expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=seq);
+}
+
+#[test]
+fn followers_of_a_failed_batch_see_poisoned() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, faults) = fail_fs();
+    let wal =
+        Arc::new(Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap());
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    let hs: Vec<_> = (0..4u64)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || {
+                let mut errs = 0;
+                for i in 0..20 {
+                    if wal.append(b"x", t * 20 + i + 1, WalSync::Fsync).is_err() {
+                        errs += 1;
+                    }
+                }
+                errs
+            })
+        })
+        .collect();
+    let errs: u32 = hs.into_iter().map(|h| h.join().unwrap()).sum();
+    assert!(errs >= 1);
+    assert!(wal.is_poisoned());
+    assert_poisoned(wal.append(b"y", 100, WalSync::Write));
+}
+
+#[test]
+fn wal_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Wal>();
+}

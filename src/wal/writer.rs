@@ -1,0 +1,534 @@
+//! The write-ahead log writer: segment files, group commit, rolling, obsolete-segment deletion
+//! and poisoning.
+//!
+//! # Group commit
+//!
+//! Appenders frame their record outside the lock (checksum included), then under the state
+//! mutex copy it into the shared `pending` buffer and take a *ticket*: the logical log position
+//! just after their record (positions count frame bytes appended since the `Wal` was created,
+//! across segments). `written` and `synced` are the logical positions already written to the OS
+//! and covered by `fdatasync`. A caller that must wait loops:
+//!
+//! 1. if its ticket is covered (`written >= ticket`, or `synced >= ticket` for Fsync), return;
+//! 2. if the WAL is poisoned, return [`Error::Poisoned`];
+//! 3. if no leader is active, become the leader: take the whole pending buffer, note whether any
+//!    waiter wants a sync (`fsync_wanted > synced`) or a roll, release the mutex, `write()` the
+//!    batch (plus `fdatasync` when wanted, plus a segment roll when the segment is full), re-lock,
+//!    publish `written` / `synced`, clear the leader flag and `notify_all`;
+//! 4. otherwise wait on the condition variable.
+//!
+//! The mutex is never held during I/O; appenders keep queueing while the leader writes, and the
+//! next leader takes all of them in one write and one sync.
+
+use crate::error::{Error, Result};
+use crate::io::{FileSystem, WritableFile};
+use crate::wal::record;
+use crate::wal::segment::{self, ENTRY_HEADER_LEN, MAX_ENTRY_PAYLOAD, REC_ENTRY};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How far an [`Wal::append`] goes before it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalSync {
+    /// AsyncWal: queued in memory; lost if the process dies before a later write.
+    Buffered,
+    /// SyncWal: written to the OS (survives a process crash, not a power loss).
+    Write,
+    /// FsyncWal: covered by `fdatasync` (survives a power loss).
+    Fsync,
+}
+
+/// WAL tuning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalOptions {
+    /// Roll to a new segment once the current one passes this many bytes (default 64 MiB).
+    pub segment_size: u64,
+    /// Buffered appends write inline once this many bytes are queued (default 256 KiB).
+    pub async_buffer_limit: usize,
+}
+
+impl Default for WalOptions {
+    fn default() -> Self {
+        WalOptions {
+            segment_size: 64 << 20,
+            async_buffer_limit: 256 << 10,
+        }
+    }
+}
+
+/// Sequence-id bookkeeping of one segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentInfo {
+    /// Segment id (file `{id:010}.log`).
+    pub id: u64,
+    /// Smallest sequence id written to the segment (`u64::MAX` when it holds no entry).
+    pub min_seq: u64,
+    /// Largest sequence id written to the segment (0 when it holds no entry).
+    pub max_seq: u64,
+}
+
+impl SegmentInfo {
+    fn empty(id: u64) -> Self {
+        SegmentInfo {
+            id,
+            min_seq: u64::MAX,
+            max_seq: 0,
+        }
+    }
+
+    fn add(&mut self, (min, max): (u64, u64)) {
+        self.min_seq = self.min_seq.min(min);
+        self.max_seq = self.max_seq.max(max);
+    }
+}
+
+/// Spare batch buffers larger than this are dropped instead of reused.
+const SPARE_CAPACITY_LIMIT: usize = 4 << 20;
+
+/// State shared by appenders; guarded by `Wal::state`.
+struct Shared {
+    /// Framed records not yet taken by a leader.
+    pending: Vec<u8>,
+    /// (min, max) sequence id in `pending`.
+    pending_seqs: Option<(u64, u64)>,
+    /// A cleared buffer to swap in for `pending` (keeps its allocation).
+    spare: Vec<u8>,
+    /// Logical position after the last byte appended to `pending`.
+    pending_end: u64,
+    /// Logical position written to the OS.
+    written: u64,
+    /// Logical position covered by fdatasync.
+    synced: u64,
+    /// Logical position at which the last segment roll happened.
+    rolled_at: u64,
+    /// Largest ticket whose owner needs fdatasync.
+    fsync_wanted: u64,
+    /// Largest ticket whose owner asked for a roll ([`Wal::roll`]).
+    roll_wanted: u64,
+    /// A leader is doing I/O.
+    leader: bool,
+    poisoned: Option<String>,
+    closed: bool,
+    /// The segment being appended to.
+    current: SegmentInfo,
+    /// Closed (and adopted) segments, ascending id.
+    closed_segments: Vec<SegmentInfo>,
+}
+
+/// State only the active leader touches (its mutex is therefore uncontended).
+struct IoState {
+    file: Box<dyn WritableFile>,
+    id: u64,
+    /// Bytes were written to `file` since its last fdatasync.
+    unsynced: bool,
+}
+
+/// What a leader's batch did.
+struct BatchOutcome {
+    synced: bool,
+    /// The segment was rolled: the new segment's id.
+    rolled_to: Option<u64>,
+}
+
+#[derive(Clone, Copy)]
+enum Need {
+    Written(u64),
+    Synced(u64),
+    Rolled(u64),
+}
+
+impl Need {
+    fn covered(self, s: &Shared) -> bool {
+        match self {
+            Need::Written(t) => s.written >= t,
+            Need::Synced(t) => s.synced >= t,
+            Need::Rolled(t) => s.rolled_at >= t,
+        }
+    }
+}
+
+/// The write-ahead log of one database: a directory of segment files written with group commit.
+/// `Send + Sync`; share it through an `Arc`.
+pub struct Wal {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    opts: WalOptions,
+    state: Mutex<Shared>,
+    cv: Condvar,
+    io: Mutex<IoState>,
+    /// Serializes [`Wal::delete_obsolete`] calls.
+    deleting: Mutex<()>,
+    syncs: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl std::fmt::Debug for Wal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wal")
+            .field("dir", &self.dir)
+            .field("opts", &self.opts)
+            .finish()
+    }
+}
+
+impl Wal {
+    /// Creates segment `first_segment_id` in `dir` (which must exist; the segment file must not),
+    /// writes and syncs its header and syncs the directory. Recover an existing log with
+    /// [`crate::wal::replay`] first and pass `last_segment_id + 1`.
+    pub fn create(
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        first_segment_id: u64,
+        opts: WalOptions,
+    ) -> Result<Wal> {
+        if opts.segment_size == 0 {
+            return Err(Error::invalid("WalOptions::segment_size must be positive"));
+        }
+        let file = segment::create_segment(&*fs, &dir, first_segment_id)?;
+        Ok(Wal {
+            fs,
+            dir,
+            opts,
+            state: Mutex::new(Shared {
+                pending: Vec::new(),
+                pending_seqs: None,
+                spare: Vec::new(),
+                pending_end: 0,
+                written: 0,
+                synced: 0,
+                rolled_at: 0,
+                fsync_wanted: 0,
+                roll_wanted: 0,
+                leader: false,
+                poisoned: None,
+                closed: false,
+                current: SegmentInfo::empty(first_segment_id),
+                closed_segments: Vec::new(),
+            }),
+            cv: Condvar::new(),
+            io: Mutex::new(IoState {
+                file,
+                id: first_segment_id,
+                unsynced: false,
+            }),
+            deleting: Mutex::new(()),
+            syncs: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+        })
+    }
+
+    /// Appends one entry carrying sequence id `seq` and returns once `sync` is satisfied:
+    /// [`WalSync::Buffered`] after queueing in memory (the queue is written by a later
+    /// Write/Fsync append, [`Wal::flush_buffered`], or inline by the appender that pushes it past
+    /// `async_buffer_limit`); [`WalSync::Write`] after `write()`; [`WalSync::Fsync`] after
+    /// `fdatasync`. Concurrent callers share writes and syncs (group commit).
+    ///
+    /// Entries reach the file in the order their appends took the internal lock, which need not
+    /// be `seq` order when callers assign `seq` before calling concurrently.
+    pub fn append(&self, payload: &[u8], seq: u64, sync: WalSync) -> Result<()> {
+        if payload.len() > MAX_ENTRY_PAYLOAD {
+            return Err(Error::invalid(format!(
+                "WAL entry of {} bytes exceeds the limit of {MAX_ENTRY_PAYLOAD}",
+                payload.len()
+            )));
+        }
+        let seq_be = seq.to_be_bytes();
+        let header = record::frame_header(REC_ENTRY, &seq_be, payload);
+        let mut g = self.state.lock();
+        check_open(&g)?;
+        g.pending
+            .reserve(header.len() + ENTRY_HEADER_LEN + payload.len());
+        g.pending.extend_from_slice(&header);
+        g.pending.extend_from_slice(&seq_be);
+        g.pending.extend_from_slice(payload);
+        g.pending_end += (header.len() + ENTRY_HEADER_LEN + payload.len()) as u64;
+        g.pending_seqs = Some(match g.pending_seqs {
+            Some((lo, hi)) => (lo.min(seq), hi.max(seq)),
+            None => (seq, seq),
+        });
+        let ticket = g.pending_end;
+        let need = match sync {
+            WalSync::Buffered if g.pending.len() <= self.opts.async_buffer_limit => return Ok(()),
+            WalSync::Buffered | WalSync::Write => Need::Written(ticket),
+            WalSync::Fsync => {
+                g.fsync_wanted = g.fsync_wanted.max(ticket);
+                Need::Synced(ticket)
+            }
+        };
+        self.wait_for(&mut g, need)
+    }
+
+    /// Writes every queued (Buffered) entry to the OS.
+    pub fn flush_buffered(&self) -> Result<()> {
+        let mut g = self.state.lock();
+        let t = g.pending_end;
+        self.wait_for(&mut g, Need::Written(t))
+    }
+
+    /// Makes every entry appended so far (including queued Buffered ones) durable with
+    /// `fdatasync`.
+    pub fn sync(&self) -> Result<()> {
+        let mut g = self.state.lock();
+        let t = g.pending_end;
+        g.fsync_wanted = g.fsync_wanted.max(t);
+        self.wait_for(&mut g, Need::Synced(t))
+    }
+
+    /// Closes the current segment and starts a new one, unless nothing was appended since the
+    /// last roll. Entries appended before the call end up in closed segments, which
+    /// [`Wal::delete_obsolete`] can delete once they are flushed.
+    pub fn roll(&self) -> Result<()> {
+        let mut g = self.state.lock();
+        let t = g.pending_end;
+        g.roll_wanted = g.roll_wanted.max(t);
+        self.wait_for(&mut g, Need::Rolled(t))
+    }
+
+    /// Hands the segments of a recovered log (`(segment id, max seq)`, as
+    /// [`crate::wal::ReplayInfo::segments`] lists them) to this WAL, so that
+    /// [`Wal::delete_obsolete`] deletes them once their entries are flushed. Their ids must be
+    /// below this WAL's current segment id.
+    pub fn adopt_segments(&self, segments: Vec<(u64, u64)>) -> Result<()> {
+        let mut g = self.state.lock();
+        if let Some(&(id, _)) = segments.iter().find(|&&(id, _)| id >= g.current.id) {
+            return Err(Error::invalid(format!(
+                "adopted WAL segment {id} is not older than the current segment {}",
+                g.current.id
+            )));
+        }
+        for (id, max_seq) in segments {
+            if g.closed_segments.iter().any(|s| s.id == id) {
+                continue;
+            }
+            let min_seq = if max_seq == 0 { u64::MAX } else { 0 };
+            g.closed_segments.push(SegmentInfo {
+                id,
+                min_seq,
+                max_seq,
+            });
+        }
+        g.closed_segments.sort_by_key(|s| s.id);
+        Ok(())
+    }
+
+    /// Deletes closed segments whose max sequence id is below `min_unflushed_seq` (every entry
+    /// in them is already in block files); segments without entries count as max seq 0. Never
+    /// deletes the current segment. Syncs the directory after deleting. Returns how many
+    /// segments were deleted.
+    pub fn delete_obsolete(&self, min_unflushed_seq: u64) -> Result<usize> {
+        let _serial = self.deleting.lock();
+        let victims: Vec<u64> = {
+            let g = self.state.lock();
+            g.closed_segments
+                .iter()
+                .filter(|s| s.max_seq < min_unflushed_seq)
+                .map(|s| s.id)
+                .collect()
+        };
+        let mut gone = Vec::new();
+        let mut first_err = None;
+        for id in victims {
+            match self.fs.remove(&segment::segment_path(&self.dir, id)) {
+                Ok(()) => gone.push(id),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => gone.push(id),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        if !gone.is_empty() {
+            self.state
+                .lock()
+                .closed_segments
+                .retain(|s| !gone.contains(&s.id));
+            self.fs.sync_dir(&self.dir)?;
+        }
+        match first_err {
+            Some(e) => Err(e.into()),
+            None => Ok(gone.len()),
+        }
+    }
+
+    /// Number of live segment files (closed, adopted and the current one).
+    pub fn segment_count(&self) -> usize {
+        self.state.lock().closed_segments.len() + 1
+    }
+
+    /// Bookkeeping of every live segment, ascending id; the last one is the current segment.
+    pub fn segments(&self) -> Vec<SegmentInfo> {
+        let g = self.state.lock();
+        let mut v = g.closed_segments.clone();
+        v.push(g.current);
+        v
+    }
+
+    /// Id of the segment being appended to.
+    pub fn current_segment_id(&self) -> u64 {
+        self.state.lock().current.id
+    }
+
+    /// The WAL directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Flushes queued entries and fsyncs; later appends return [`Error::Closed`]. Calling it
+    /// again returns `Ok`.
+    pub fn close(&self) -> Result<()> {
+        let mut g = self.state.lock();
+        g.closed = true;
+        let t = g.pending_end;
+        g.fsync_wanted = g.fsync_wanted.max(t);
+        self.wait_for(&mut g, Need::Synced(t))
+    }
+
+    /// True after a failed write or sync; every later append returns [`Error::Poisoned`].
+    pub fn is_poisoned(&self) -> bool {
+        self.state.lock().poisoned.is_some()
+    }
+
+    /// How many `fdatasync` calls the WAL made on segment files (for tests and metrics).
+    pub fn sync_count(&self) -> u64 {
+        self.syncs.load(Ordering::Relaxed)
+    }
+
+    /// How many `write()` calls (batches) the WAL made on segment files.
+    pub fn write_count(&self) -> u64 {
+        self.writes.load(Ordering::Relaxed)
+    }
+
+    /// Waits until `need` is covered, leading batches when no one else is.
+    fn wait_for(&self, g: &mut MutexGuard<'_, Shared>, need: Need) -> Result<()> {
+        loop {
+            if need.covered(g) {
+                return Ok(());
+            }
+            if let Some(reason) = &g.poisoned {
+                return Err(Error::Poisoned(reason.clone()));
+            }
+            if g.leader {
+                self.cv.wait(g);
+            } else {
+                self.lead(g);
+            }
+        }
+    }
+
+    /// Runs one batch as the leader: takes everything pending, does the I/O without the state
+    /// lock, publishes the result and wakes every waiter.
+    fn lead(&self, g: &mut MutexGuard<'_, Shared>) {
+        g.leader = true;
+        let mut batch = std::mem::take(&mut g.spare);
+        std::mem::swap(&mut batch, &mut g.pending);
+        let seqs = g.pending_seqs.take();
+        let end = g.pending_end;
+        let want_sync = g.fsync_wanted > g.synced;
+        let want_roll = g.roll_wanted > g.rolled_at;
+        let res = MutexGuard::unlocked(g, || self.write_batch(&batch, want_sync, want_roll));
+        batch.clear();
+        if batch.capacity() <= SPARE_CAPACITY_LIMIT {
+            g.spare = batch;
+        }
+        match res {
+            Ok(out) => {
+                g.written = end;
+                if let Some((lo, hi)) = seqs {
+                    g.current.add((lo, hi));
+                }
+                if out.synced {
+                    g.synced = end;
+                }
+                if let Some(new_id) = out.rolled_to {
+                    let old = std::mem::replace(&mut g.current, SegmentInfo::empty(new_id));
+                    g.closed_segments.push(old);
+                    g.rolled_at = end;
+                }
+            }
+            Err(reason) => {
+                if g.poisoned.is_none() {
+                    g.poisoned = Some(reason);
+                }
+            }
+        }
+        g.leader = false;
+        self.cv.notify_all();
+    }
+
+    /// The leader's I/O: write the batch, sync when asked or before a roll, roll when the
+    /// segment is full or a roll was asked for. An error is the poison reason.
+    fn write_batch(
+        &self,
+        batch: &[u8],
+        want_sync: bool,
+        want_roll: bool,
+    ) -> std::result::Result<BatchOutcome, String> {
+        let mut io = self.io.lock();
+        let io = &mut *io;
+        let id = io.id;
+        let seg_path = || segment::segment_path(&self.dir, id).display().to_string();
+        if !batch.is_empty() {
+            self.writes.fetch_add(1, Ordering::Relaxed);
+            io.unsynced = true;
+            if let Err(e) = io.file.append(batch) {
+                return Err(format!("write to WAL segment {} failed: {e}", seg_path()));
+            }
+        }
+        let roll = want_roll || io.file.len() > self.opts.segment_size;
+        // A segment is synced before it is closed, so only the newest segment can have a torn
+        // tail after a power loss (replay treats damage in older segments as corruption).
+        if (want_sync || roll) && io.unsynced {
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = io.file.sync_data() {
+                return Err(format!(
+                    "fdatasync of WAL segment {} failed: {e}",
+                    seg_path()
+                ));
+            }
+            io.unsynced = false;
+        }
+        let mut rolled_to = None;
+        if roll {
+            let new_id = io.id + 1;
+            match segment::create_segment(&*self.fs, &self.dir, new_id) {
+                Ok(f) => {
+                    self.syncs.fetch_add(1, Ordering::Relaxed);
+                    io.file = f;
+                    io.id = new_id;
+                    rolled_to = Some(new_id);
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "creating WAL segment {} failed: {e}",
+                        segment::segment_path(&self.dir, new_id).display()
+                    ));
+                }
+            }
+        }
+        Ok(BatchOutcome {
+            synced: want_sync || roll,
+            rolled_to,
+        })
+    }
+}
+
+fn check_open(g: &Shared) -> Result<()> {
+    if let Some(reason) = &g.poisoned {
+        return Err(Error::Poisoned(reason.clone()));
+    }
+    if g.closed {
+        return Err(Error::Closed);
+    }
+    Ok(())
+}
+
+impl Drop for Wal {
+    /// Best effort: writes queued Buffered entries to the OS unless closed or poisoned.
+    fn drop(&mut self) {
+        let g = self.state.get_mut();
+        if !g.closed && g.poisoned.is_none() && !g.pending.is_empty() {
+            let _ = self.flush_buffered();
+        }
+    }
+}
