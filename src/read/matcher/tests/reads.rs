@@ -685,3 +685,25 @@ fn raw_with_explicit_columns_only_named_qualifiers() {
         &[("a", 1, D), ("a", 1, P)],
     );
 }
+
+/// [DEL-9] Future-dated cells and markers work like any other; timestamps near `i64::MAX` do
+/// not overflow the TTL arithmetic [TTL-3].
+#[test]
+fn del9_future_dated_markers_and_overflow_safety() {
+    let max = i64::MAX;
+    let cs = cells(&[p("a", max - 5), p("b", max - 5).ttl(u64::MAX), df(max - 6)]);
+    let fams = [fv(1).ttl(secs(1))];
+    check(
+        &read(&fams, &at(NOW), &cs),
+        &[("a", max - 5, P), ("b", max - 5, P)],
+    );
+    let cs = cells(&[p("a", max - 5), df(max - 3)]);
+    check(&read(&fams, &at(NOW), &cs), &[]);
+    let kept = compact(
+        &fams[0],
+        CompactionKind::Major,
+        NOW,
+        &cells(&[p("a", max - 5).ttl(u64::MAX)]),
+    );
+    assert_eq!(kept.len(), 1);
+}

@@ -16,7 +16,10 @@ fn table(m: u32, v: u32, ttl: Option<u64>, kdc: Kdc) -> Vec<FamilyDescriptor> {
     ["c0", "c1", "c2"]
         .into_iter()
         .map(|n| {
-            let f = fam(n).max_versions(v).min_versions(m).keep_deleted_cells(kdc);
+            let f = fam(n)
+                .max_versions(v)
+                .min_versions(m)
+                .keep_deleted_cells(kdc);
             match ttl {
                 Some(s) => f.ttl(secs(s)),
                 None => f,
@@ -32,13 +35,21 @@ fn put(row: &'static str, f: &'static str, q: &'static str, ts: i64, val: &'stat
 
 /// Values of `row` returned by `spec`.
 fn row_values(sim: &Sim, row: &str, spec: &ReadSpec) -> Vec<String> {
-    sim.read(spec).into_iter().filter(|g| g.row == row).map(|g| g.value).collect()
+    sim.read(spec)
+        .into_iter()
+        .filter(|g| g.row == row)
+        .map(|g| g.value)
+        .collect()
 }
 
 /// TestKeepDeletes' `checkGet`: `Get(row).addColumn(f, q)`, all versions, `TR [0, time)`.
 fn check_get(sim: &Sim, row: &str, f: &str, q: &str, time: i64, want: &[&str]) {
     let spec = at(LATER).all_versions().tr(0, time).columns(f, &[q]);
-    assert_eq!(row_values(sim, row, &spec), want, "get {row} {f}:{q} [0,{time})");
+    assert_eq!(
+        row_values(sim, row, &spec),
+        want,
+        "get {row} {f}:{q} [0,{time})"
+    );
 }
 
 // ---------------------------------------------------------------- TestKeepDeletes
@@ -90,7 +101,10 @@ fn keep_deletes_basic_scenario() {
 #[test]
 fn keep_deletes_raw_scan_without_keeping_deletes() {
     let mut sim = Sim::new(table(0, 3, None, Kdc::False));
-    sim.write(&[put("T1", "c0", "c0", TS, "T1"), d("c0", TS).row("T1").fam("c0")]);
+    sim.write(&[
+        put("T1", "c0", "c0", TS, "T1"),
+        d("c0", TS).row("T1").fam("c0"),
+    ]);
     let raw = at(LATER).raw().all_versions();
     check(&sim.read(&raw), &[("c0", TS, D), ("c0", TS, P)]);
     sim.flush(LATER);
@@ -108,7 +122,10 @@ fn keep_deletes_without_keeping_deletes() {
     assert_eq!(row_values(&sim, "T1", &g), ["T1"]);
     // Delete(T1, ts+2).addColumn(c0, c0, ts)
     sim.write(&[d("c0", TS).row("T1").fam("c0")]);
-    assert!(row_values(&sim, "T1", &g).is_empty(), "a 'past' get does not see behind the marker");
+    assert!(
+        row_values(&sim, "T1", &g).is_empty(),
+        "a 'past' get does not see behind the marker"
+    );
     sim.flush(LATER);
     sim.minor(LATER);
     assert_eq!(sim.markers(LATER), 1);
@@ -127,7 +144,10 @@ fn keep_deletes_raw_scan() {
         put("T1", "c0", "c0", ts + 4, "T3"),
     ]);
     sim.delete_row("T1", ts + 1);
-    sim.write(&[d("c0", ts + 2).row("T1").fam("c0"), dc("c0", ts + 3).row("T1").fam("c0")]);
+    sim.write(&[
+        d("c0", ts + 2).row("T1").fam("c0"),
+        dc("c0", ts + 3).row("T1").fam("c0"),
+    ]);
     let raw = at(LATER).raw().all_versions();
     check_full(
         &sim.read(&raw),
@@ -152,7 +172,10 @@ fn keep_deletes_raw_scan() {
             ("T1", "c2", "", ts + 1, DF),
         ],
     );
-    check(&sim.read(&raw.tr(ts + 3, ts + 5)), &[("c0", ts + 4, P), ("c0", ts + 3, DC)]);
+    check(
+        &sim.read(&raw.tr(ts + 3, ts + 5)),
+        &[("c0", ts + 4, P), ("c0", ts + 3, DC)],
+    );
 }
 
 /// testDeleteMarkerExpirationEmptyStore: V=1, KDC=TRUE. [KDC-4]
@@ -161,7 +184,12 @@ fn keep_deletes_marker_expiration_empty_store() {
     let mut sim = Sim::new(table(0, 1, None, Kdc::True));
     let ts = TS;
     let m = |w: W| w.row("T1").fam("c0");
-    sim.write(&[m(dc("c0", ts)), m(df(ts)), m(d("c0", ts + 1)), m(d("c0", ts + 2))]);
+    sim.write(&[
+        m(dc("c0", ts)),
+        m(df(ts)),
+        m(d("c0", ts + 1)),
+        m(d("c0", ts + 2)),
+    ]);
     assert_eq!(sim.markers(LATER), 4);
     sim.flush(LATER);
     assert_eq!(sim.markers(LATER), 4);
@@ -177,8 +205,16 @@ fn keep_deletes_marker_expiration() {
     let mut sim = Sim::new(table(0, 1, None, Kdc::True));
     let ts = TS;
     let m = |w: W| w.row("T1").fam("c0");
-    sim.write(&[put("T1", "c0", "c0", ts, "T1"), put("T1", "c1", "c0", ts - 10, "T1")]);
-    sim.write(&[m(dc("c0", ts)), m(df(ts)), m(d("c0", ts + 1)), m(d("c0", ts + 2))]);
+    sim.write(&[
+        put("T1", "c0", "c0", ts, "T1"),
+        put("T1", "c1", "c0", ts - 10, "T1"),
+    ]);
+    sim.write(&[
+        m(dc("c0", ts)),
+        m(df(ts)),
+        m(d("c0", ts + 1)),
+        m(d("c0", ts + 2)),
+    ]);
     assert_eq!(sim.markers(LATER), 4);
     sim.flush(LATER);
     assert_eq!(sim.markers(LATER), 4);
@@ -189,7 +225,11 @@ fn keep_deletes_marker_expiration() {
     sim.major(LATER);
     assert_eq!(sim.markers(LATER), 4, "an affected put still exists");
     sim.major(LATER);
-    assert_eq!(sim.markers(LATER), 0, "the earliest put is now newer than every marker");
+    assert_eq!(
+        sim.markers(LATER),
+        0,
+        "the earliest put is now newer than every marker"
+    );
 }
 
 /// testWithOldRow: V=1, KDC=TRUE. [KDC-4] an old unrelated row pins the `DF`.
@@ -198,8 +238,16 @@ fn keep_deletes_with_old_row() {
     let mut sim = Sim::new(table(0, 1, None, Kdc::True));
     let ts = TS;
     let m = |w: W| w.row("T1").fam("c0");
-    sim.write(&[put("T1", "c0", "c0", ts, "T1"), put("T2", "c0", "c0", ts - 10, "T1")]);
-    sim.write(&[m(dc("c0", ts)), m(df(ts)), m(d("c0", ts + 1)), m(d("c0", ts + 2))]);
+    sim.write(&[
+        put("T1", "c0", "c0", ts, "T1"),
+        put("T2", "c0", "c0", ts - 10, "T1"),
+    ]);
+    sim.write(&[
+        m(dc("c0", ts)),
+        m(df(ts)),
+        m(d("c0", ts + 1)),
+        m(d("c0", ts + 2)),
+    ]);
     assert_eq!(sim.markers(LATER), 4);
     sim.flush(LATER);
     assert_eq!(sim.markers(LATER), 4);
@@ -210,7 +258,11 @@ fn keep_deletes_with_old_row() {
     sim.major(LATER);
     assert_eq!(sim.markers(LATER), 4);
     sim.major(LATER);
-    assert_eq!(sim.markers(LATER), 4, "the old row keeps the earliest put below the markers");
+    assert_eq!(
+        sim.markers(LATER),
+        4,
+        "the old row keeps the earliest put below the markers"
+    );
     // Another put (left in the memstore) hides the column markers from the raw count, whose
     // version limit is VERSIONS; the DF stays ("THIS IS A PROBLEM").
     sim.write(&[put("T1", "c0", "c0", ts + 4, "T1")]);
@@ -267,7 +319,10 @@ fn keep_deletes_marker_versioning() {
     let mut sim = Sim::new(table(0, 1, None, Kdc::True));
     let ts = TS;
     let m = |w: W| w.row("T1").fam("c0");
-    sim.write(&[put("T1", "c0", "c0", ts, "T1"), put("T1", "c0", "c1", ts - 10, "T1")]);
+    sim.write(&[
+        put("T1", "c0", "c0", ts, "T1"),
+        put("T1", "c0", "c1", ts - 10, "T1"),
+    ]);
     // corner case: Put and DC with the same ts
     sim.write(&[m(dc("c0", ts)), m(d("c0", ts + 1)), m(d("c0", ts + 3))]);
     sim.flush(LATER);
@@ -343,9 +398,17 @@ fn keep_deletes_with_min_versions() {
     sim.write(&[put("T1", "c0", "c0", ts + 2, "T5")]);
     sim.flush(now);
     sim.major(now);
-    assert_eq!(sim.markers(now), 2, "the two family markers without puts are gone");
+    assert_eq!(
+        sim.markers(now),
+        2,
+        "the two family markers without puts are gone"
+    );
     sim.major(now);
-    assert_eq!(sim.markers(now), 0, "the new earliest put ts collects the last ones");
+    assert_eq!(
+        sim.markers(now),
+        0,
+        "the new earliest put ts collects the last ones"
+    );
 }
 
 /// testWithTTL: m=1, V=1000, TTL=1s, KDC=TTL. [KDC-5] expired markers mask at flush and are
@@ -355,7 +418,10 @@ fn keep_deletes_with_ttl() {
     let now = TS;
     let mut sim = Sim::new(table(1, 1000, Some(1), Kdc::Ttl));
     let ts = now - 2000;
-    sim.write(&[put("T1", "c0", "c0", ts, "T3"), put("T2", "c0", "c0", ts - 10, "T1")]);
+    sim.write(&[
+        put("T1", "c0", "c0", ts, "T3"),
+        put("T2", "c0", "c0", ts - 10, "T1"),
+    ]);
     let get = |sim: &Sim| {
         let spec = at(now).all_versions().tr(0, ts + 1).columns("c0", &["c0"]);
         row_values(sim, "T1", &spec)
@@ -398,7 +464,11 @@ fn min_versions_get_closest_before() {
     let now = TS;
     let ts = now - 2000;
     let mut sim = Sim::new(min_versions_table(1));
-    sim.write(&[c0(ts, "T1"), c0(ts + 1, "T4"), put("T3", "c0", "c0", ts, "T3")]);
+    sim.write(&[
+        c0(ts, "T1"),
+        c0(ts + 1, "T4"),
+        put("T3", "c0", "c0", ts, "T3"),
+    ]);
     assert_eq!(row_values(&sim, "T1", &at(now)), ["T4"]);
     assert_eq!(row_values(&sim, "T3", &at(now)), ["T3"]);
     sim.flush(now);
@@ -458,13 +528,25 @@ fn min_versions_base_case() {
     let now = TS;
     let ts = now - 2000;
     let mut sim = Sim::new(min_versions_table(2));
-    sim.write(&[c0(ts - 3, "T1"), c0(ts - 2, "T2"), c0(ts - 1, "T3"), c0(ts, "T4")]);
+    sim.write(&[
+        c0(ts - 3, "T1"),
+        c0(ts - 2, "T2"),
+        c0(ts - 1, "T3"),
+        c0(ts, "T4"),
+    ]);
     assert_eq!(values(&sim, &at(now)), ["T4"]);
     assert_eq!(values(&sim, &at(now).tr(0, ts + 1)), ["T4"]);
-    assert_eq!(values(&sim, &at(now).tr(0, ts - 2)), ["T1"], "the oldest version still exists");
+    assert_eq!(
+        values(&sim, &at(now).tr(0, ts - 2)),
+        ["T1"],
+        "the oldest version still exists"
+    );
     check_both(&sim, at(now).all_versions(), &["T4", "T3"]);
     sim.flush(now);
-    assert!(values(&sim, &at(now).tr(0, ts - 2)).is_empty(), "the flush removed it");
+    assert!(
+        values(&sim, &at(now).tr(0, ts - 2)).is_empty(),
+        "the flush removed it"
+    );
     sim.major(now);
     assert_eq!(values(&sim, &at(now).tr(0, ts + 1)), ["T4"]);
     assert_eq!(values(&sim, &at(now).tr(0, ts)), ["T3"]);
@@ -488,11 +570,17 @@ fn min_versions_filters() {
     let tss = |k: &KeyRef<'_>| k.ts == ts - 1 || k.ts == ts - 2;
     let get = |sim: &Sim, f: &str| {
         let spec = at(now).all_versions().filtered().columns(f, &[f]);
-        sim.read_filtered(&spec, &tss).into_iter().map(|g| g.value).collect::<Vec<_>>()
+        sim.read_filtered(&spec, &tss)
+            .into_iter()
+            .map(|g| g.value)
+            .collect::<Vec<_>>()
     };
     let wildcard = |sim: &Sim| {
         let spec = at(now).all_versions().filtered();
-        sim.read_filtered(&spec, &tss).into_iter().map(|g| g.value).collect::<Vec<_>>()
+        sim.read_filtered(&spec, &tss)
+            .into_iter()
+            .map(|g| g.value)
+            .collect::<Vec<_>>()
     };
     assert_eq!(get(&sim, "c0"), ["T2"]);
     assert_eq!(get(&sim, "c1"), ["T2"]);
@@ -518,8 +606,14 @@ fn min_versions_with_keep_deleted_cells_ttl() {
             .keep_deleted_cells(Kdc::Ttl),
     ];
     let mut sim = Sim::new(fams);
-    sim.write(&[c0(ts - 4, "T1"), c0(ts - 3, "T2"), c0(ts - 2, "T3"), c0(ts - 1, "T4")]);
-    let get = |sim: &Sim, now: i64, min: i64, max: i64| values(sim, &at(now).all_versions().tr(min, max));
+    sim.write(&[
+        c0(ts - 4, "T1"),
+        c0(ts - 3, "T2"),
+        c0(ts - 2, "T3"),
+        c0(ts - 1, "T4"),
+    ]);
+    let get =
+        |sim: &Sim, now: i64, min: i64, max: i64| values(sim, &at(now).all_versions().tr(min, max));
     assert_eq!(get(&sim, start, 0, ts), ["T4", "T3", "T2", "T1"]);
     sim.flush(start);
     sim.major(start);
