@@ -1,1 +1,0 @@
-//! The visibility matcher (user reads, flush and compaction).
