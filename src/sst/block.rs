@@ -254,6 +254,27 @@ fn shift(e: DecodeError, by: usize) -> DecodeError {
 /// Parses the entry header at `pos`; `limit` is the end of the entries.
 #[inline]
 fn parse_entry(data: &[u8], pos: usize, limit: usize) -> Result<Entry, DecodeError> {
+    // Fast path: all three varints fit in one byte (keys deltas and payloads under 128 bytes).
+    if let Some(&[shared, unshared, plen]) = data.get(pos..pos.wrapping_add(3))
+        && (shared | unshared | plen) < 0x80
+    {
+        let delta_start = pos + 3;
+        let delta_end = delta_start + usize::from(unshared);
+        let payload_end = delta_end + usize::from(plen);
+        if payload_end <= limit {
+            return Ok(Entry {
+                shared: usize::from(shared),
+                delta_start,
+                delta_end,
+                payload_end,
+            });
+        }
+    }
+    parse_entry_slow(data, pos, limit)
+}
+
+#[cold]
+fn parse_entry_slow(data: &[u8], pos: usize, limit: usize) -> Result<Entry, DecodeError> {
     let sub = data.get(pos..limit).ok_or(DecodeError {
         what: "block entry",
         offset: pos,
@@ -280,6 +301,35 @@ fn parse_entry(data: &[u8], pos: usize, limit: usize) -> Result<Entry, DecodeErr
         delta_end: e.delta_end + pos,
         payload_end: e.payload_end + pos,
     })
+}
+
+/// A seek target parsed once: [`SeekTarget::cmp_key`] orders exactly like
+/// `compare_encoded(key, target)` without re-parsing the target for every comparison.
+#[derive(Debug, Clone, Copy)]
+pub struct SeekTarget<'a> {
+    raw: &'a [u8],
+    parsed: Option<KeyRef<'a>>,
+}
+
+impl<'a> SeekTarget<'a> {
+    /// Parses `raw` (an encoded key; malformed targets compare bytewise, as in
+    /// `compare_encoded`).
+    #[inline]
+    pub fn new(raw: &'a [u8]) -> Self {
+        SeekTarget {
+            raw,
+            parsed: KeyRef::parse(raw),
+        }
+    }
+
+    /// `compare_encoded(key, target)`.
+    #[inline]
+    pub fn cmp_key(&self, key: &[u8]) -> Ordering {
+        match (&self.parsed, KeyRef::parse(key)) {
+            (Some(t), Some(k)) => k.cmp_key(t),
+            _ => compare_encoded(key, self.raw),
+        }
+    }
 }
 
 /// A forward cursor over one [`Block`]. The current key is rebuilt in a reused buffer; the
@@ -389,11 +439,12 @@ impl BlockIter {
         if n == 0 {
             return Ok(());
         }
+        let t = SeekTarget::new(target);
         // Largest restart whose key is <= target (or 0).
         let (mut lo, mut hi) = (0usize, n - 1);
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if compare_encoded(self.block.restart_key(mid)?, target) == Ordering::Greater {
+            if t.cmp_key(self.block.restart_key(mid)?) == Ordering::Greater {
                 hi = mid - 1;
             } else {
                 lo = mid;
@@ -401,7 +452,7 @@ impl BlockIter {
         }
         self.key.clear();
         self.load(self.block.restart(lo)?)?;
-        while self.valid() && compare_encoded(&self.key, target) == Ordering::Less {
+        while self.valid() && t.cmp_key(&self.key) == Ordering::Less {
             self.advance()?;
         }
         Ok(())

@@ -8,6 +8,7 @@
 //! starts where the previous one's frame ends, the last ends where the bloom or index block
 //! starts).
 
+use super::block::SeekTarget;
 use super::frame::{BlockHandle, FRAME_TRAILER_LEN, HANDLE_LEN};
 use crate::codec::{self, DecodeError, Reader};
 use crate::model::key::{KeyRef, MIN_KEY_LEN, compare_encoded};
@@ -52,19 +53,14 @@ impl IndexBuilder {
     }
 }
 
-/// One index entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IndexEntry {
-    /// First key of the block.
-    pub first_key: Box<[u8]>,
-    /// Where the block is.
-    pub handle: BlockHandle,
-}
-
-/// The loaded block index.
+/// The loaded block index: first keys in one contiguous buffer (binary searches touch few
+/// cache lines), handles alongside.
 #[derive(Debug, Clone, Default)]
 pub struct Index {
-    entries: Vec<IndexEntry>,
+    keys: Vec<u8>,
+    /// End of key `i` in `keys` (key `i` starts where key `i - 1` ends).
+    ends: Vec<usize>,
+    handles: Vec<BlockHandle>,
 }
 
 impl Index {
@@ -83,9 +79,13 @@ impl Index {
                 offset: 0,
             });
         }
-        let mut entries: Vec<IndexEntry> = Vec::with_capacity(count);
+        let mut index = Index {
+            keys: Vec::with_capacity(r.remaining()),
+            ends: Vec::with_capacity(count),
+            handles: Vec::with_capacity(count),
+        };
         let mut expect_offset = 0u64;
-        for _ in 0..count {
+        for i in 0..count {
             let at = r.pos();
             let bad = |what| DecodeError { what, offset: at };
             let key = r.bytes("index key")?;
@@ -93,8 +93,8 @@ impl Index {
             if parsed.cell_type().is_none() {
                 return Err(bad("unknown cell type in index key"));
             }
-            if let Some(prev) = entries.last()
-                && compare_encoded(&prev.first_key, key) != Ordering::Less
+            if let Some(prev) = i.checked_sub(1).and_then(|p| index.first_key(p))
+                && compare_encoded(prev, key) != Ordering::Less
             {
                 return Err(bad("index keys out of order"));
             }
@@ -106,10 +106,9 @@ impl Index {
             if expect_offset > data_end {
                 return Err(bad("data block beyond the data region"));
             }
-            entries.push(IndexEntry {
-                first_key: key.into(),
-                handle,
-            });
+            index.keys.extend_from_slice(key);
+            index.ends.push(index.keys.len());
+            index.handles.push(handle);
         }
         if expect_offset != data_end {
             return Err(DecodeError {
@@ -123,42 +122,54 @@ impl Index {
                 offset: r.pos(),
             });
         }
-        Ok(Index { entries })
+        Ok(index)
     }
 
     /// Number of data blocks.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.handles.len()
     }
 
     /// True for a file without data blocks.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.handles.is_empty()
     }
 
-    /// Entry `i`.
-    pub fn get(&self, i: usize) -> Option<&IndexEntry> {
-        self.entries.get(i)
+    /// First key of block `i`.
+    #[inline]
+    pub fn first_key(&self, i: usize) -> Option<&[u8]> {
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)?,
+        };
+        self.keys.get(start..*self.ends.get(i)?)
     }
 
-    /// All entries in file order.
-    pub fn entries(&self) -> &[IndexEntry] {
-        &self.entries
+    /// Handle of block `i`.
+    #[inline]
+    pub fn handle(&self, i: usize) -> Option<BlockHandle> {
+        self.handles.get(i).copied()
     }
 
     /// The block that may hold the first key `>= target`: the last block whose first key is
     /// `<= target`, or block 0 when `target` sorts before every block.
     pub fn find(&self, target: &[u8]) -> usize {
-        self.entries
-            .partition_point(|e| compare_encoded(&e.first_key, target) != Ordering::Greater)
-            .saturating_sub(1)
+        let t = SeekTarget::new(target);
+        let (mut lo, mut hi) = (0, self.len());
+        // Invariant: blocks before `lo` start <= target, blocks from `hi` start > target.
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.first_key(mid) {
+                Some(k) if t.cmp_key(k) != Ordering::Greater => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        lo.saturating_sub(1)
     }
 
     /// First key of the middle data block (entry `n/2`) [SPLIT-2].
     pub fn mid_key(&self) -> Option<&[u8]> {
-        self.entries
-            .get(self.entries.len() / 2)
-            .map(|e| &*e.first_key)
+        self.first_key(self.len() / 2)
     }
 }
 
@@ -205,6 +216,15 @@ mod tests {
         assert_eq!(idx.find(&key("d")), 1);
         assert_eq!(idx.find(&key("z")), 3);
         assert_eq!(idx.mid_key(), Some(&key("f")[..]));
+        assert_eq!(idx.first_key(3), Some(&key("h")[..]));
+        assert_eq!(
+            idx.handle(1),
+            Some(BlockHandle {
+                offset: 15,
+                size: 11
+            })
+        );
+        assert!(idx.first_key(4).is_none() && idx.handle(4).is_none());
         assert!(Index::decode(&payload, off + 1).is_err());
         assert!(Index::decode(&payload[..payload.len() - 1], off).is_err());
         let empty = IndexBuilder::new().finish();

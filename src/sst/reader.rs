@@ -60,7 +60,20 @@ impl SstReader {
         file_id: u64,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<SstReader> {
-        let file = fs.open_read(path)?;
+        Self::from_file(fs.open_read(path)?, path, file_id, cache)
+    }
+
+    /// Like [`SstReader::open`] over bytes already opened (`path` only names them in errors);
+    /// lets tests and fuzz targets read files held in memory.
+    ///
+    /// # Errors
+    /// As [`SstReader::open`], without the I/O errors.
+    pub fn from_file(
+        file: Arc<dyn ReadableFile>,
+        path: &Path,
+        file_id: u64,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<SstReader> {
         let bytes = file.bytes();
         let trailer = Trailer::decode(bytes, path)?;
         let data_end = trailer.data_end();
@@ -95,8 +108,8 @@ impl SstReader {
         if (meta.cell_count == 0) != index.is_empty() {
             return Err(meta_bad("cell count disagrees with the index"));
         }
-        if let Some(first) = index.get(0)
-            && *first.first_key != *meta.first_key
+        if let Some(first) = index.first_key(0)
+            && first != meta.first_key
         {
             return Err(meta_bad("first key disagrees with the index"));
         }
@@ -198,7 +211,7 @@ impl SstReader {
     }
 
     fn handle(&self, i: usize) -> Result<BlockHandle> {
-        self.index.get(i).map(|e| e.handle).ok_or_else(|| {
+        self.index.handle(i).ok_or_else(|| {
             Error::corruption(
                 &self.path,
                 format!(
@@ -232,8 +245,8 @@ impl SstReader {
     pub fn verify(&self) -> Result<()> {
         let mut m = FileMeta::empty(self.meta.bloom, self.meta.compression);
         let mut prev: Vec<u8> = Vec::new();
-        for (i, entry) in self.index.entries().iter().enumerate() {
-            let at = entry.handle.offset;
+        for i in 0..self.index.len() {
+            let at = self.handle(i)?.offset;
             let bad = |what: String| {
                 Error::corruption(&self.path, format!("data block at offset {at}: {what}"))
             };
@@ -245,7 +258,7 @@ impl SstReader {
             if !it.valid() {
                 return Err(bad("empty data block".into()));
             }
-            if it.key() != &*entry.first_key {
+            if Some(it.key()) != self.index.first_key(i) {
                 return Err(bad("first key disagrees with the index".into()));
             }
             while it.valid() {
@@ -373,7 +386,13 @@ impl SstCursor {
     fn do_seek(&mut self, target: &[u8]) -> Result<()> {
         let i = self.reader.index.find(target);
         let at = self.reader.handle(i).map(|h| h.offset).unwrap_or(0);
-        if let Some(it) = self.enter_block(i)? {
+        // Seeks within the block already held (column and row skips of a scan) need neither
+        // a cache lookup nor a fetch.
+        let it = match self.iter.as_mut() {
+            Some(it) if self.block_idx == i => Some(it),
+            _ => self.enter_block(i)?,
+        };
+        if let Some(it) = it {
             it.seek(target)
                 .map_err(|e| block_err(&self.reader.path, at, e))?;
         }

@@ -120,3 +120,18 @@ pub fn scan(reader: &Arc<SstReader>) -> Result<Vec<Cell>> {
 pub fn open(path: &Path) -> Result<Arc<SstReader>> {
     SstReader::open(&StdFs, path, 1, None).map(Arc::new)
 }
+
+/// File bytes held in memory.
+#[derive(Debug)]
+pub struct MemFile(pub Vec<u8>);
+
+impl crate::io::ReadableFile for MemFile {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Opens in-memory file bytes without a cache.
+pub fn open_bytes(bytes: Vec<u8>) -> Result<Arc<SstReader>> {
+    SstReader::from_file(Arc::new(MemFile(bytes)), Path::new("mem.sst"), 1, None).map(Arc::new)
+}
