@@ -1,1 +1,36 @@
 //! Block files (HFile-like immutable sorted files).
+//!
+//! ```text
+//! [data block]* [bloom block]? [index block] [meta block] [trailer (64 bytes)]
+//! ```
+//!
+//! Every block is framed as `payload | compression: u8 | crc32: u32 BE`. Data blocks hold
+//! sorted cells with prefix-compressed keys and restart points ([`block`]); the bloom block a
+//! ROW or ROWCOL filter ([`bloom`]); the index one entry per data block ([`index`]); the meta
+//! block the [`FileMeta`] ([`meta`]); the trailer magic, version and handles ([`trailer`]).
+//! docs/FORMAT-sst.md describes every byte.
+//!
+//! [`SstWriter`] writes a file from sorted cells; [`SstReader`] opens and validates one and hands
+//! out [`SstCursor`]s, which read data blocks through the shared [`BlockCache`].
+
+pub mod block;
+pub mod bloom;
+mod cache;
+pub mod frame;
+pub mod index;
+pub mod meta;
+mod reader;
+pub mod trailer;
+mod writer;
+
+pub use cache::{BlockCache, CachePolicy};
+pub use frame::BlockHandle;
+pub use meta::FileMeta;
+pub use reader::{SstCursor, SstReader};
+pub use trailer::{FORMAT_VERSION, MAGIC, TRAILER_LEN};
+pub use writer::{SstWriter, SstWriterConfig};
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testutil;

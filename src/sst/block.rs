@@ -1,0 +1,464 @@
+//! Data blocks: sorted cells with LevelDB-style key prefix compression and restart points.
+//!
+//! Uncompressed layout:
+//!
+//! ```text
+//! entry*  where entry = shared: varint | unshared: varint | payload_len: varint
+//!                       | key[shared..] (unshared bytes) | payload
+//! restart: u32 BE × n | n: u32 BE
+//! ```
+//!
+//! Every `restart_interval`-th entry (the first included) stores its whole key (`shared = 0`)
+//! and its offset is listed in the restart array, so a seek binary-searches restart keys and
+//! scans at most one interval.
+//!
+//! Invariant: a [`Block`] has been validated entry by entry when it was decoded (varints in
+//! range, keys and payloads well formed, type codes real, restart offsets on entry boundaries
+//! with `shared = 0`), so cursors over it only repeat cheap bounds checks.
+
+use crate::codec::{self, DecodeError, Reader};
+use crate::model::key::{KeyRef, compare_encoded};
+use crate::model::payload::PayloadRef;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Builds one uncompressed data block.
+#[derive(Debug)]
+pub struct BlockBuilder {
+    buf: Vec<u8>,
+    restarts: Vec<u32>,
+    counter: usize,
+    interval: usize,
+    last_key: Vec<u8>,
+    entries: usize,
+}
+
+impl BlockBuilder {
+    /// A builder placing a restart point every `restart_interval` entries (at least 1).
+    pub fn new(restart_interval: usize) -> Self {
+        BlockBuilder {
+            buf: Vec::new(),
+            restarts: vec![0],
+            counter: 0,
+            interval: restart_interval.max(1),
+            last_key: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// True when no entry has been added since the last reset.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Number of entries added since the last reset.
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    /// Size the finished block would have now.
+    pub fn estimated_size(&self) -> usize {
+        self.buf.len() + 4 * self.restarts.len() + 4
+    }
+
+    /// Appends an entry. REQUIRES: `key` sorts after the previous key of this block; the block
+    /// stays under 4 GiB (the writer checks).
+    pub fn add(&mut self, key: &[u8], payload: &[u8]) {
+        let shared = if self.counter < self.interval {
+            self.last_key
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            self.restarts.push(self.buf.len() as u32);
+            self.counter = 0;
+            0
+        };
+        let delta = key.get(shared..).unwrap_or_default();
+        codec::put_varint(&mut self.buf, shared as u64);
+        codec::put_varint(&mut self.buf, delta.len() as u64);
+        codec::put_varint(&mut self.buf, payload.len() as u64);
+        self.buf.extend_from_slice(delta);
+        self.buf.extend_from_slice(payload);
+        self.last_key.truncate(shared);
+        self.last_key.extend_from_slice(delta);
+        self.counter += 1;
+        self.entries += 1;
+    }
+
+    /// Appends the restart array and returns the finished block's bytes; the buffer may be
+    /// extended in place (the writer appends the frame trailer). Call [`BlockBuilder::reset`]
+    /// before adding again.
+    pub fn finish(&mut self) -> &mut Vec<u8> {
+        for &r in &self.restarts {
+            codec::put_u32(&mut self.buf, r);
+        }
+        codec::put_u32(&mut self.buf, self.restarts.len() as u32);
+        &mut self.buf
+    }
+
+    /// Clears the builder for the next block, keeping its allocations.
+    pub fn reset(&mut self) {
+        self.buf.clear();
+        self.restarts.clear();
+        self.restarts.push(0);
+        self.counter = 0;
+        self.last_key.clear();
+        self.entries = 0;
+    }
+}
+
+/// One decoded entry header: where the key delta and payload are.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    shared: usize,
+    delta_start: usize,
+    delta_end: usize,
+    payload_end: usize,
+}
+
+/// A decoded (decompressed and validated) data block, shared by the block cache and cursors.
+#[derive(Debug)]
+pub struct Block {
+    data: Box<[u8]>,
+    /// Offset where the restart array starts (= end of the entries).
+    restarts_off: usize,
+    num_restarts: usize,
+    entries: usize,
+}
+
+impl Block {
+    /// Validates `data` (an uncompressed block) entry by entry. Offsets in errors are relative
+    /// to `data`.
+    ///
+    /// # Errors
+    /// The first malformed field.
+    pub fn decode(data: Vec<u8>) -> Result<Block, DecodeError> {
+        let len = data.len();
+        let bad = |what, offset| DecodeError { what, offset };
+        let n_off = len.checked_sub(4).ok_or(bad("block restart count", 0))?;
+        let n = Reader::new(data.get(n_off..).unwrap_or_default()).u32("block restart count")?;
+        let restarts_off = (n as usize)
+            .checked_mul(4)
+            .and_then(|b| n_off.checked_sub(b))
+            .ok_or(bad("block restart count", n_off))?;
+        let restarts = data
+            .get(restarts_off..n_off)
+            .ok_or(bad("block restarts", restarts_off))?;
+        let mut rr = Reader::new(restarts);
+        let mut block = Block {
+            data: Box::default(),
+            restarts_off,
+            num_restarts: n as usize,
+            entries: 0,
+        };
+        if (restarts_off == 0) != (n == 0) {
+            return Err(bad("block restart count", n_off));
+        }
+        let mut key: Vec<u8> = Vec::new();
+        let mut pos = 0;
+        let mut next_restart = if n > 0 {
+            Some(rr.u32("block restart")? as usize)
+        } else {
+            None
+        };
+        while pos < restarts_off {
+            let e = parse_entry(&data, pos, restarts_off)?;
+            if next_restart == Some(pos) {
+                if e.shared != 0 {
+                    return Err(bad("restart entry with shared prefix", pos));
+                }
+                next_restart = if rr.is_empty() {
+                    None
+                } else {
+                    Some(rr.u32("block restart")? as usize)
+                };
+            } else if next_restart.is_some_and(|r| r < pos) || pos == 0 {
+                return Err(bad(
+                    "restart offset not on an entry",
+                    restarts_off + rr.pos(),
+                ));
+            }
+            if e.shared > key.len() {
+                return Err(bad("shared key prefix longer than previous key", pos));
+            }
+            key.truncate(e.shared);
+            key.extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
+            let k = KeyRef::parse(&key).ok_or(bad("malformed cell key", pos))?;
+            if k.cell_type().is_none() {
+                return Err(bad("unknown cell type code", pos));
+            }
+            let payload = data.get(e.delta_end..e.payload_end).unwrap_or_default();
+            PayloadRef::parse(payload).ok_or(bad("malformed cell payload", e.delta_end))?;
+            pos = e.payload_end;
+            block.entries += 1;
+        }
+        if next_restart.is_some() {
+            return Err(bad(
+                "restart offset not on an entry",
+                restarts_off + rr.pos(),
+            ));
+        }
+        block.data = data.into_boxed_slice();
+        Ok(block)
+    }
+
+    /// Bytes of the uncompressed block.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True for a block without entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Number of cells in the block.
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    fn restart(&self, i: usize) -> Result<usize, DecodeError> {
+        let off = self.restarts_off + 4 * i;
+        let b = self.data.get(off..).unwrap_or_default();
+        Ok(Reader::new(b)
+            .u32("block restart")
+            .map_err(|e| shift(e, off))? as usize)
+    }
+
+    /// The full key stored at restart point `i` (restart entries share no prefix).
+    fn restart_key(&self, i: usize) -> Result<&[u8], DecodeError> {
+        let pos = self.restart(i)?;
+        let e = parse_entry(&self.data, pos, self.restarts_off)?;
+        if e.shared != 0 {
+            return Err(DecodeError {
+                what: "restart entry with shared prefix",
+                offset: pos,
+            });
+        }
+        Ok(self
+            .data
+            .get(e.delta_start..e.delta_end)
+            .unwrap_or_default())
+    }
+}
+
+fn shift(e: DecodeError, by: usize) -> DecodeError {
+    DecodeError {
+        what: e.what,
+        offset: e.offset + by,
+    }
+}
+
+/// Parses the entry header at `pos`; `limit` is the end of the entries.
+#[inline]
+fn parse_entry(data: &[u8], pos: usize, limit: usize) -> Result<Entry, DecodeError> {
+    // Fast path: all three varints fit in one byte (keys deltas and payloads under 128 bytes).
+    if let Some(&[shared, unshared, plen]) = data.get(pos..pos.wrapping_add(3))
+        && (shared | unshared | plen) < 0x80
+    {
+        let delta_start = pos + 3;
+        let delta_end = delta_start + usize::from(unshared);
+        let payload_end = delta_end + usize::from(plen);
+        if payload_end <= limit {
+            return Ok(Entry {
+                shared: usize::from(shared),
+                delta_start,
+                delta_end,
+                payload_end,
+            });
+        }
+    }
+    parse_entry_slow(data, pos, limit)
+}
+
+#[cold]
+fn parse_entry_slow(data: &[u8], pos: usize, limit: usize) -> Result<Entry, DecodeError> {
+    let sub = data.get(pos..limit).ok_or(DecodeError {
+        what: "block entry",
+        offset: pos,
+    })?;
+    let mut r = Reader::new(sub);
+    let read = |r: &mut Reader<'_>| -> Result<Entry, DecodeError> {
+        let shared = r.len(u16::MAX as usize + 512, "entry shared length")?;
+        let unshared = r.len(r.remaining(), "entry key length")?;
+        let plen = r.len(r.remaining(), "entry payload length")?;
+        let delta_start = r.pos();
+        r.take(unshared, "entry key")?;
+        r.take(plen, "entry payload")?;
+        Ok(Entry {
+            shared,
+            delta_start,
+            delta_end: delta_start + unshared,
+            payload_end: r.pos(),
+        })
+    };
+    let e = read(&mut r).map_err(|e| shift(e, pos))?;
+    Ok(Entry {
+        shared: e.shared,
+        delta_start: e.delta_start + pos,
+        delta_end: e.delta_end + pos,
+        payload_end: e.payload_end + pos,
+    })
+}
+
+/// A seek target parsed once: [`SeekTarget::cmp_key`] orders exactly like
+/// `compare_encoded(key, target)` without re-parsing the target for every comparison.
+#[derive(Debug, Clone, Copy)]
+pub struct SeekTarget<'a> {
+    raw: &'a [u8],
+    parsed: Option<KeyRef<'a>>,
+}
+
+impl<'a> SeekTarget<'a> {
+    /// Parses `raw` (an encoded key; malformed targets compare bytewise, as in
+    /// `compare_encoded`).
+    #[inline]
+    pub fn new(raw: &'a [u8]) -> Self {
+        SeekTarget {
+            raw,
+            parsed: KeyRef::parse(raw),
+        }
+    }
+
+    /// `compare_encoded(key, target)`.
+    #[inline]
+    pub fn cmp_key(&self, key: &[u8]) -> Ordering {
+        match (&self.parsed, KeyRef::parse(key)) {
+            (Some(t), Some(k)) => k.cmp_key(t),
+            _ => compare_encoded(key, self.raw),
+        }
+    }
+}
+
+/// A forward cursor over one [`Block`]. The current key is rebuilt in a reused buffer; the
+/// payload is a range of the shared block bytes.
+#[derive(Debug)]
+pub struct BlockIter {
+    block: Arc<Block>,
+    key: Vec<u8>,
+    payload: (usize, usize),
+    /// Offset of the entry after the current one; `None` when invalid.
+    next: Option<usize>,
+}
+
+impl BlockIter {
+    /// An unpositioned cursor over `block`, reusing `key_buf`'s allocation.
+    pub fn new(block: Arc<Block>, mut key_buf: Vec<u8>) -> Self {
+        key_buf.clear();
+        BlockIter {
+            block,
+            key: key_buf,
+            payload: (0, 0),
+            next: None,
+        }
+    }
+
+    /// Gives the key buffer back (for reuse by the next block's cursor).
+    pub fn into_key_buf(self) -> Vec<u8> {
+        self.key
+    }
+
+    /// True when positioned on an entry.
+    #[inline]
+    pub fn valid(&self) -> bool {
+        self.next.is_some()
+    }
+
+    /// Current key. REQUIRES: `valid()` (else empty).
+    #[inline]
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// Current payload. REQUIRES: `valid()` (else empty).
+    #[inline]
+    pub fn payload(&self) -> &[u8] {
+        self.block
+            .data
+            .get(self.payload.0..self.payload.1)
+            .unwrap_or_default()
+    }
+
+    /// Decodes the entry at `pos` on top of the current key; at the end, becomes invalid.
+    #[inline]
+    fn load(&mut self, pos: usize) -> Result<(), DecodeError> {
+        if pos >= self.block.restarts_off {
+            self.next = None;
+            return Ok(());
+        }
+        self.next = None;
+        let e = parse_entry(&self.block.data, pos, self.block.restarts_off)?;
+        if e.shared > self.key.len() {
+            return Err(DecodeError {
+                what: "shared key prefix longer than previous key",
+                offset: pos,
+            });
+        }
+        self.key.truncate(e.shared);
+        self.key.extend_from_slice(
+            self.block
+                .data
+                .get(e.delta_start..e.delta_end)
+                .unwrap_or_default(),
+        );
+        self.payload = (e.delta_end, e.payload_end);
+        self.next = Some(e.payload_end);
+        Ok(())
+    }
+
+    /// Positions on the first entry.
+    ///
+    /// # Errors
+    /// A malformed entry (the cursor becomes invalid).
+    pub fn seek_to_first(&mut self) -> Result<(), DecodeError> {
+        self.key.clear();
+        self.load(0)
+    }
+
+    /// Moves to the next entry. REQUIRES: `valid()`.
+    ///
+    /// # Errors
+    /// A malformed entry (the cursor becomes invalid).
+    #[inline]
+    pub fn advance(&mut self) -> Result<(), DecodeError> {
+        match self.next {
+            Some(pos) => self.load(pos),
+            None => Ok(()),
+        }
+    }
+
+    /// Positions on the first entry whose key is `>= target`; invalid if every key is smaller.
+    ///
+    /// # Errors
+    /// A malformed entry (the cursor becomes invalid).
+    pub fn seek(&mut self, target: &[u8]) -> Result<(), DecodeError> {
+        self.next = None;
+        let n = self.block.num_restarts;
+        if n == 0 {
+            return Ok(());
+        }
+        let t = SeekTarget::new(target);
+        // Largest restart whose key is <= target (or 0).
+        let (mut lo, mut hi) = (0usize, n - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if t.cmp_key(self.block.restart_key(mid)?) == Ordering::Greater {
+                hi = mid - 1;
+            } else {
+                lo = mid;
+            }
+        }
+        self.key.clear();
+        self.load(self.block.restart(lo)?)?;
+        while self.valid() && t.cmp_key(&self.key) == Ordering::Less {
+            self.advance()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "block_tests.rs"]
+mod tests;

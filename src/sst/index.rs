@@ -1,0 +1,235 @@
+//! The block index: one entry per data block, in file order.
+//!
+//! Payload: `count: u32 BE | entry × count` where
+//! `entry = first_key_len: varint | first_key | offset: u64 BE | size: u32 BE`.
+//!
+//! Invariants checked on load: first keys are well-formed cell keys in strictly increasing
+//! [SORT-1] order, and the data blocks tile the data region exactly (the first starts at 0, each
+//! starts where the previous one's frame ends, the last ends where the bloom or index block
+//! starts).
+
+use super::block::SeekTarget;
+use super::frame::{BlockHandle, FRAME_TRAILER_LEN, HANDLE_LEN};
+use crate::codec::{self, DecodeError, Reader};
+use crate::model::key::{KeyRef, MIN_KEY_LEN, compare_encoded};
+use std::cmp::Ordering;
+
+/// Accumulates index entries while data blocks are written.
+#[derive(Debug, Default)]
+pub struct IndexBuilder {
+    entries: Vec<u8>,
+    count: u32,
+}
+
+impl IndexBuilder {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a data block whose first key is `first_key`.
+    pub fn add(&mut self, first_key: &[u8], handle: BlockHandle) {
+        codec::put_bytes(&mut self.entries, first_key);
+        handle.encode_into(&mut self.entries);
+        self.count += 1;
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// True when no block was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The block payload.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 + self.entries.len());
+        codec::put_u32(&mut out, self.count);
+        out.extend_from_slice(&self.entries);
+        out
+    }
+}
+
+/// The loaded block index: first keys in one contiguous buffer (binary searches touch few
+/// cache lines), handles alongside.
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    keys: Vec<u8>,
+    /// End of key `i` in `keys` (key `i` starts where key `i - 1` ends).
+    ends: Vec<usize>,
+    handles: Vec<BlockHandle>,
+}
+
+impl Index {
+    /// Decodes and validates an index payload; `data_end` is where the data region ends.
+    /// Offsets in errors are relative to the payload.
+    ///
+    /// # Errors
+    /// Short data, malformed or unordered keys, blocks that do not tile `[0, data_end)`.
+    pub fn decode(payload: &[u8], data_end: u64) -> Result<Index, DecodeError> {
+        let mut r = Reader::new(payload);
+        let count = r.u32("index entry count")? as usize;
+        // Each entry takes at least 1 + MIN_KEY_LEN + HANDLE_LEN bytes: bounds the allocation.
+        if count > r.remaining() / (1 + MIN_KEY_LEN + HANDLE_LEN) {
+            return Err(DecodeError {
+                what: "index entry count",
+                offset: 0,
+            });
+        }
+        let mut index = Index {
+            keys: Vec::with_capacity(r.remaining()),
+            ends: Vec::with_capacity(count),
+            handles: Vec::with_capacity(count),
+        };
+        let mut expect_offset = 0u64;
+        for i in 0..count {
+            let at = r.pos();
+            let bad = |what| DecodeError { what, offset: at };
+            let key = r.bytes("index key")?;
+            let parsed = KeyRef::parse(key).ok_or(bad("malformed index key"))?;
+            if parsed.cell_type().is_none() {
+                return Err(bad("unknown cell type in index key"));
+            }
+            if let Some(prev) = i.checked_sub(1).and_then(|p| index.first_key(p))
+                && compare_encoded(prev, key) != Ordering::Less
+            {
+                return Err(bad("index keys out of order"));
+            }
+            let handle = BlockHandle::decode(&mut r)?;
+            if handle.offset != expect_offset {
+                return Err(bad("data block not contiguous with the previous one"));
+            }
+            expect_offset = handle.end();
+            if expect_offset > data_end {
+                return Err(bad("data block beyond the data region"));
+            }
+            index.keys.extend_from_slice(key);
+            index.ends.push(index.keys.len());
+            index.handles.push(handle);
+        }
+        if expect_offset != data_end {
+            return Err(DecodeError {
+                what: "data blocks do not fill the data region",
+                offset: r.pos(),
+            });
+        }
+        if !r.is_empty() {
+            return Err(DecodeError {
+                what: "trailing bytes after index",
+                offset: r.pos(),
+            });
+        }
+        Ok(index)
+    }
+
+    /// Number of data blocks.
+    pub fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// True for a file without data blocks.
+    pub fn is_empty(&self) -> bool {
+        self.handles.is_empty()
+    }
+
+    /// First key of block `i`.
+    #[inline]
+    pub fn first_key(&self, i: usize) -> Option<&[u8]> {
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)?,
+        };
+        self.keys.get(start..*self.ends.get(i)?)
+    }
+
+    /// Handle of block `i`.
+    #[inline]
+    pub fn handle(&self, i: usize) -> Option<BlockHandle> {
+        self.handles.get(i).copied()
+    }
+
+    /// The block that may hold the first key `>= target`: the last block whose first key is
+    /// `<= target`, or block 0 when `target` sorts before every block.
+    pub fn find(&self, target: &[u8]) -> usize {
+        let t = SeekTarget::new(target);
+        let (mut lo, mut hi) = (0, self.len());
+        // Invariant: blocks before `lo` start <= target, blocks from `hi` start > target.
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.first_key(mid) {
+                Some(k) if t.cmp_key(k) != Ordering::Greater => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        lo.saturating_sub(1)
+    }
+
+    /// First key of the middle data block (entry `n/2`) [SPLIT-2].
+    pub fn mid_key(&self) -> Option<&[u8]> {
+        self.first_key(self.len() / 2)
+    }
+}
+
+/// Bytes a data block occupies on disk, frame trailer included.
+pub fn framed_len(h: BlockHandle) -> u64 {
+    u64::from(h.size) + FRAME_TRAILER_LEN as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::key::{CellType, KeyRef};
+
+    fn key(row: &str) -> Vec<u8> {
+        KeyRef {
+            row: row.as_bytes(),
+            family: b"f",
+            qualifier: b"q",
+            ts: 1,
+            type_code: CellType::Put.code(),
+            seq: 1,
+        }
+        .encode()
+    }
+
+    #[test]
+    fn index_round_trip_find_and_mid_key() {
+        let mut b = IndexBuilder::new();
+        let mut off = 0;
+        for (i, r) in ["b", "d", "f", "h"].iter().enumerate() {
+            let h = BlockHandle {
+                offset: off,
+                size: 10 + i as u32,
+            };
+            off += framed_len(h);
+            b.add(&key(r), h);
+        }
+        let payload = b.finish();
+        let idx = Index::decode(&payload, off).unwrap();
+        assert_eq!(idx.len(), 4);
+        assert_eq!(idx.find(&key("a")), 0);
+        assert_eq!(idx.find(&key("b")), 0);
+        assert_eq!(idx.find(&key("c")), 0);
+        assert_eq!(idx.find(&key("d")), 1);
+        assert_eq!(idx.find(&key("z")), 3);
+        assert_eq!(idx.mid_key(), Some(&key("f")[..]));
+        assert_eq!(idx.first_key(3), Some(&key("h")[..]));
+        assert_eq!(
+            idx.handle(1),
+            Some(BlockHandle {
+                offset: 15,
+                size: 11
+            })
+        );
+        assert!(idx.first_key(4).is_none() && idx.handle(4).is_none());
+        assert!(Index::decode(&payload, off + 1).is_err());
+        assert!(Index::decode(&payload[..payload.len() - 1], off).is_err());
+        let empty = IndexBuilder::new().finish();
+        let idx = Index::decode(&empty, 0).unwrap();
+        assert!(idx.is_empty() && idx.mid_key().is_none());
+        assert!(Index::decode(&[0xff, 0xff, 0xff, 0xff], 0).is_err());
+    }
+}

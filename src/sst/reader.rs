@@ -1,0 +1,457 @@
+//! [`SstReader`]: an open, validated block file; [`SstCursor`]: a [`CellCursor`] over it.
+//!
+//! Opening reads and checks the trailer, the meta block, the index and the Bloom filter, which
+//! stay in memory. Data blocks are read from the memory-mapped file on demand, checksummed,
+//! decompressed, validated and shared through the [`BlockCache`] as `Arc<Block>`.
+//!
+//! Thread safety: `SstReader` is `Send + Sync` and shared as `Arc<SstReader>`; each cursor is
+//! owned by one thread.
+
+use super::block::{Block, BlockIter};
+use super::bloom::BloomFilter;
+use super::cache::{BlockCache, CachePolicy};
+use super::frame::{self, BlockHandle};
+use super::index::Index;
+use super::meta::FileMeta;
+use super::trailer::Trailer;
+use crate::error::{Error, Result};
+use crate::io::{FileSystem, ReadableFile};
+use crate::model::key::{KeyRef, compare_encoded};
+use crate::model::schema::BloomType;
+use crate::read::cursor::CellCursor;
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
+/// An open block file.
+pub struct SstReader {
+    file: Arc<dyn ReadableFile>,
+    path: PathBuf,
+    file_id: u64,
+    cache: Option<Arc<BlockCache>>,
+    meta: FileMeta,
+    index: Index,
+    bloom: Option<BloomFilter>,
+    data_end: u64,
+    blocks_read: AtomicU64,
+}
+
+impl std::fmt::Debug for SstReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SstReader")
+            .field("path", &self.path)
+            .field("file_id", &self.file_id)
+            .field("meta", &self.meta)
+            .finish()
+    }
+}
+
+impl SstReader {
+    /// Opens `path` and validates its trailer, meta block, index and Bloom filter.
+    /// `file_id` names the file in the block cache (unique per database).
+    ///
+    /// # Errors
+    /// [`Error::Io`] opening the file; [`Error::UnsupportedFormat`] for another format or meta
+    /// version; [`Error::Corruption`] naming the path and offset for every failed check.
+    pub fn open(
+        fs: &dyn FileSystem,
+        path: &Path,
+        file_id: u64,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<SstReader> {
+        Self::from_file(fs.open_read(path)?, path, file_id, cache)
+    }
+
+    /// Like [`SstReader::open`] over bytes already opened (`path` only names them in errors);
+    /// lets tests and fuzz targets read files held in memory.
+    ///
+    /// # Errors
+    /// As [`SstReader::open`], without the I/O errors.
+    pub fn from_file(
+        file: Arc<dyn ReadableFile>,
+        path: &Path,
+        file_id: u64,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<SstReader> {
+        let bytes = file.bytes();
+        let trailer = Trailer::decode(bytes, path)?;
+        let data_end = trailer.data_end();
+
+        let meta_raw =
+            frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block")?;
+        let meta = FileMeta::decode(&meta_raw, bytes.len() as u64).map_err(|e| match e {
+            Ok(found) => Error::UnsupportedFormat {
+                path: path.to_path_buf(),
+                found: u32::from(found),
+            },
+            Err(e) => block_err(path, trailer.meta.offset, e),
+        })?;
+        let index_raw = frame::read_frame(
+            bytes,
+            trailer.index,
+            trailer.index.end(),
+            path,
+            "index block",
+        )?;
+        let index = Index::decode(&index_raw, data_end)
+            .map_err(|e| block_err(path, trailer.index.offset, e))?;
+        let meta_bad = |what: &str| {
+            Error::corruption(
+                path,
+                format!("meta block at offset {}: {what}", trailer.meta.offset),
+            )
+        };
+        if meta.data_blocks != index.len() as u64 {
+            return Err(meta_bad("data block count disagrees with the index"));
+        }
+        if (meta.cell_count == 0) != index.is_empty() {
+            return Err(meta_bad("cell count disagrees with the index"));
+        }
+        if let Some(first) = index.first_key(0)
+            && first != meta.first_key
+        {
+            return Err(meta_bad("first key disagrees with the index"));
+        }
+        let bloom = match trailer.bloom {
+            Some(h) => {
+                let raw = frame::read_frame(bytes, h, h.end(), path, "bloom block")?;
+                let b = BloomFilter::decode(&raw).map_err(|e| block_err(path, h.offset, e))?;
+                if b.kind() != meta.bloom {
+                    return Err(meta_bad("bloom type disagrees with the bloom block"));
+                }
+                Some(b)
+            }
+            None if meta.bloom != BloomType::None && meta.cell_count > 0 => {
+                return Err(meta_bad("bloom block missing"));
+            }
+            None => None,
+        };
+        Ok(SstReader {
+            file,
+            path: path.to_path_buf(),
+            file_id,
+            cache,
+            meta,
+            index,
+            bloom,
+            data_end,
+            blocks_read: AtomicU64::new(0),
+        })
+    }
+
+    /// The file's summary.
+    pub fn meta(&self) -> &FileMeta {
+        &self.meta
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The id the file was opened with.
+    pub fn file_id(&self) -> u64 {
+        self.file_id
+    }
+
+    /// [BLOOM-3]: could the file hold cells of `row`? ROWCOL and NONE filters cannot tell
+    /// (true).
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        self.bloom.as_ref().is_none_or(|b| b.may_contain_row(row))
+    }
+
+    /// [BLOOM-4]: could the file hold a cell of `row`/`qualifier`, or a family-level delete
+    /// marker of `row`? ROW filters answer for the row; NONE is always true.
+    pub fn may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        self.bloom
+            .as_ref()
+            .is_none_or(|b| b.may_contain_column(row, qualifier))
+    }
+
+    /// The block index (one entry per data block).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// First key of the middle data block [SPLIT-2]; `None` for a file without cells.
+    pub fn mid_key(&self) -> Option<&[u8]> {
+        self.index.mid_key()
+    }
+
+    /// Data blocks fetched by this reader's cursors (cache hits plus misses).
+    pub fn blocks_read(&self) -> u64 {
+        self.blocks_read.load(AtomicOrdering::Relaxed)
+    }
+
+    /// A cursor over the file's cells.
+    pub fn cursor(self: &Arc<Self>, policy: CachePolicy) -> SstCursor {
+        SstCursor {
+            reader: Arc::clone(self),
+            policy,
+            block_idx: 0,
+            iter: None,
+            key_buf: Vec::new(),
+        }
+    }
+
+    /// Reads and decodes data block `i` from the file, bypassing the cache.
+    fn read_block(&self, i: usize) -> Result<Arc<Block>> {
+        let h = self.handle(i)?;
+        let raw = frame::read_frame(
+            self.file.bytes(),
+            h,
+            self.data_end,
+            &self.path,
+            "data block",
+        )?;
+        let block =
+            Block::decode(raw.into_owned()).map_err(|e| block_err(&self.path, h.offset, e))?;
+        Ok(Arc::new(block))
+    }
+
+    fn handle(&self, i: usize) -> Result<BlockHandle> {
+        self.index.handle(i).ok_or_else(|| {
+            Error::corruption(
+                &self.path,
+                format!(
+                    "data block {i} missing from the index at offset {}",
+                    self.data_end
+                ),
+            )
+        })
+    }
+
+    /// Data block `i` through the cache.
+    fn block(&self, i: usize, policy: CachePolicy) -> Result<Arc<Block>> {
+        self.blocks_read.fetch_add(1, AtomicOrdering::Relaxed);
+        let Some(cache) = &self.cache else {
+            return self.read_block(i);
+        };
+        let offset = self.handle(i)?.offset;
+        if let Some(b) = cache.get(self.file_id, offset, policy) {
+            return Ok(b);
+        }
+        let b = self.read_block(i)?;
+        cache.insert(self.file_id, offset, Arc::clone(&b), policy);
+        Ok(b)
+    }
+
+    /// Reads and checks every block and every cell: checksums, decoding, key order across
+    /// blocks, index first keys, the meta statistics and the Bloom filter (no false negatives).
+    ///
+    /// # Errors
+    /// The first failure, as [`Error::Corruption`].
+    pub fn verify(&self) -> Result<()> {
+        let mut m = FileMeta::empty(self.meta.bloom, self.meta.compression);
+        let mut prev: Vec<u8> = Vec::new();
+        for i in 0..self.index.len() {
+            let at = self.handle(i)?.offset;
+            let bad = |what: String| {
+                Error::corruption(&self.path, format!("data block at offset {at}: {what}"))
+            };
+            let block = self.read_block(i)?;
+            m.raw_data_bytes += block.len() as u64;
+            let mut it = BlockIter::new(block, Vec::new());
+            it.seek_to_first()
+                .map_err(|e| block_err(&self.path, at, e))?;
+            if !it.valid() {
+                return Err(bad("empty data block".into()));
+            }
+            if Some(it.key()) != self.index.first_key(i) {
+                return Err(bad("first key disagrees with the index".into()));
+            }
+            while it.valid() {
+                let k = KeyRef::parse(it.key()).ok_or_else(|| bad("malformed key".into()))?;
+                let t = k
+                    .cell_type()
+                    .ok_or_else(|| bad("unknown cell type".into()))?;
+                if m.cell_count > 0 && compare_encoded(&prev, it.key()) != Ordering::Less {
+                    return Err(bad(format!(
+                        "keys out of order after cell {}",
+                        m.cell_count
+                    )));
+                }
+                if !self.may_contain_column(k.row, k.qualifier) || !self.may_contain_row(k.row) {
+                    return Err(bad(format!("bloom filter misses cell {}", m.cell_count)));
+                }
+                m.account(&k, t);
+                prev.clear();
+                prev.extend_from_slice(it.key());
+                if m.cell_count == 1 {
+                    m.first_key = prev.clone();
+                }
+                it.advance().map_err(|e| block_err(&self.path, at, e))?;
+            }
+            m.data_blocks += 1;
+        }
+        m.last_key = prev;
+        m.file_size = self.meta.file_size;
+        if m != self.meta {
+            return Err(Error::corruption(
+                &self.path,
+                format!(
+                    "meta block at offset {} disagrees with the data it summarizes",
+                    self.data_end
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A decoding failure inside the block at `offset`, as [`Error::Corruption`].
+fn block_err(path: &Path, offset: u64, e: crate::codec::DecodeError) -> Error {
+    Error::corruption(
+        path,
+        format!(
+            "{} at byte {} of the decoded block at offset {offset}",
+            e.what, e.offset
+        ),
+    )
+}
+
+/// A forward cursor over one file (a [`CellCursor`]). Holds its reader alive.
+pub struct SstCursor {
+    reader: Arc<SstReader>,
+    policy: CachePolicy,
+    /// Index of the block `iter` walks.
+    block_idx: usize,
+    /// `Some` while positioned inside a block.
+    iter: Option<BlockIter>,
+    /// Key buffer carried from block to block.
+    key_buf: Vec<u8>,
+}
+
+impl std::fmt::Debug for SstCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SstCursor")
+            .field("path", &self.reader.path)
+            .field("block", &self.block_idx)
+            .finish()
+    }
+}
+
+impl SstCursor {
+    /// The reader this cursor walks.
+    pub fn reader(&self) -> &Arc<SstReader> {
+        &self.reader
+    }
+
+    fn invalidate(&mut self) {
+        if let Some(it) = self.iter.take() {
+            self.key_buf = it.into_key_buf();
+        }
+    }
+
+    /// Opens block `i` (or becomes invalid past the last block).
+    fn enter_block(&mut self, i: usize) -> Result<Option<&mut BlockIter>> {
+        self.invalidate();
+        self.block_idx = i;
+        if i >= self.reader.index.len() {
+            return Ok(None);
+        }
+        let block = self.reader.block(i, self.policy)?;
+        let buf = std::mem::take(&mut self.key_buf);
+        Ok(Some(self.iter.insert(BlockIter::new(block, buf))))
+    }
+
+    /// From the current (exhausted) block on, moves to the first entry of the next non-empty
+    /// block, or becomes invalid.
+    fn skip_exhausted(&mut self) -> Result<()> {
+        while self.iter.as_ref().is_some_and(|it| !it.valid()) {
+            let next = self.block_idx + 1;
+            let at = self
+                .reader
+                .handle(next)
+                .map(|h| h.offset)
+                .unwrap_or(self.reader.data_end);
+            match self.enter_block(next)? {
+                Some(it) => it
+                    .seek_to_first()
+                    .map_err(|e| block_err(&self.reader.path, at, e))?,
+                None => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    fn guard(&mut self, r: Result<()>) -> Result<()> {
+        if r.is_err() {
+            self.invalidate();
+        }
+        r
+    }
+
+    fn do_seek(&mut self, target: &[u8]) -> Result<()> {
+        let i = self.reader.index.find(target);
+        let at = self.reader.handle(i).map(|h| h.offset).unwrap_or(0);
+        // Seeks within the block already held (column and row skips of a scan) need neither
+        // a cache lookup nor a fetch.
+        let it = match self.iter.as_mut() {
+            Some(it) if self.block_idx == i => Some(it),
+            _ => self.enter_block(i)?,
+        };
+        if let Some(it) = it {
+            it.seek(target)
+                .map_err(|e| block_err(&self.reader.path, at, e))?;
+        }
+        self.skip_exhausted()
+    }
+
+    fn do_first(&mut self) -> Result<()> {
+        let at = self.reader.handle(0).map(|h| h.offset).unwrap_or(0);
+        if let Some(it) = self.enter_block(0)? {
+            it.seek_to_first()
+                .map_err(|e| block_err(&self.reader.path, at, e))?;
+        }
+        self.skip_exhausted()
+    }
+
+    #[inline]
+    fn do_next(&mut self) -> Result<()> {
+        let (reader, idx) = (&self.reader, self.block_idx);
+        match self.iter.as_mut() {
+            Some(it) if it.valid() => it.advance().map_err(|e| {
+                block_err(&reader.path, reader.handle(idx).map_or(0, |h| h.offset), e)
+            })?,
+            _ => return Ok(()),
+        }
+        if self.iter.as_ref().is_some_and(BlockIter::valid) {
+            return Ok(());
+        }
+        self.skip_exhausted()
+    }
+}
+
+impl CellCursor for SstCursor {
+    #[inline]
+    fn valid(&self) -> bool {
+        self.iter.as_ref().is_some_and(BlockIter::valid)
+    }
+
+    #[inline]
+    fn key(&self) -> &[u8] {
+        self.iter.as_ref().map_or(&[], BlockIter::key)
+    }
+
+    #[inline]
+    fn payload(&self) -> &[u8] {
+        self.iter.as_ref().map_or(&[], BlockIter::payload)
+    }
+
+    fn next(&mut self) -> Result<()> {
+        let r = self.do_next();
+        self.guard(r)
+    }
+
+    fn seek(&mut self, target: &[u8]) -> Result<()> {
+        let r = self.do_seek(target);
+        self.guard(r)
+    }
+
+    fn seek_to_first(&mut self) -> Result<()> {
+        let r = self.do_first();
+        self.guard(r)
+    }
+}

@@ -1,0 +1,578 @@
+//! Writer → reader round trips, seeks, corruption and cache behaviour.
+
+use super::testutil::{Cell, Rng, gen_cells, key, open, open_bytes, scan, write_file};
+use super::*;
+use crate::error::Error;
+use crate::io::StdFs;
+use crate::model::key::{CellType, KeyRef, compare_encoded, first_after_row, first_on_row};
+use crate::model::payload;
+use crate::model::schema::{BloomType, Compression};
+use crate::read::cursor::CellCursor;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+fn cfg(block_size: usize, compression: Compression, bloom: BloomType) -> SstWriterConfig {
+    SstWriterConfig {
+        block_size,
+        compression,
+        bloom,
+        restart_interval: 16,
+    }
+}
+
+/// Recomputes what the meta block must say about `cells`.
+fn check_meta(m: &FileMeta, cells: &[Cell]) {
+    assert_eq!(m.cell_count, cells.len() as u64);
+    let keys: Vec<KeyRef<'_>> = cells.iter().map(|c| KeyRef::parse(&c.0).unwrap()).collect();
+    let puts: Vec<&KeyRef<'_>> = keys
+        .iter()
+        .filter(|k| k.type_code == CellType::Put.code())
+        .collect();
+    assert_eq!(m.put_count, puts.len() as u64);
+    assert_eq!(m.delete_count, (cells.len() - puts.len()) as u64);
+    assert_eq!(
+        m.earliest_put_ts,
+        puts.iter().map(|k| k.ts).min().unwrap_or(i64::MAX)
+    );
+    assert_eq!(
+        m.min_ts,
+        keys.iter().map(|k| k.ts).min().unwrap_or(i64::MAX)
+    );
+    assert_eq!(
+        m.max_ts,
+        keys.iter().map(|k| k.ts).max().unwrap_or(i64::MIN)
+    );
+    assert_eq!(m.max_seq, keys.iter().map(|k| k.seq).max().unwrap_or(0));
+    assert_eq!(
+        m.first_key,
+        cells.first().map(|c| c.0.clone()).unwrap_or_default()
+    );
+    assert_eq!(
+        m.last_key,
+        cells.last().map(|c| c.0.clone()).unwrap_or_default()
+    );
+}
+
+#[test]
+fn round_trips_for_every_size_compression_and_bloom() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x5511);
+    let many = gen_cells(&mut rng, 3000);
+    for n in [0usize, 1, 2, 17, 3000] {
+        for compression in [Compression::None, Compression::Snappy] {
+            for bloom in [BloomType::None, BloomType::Row, BloomType::RowCol] {
+                for block_size in [256usize, 64 << 10] {
+                    let cells = &many[..n];
+                    let name = format!("f-{n}-{compression:?}-{bloom:?}-{block_size}");
+                    let (path, meta) = write_file(
+                        dir.path(),
+                        &name,
+                        cells,
+                        cfg(block_size, compression, bloom),
+                    );
+                    check_meta(&meta, cells);
+                    assert_eq!((meta.bloom, meta.compression), (bloom, compression));
+                    let r = open(&path).unwrap();
+                    assert_eq!(r.meta(), &meta, "{name}");
+                    assert_eq!(meta.file_size, std::fs::metadata(&path).unwrap().len());
+                    assert_eq!(scan(&r).unwrap(), cells, "{name}");
+                    r.verify().unwrap();
+                    if n == 3000 && block_size == 256 {
+                        assert!(meta.data_blocks > 50, "{name}: {} blocks", meta.data_blocks);
+                    }
+                    if n == 0 {
+                        assert!(r.mid_key().is_none());
+                        assert_eq!(meta.first_row(), b"");
+                    }
+                    for c in cells.iter().step_by(7) {
+                        let k = KeyRef::parse(&c.0).unwrap();
+                        assert!(
+                            r.may_contain_row(k.row) && r.may_contain_column(k.row, k.qualifier)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn snappy_shrinks_compressible_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let cells: Vec<Cell> = (0..2000u32)
+        .map(|i| {
+            (
+                key(
+                    format!("row{i:06}").as_bytes(),
+                    b"f",
+                    b"q",
+                    1,
+                    CellType::Put,
+                    1,
+                ),
+                payload::encode(None, &[b'a'; 100]),
+            )
+        })
+        .collect();
+    let (_, plain) = write_file(
+        dir.path(),
+        "plain",
+        &cells,
+        cfg(4096, Compression::None, BloomType::Row),
+    );
+    let (p, snappy) = write_file(
+        dir.path(),
+        "snappy",
+        &cells,
+        cfg(4096, Compression::Snappy, BloomType::Row),
+    );
+    assert_eq!(plain.raw_data_bytes, snappy.raw_data_bytes);
+    assert!(
+        snappy.file_size * 3 < plain.file_size,
+        "{} vs {}",
+        snappy.file_size,
+        plain.file_size
+    );
+    assert_eq!(scan(&open(&p).unwrap()).unwrap(), cells);
+}
+
+#[test]
+fn large_values_get_their_own_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = vec![3u8; 100_000];
+    let cells: Vec<Cell> = (0..5u8)
+        .map(|i| {
+            (
+                key(&[b'r', i], b"f", b"", 1, CellType::Put, 1),
+                payload::encode(None, &big),
+            )
+        })
+        .collect();
+    for c in [Compression::None, Compression::Snappy] {
+        let (p, m) = write_file(dir.path(), "big", &cells, cfg(4096, c, BloomType::Row));
+        assert_eq!(m.data_blocks, 5);
+        let r = open(&p).unwrap();
+        assert_eq!(scan(&r).unwrap(), cells);
+        assert_eq!(r.mid_key(), Some(&cells[2].0[..]));
+    }
+}
+
+#[test]
+fn seeks_match_a_sorted_vec() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x5eec);
+    let cells = gen_cells(&mut rng, 4000);
+    for compression in [Compression::None, Compression::Snappy] {
+        let (path, m) = write_file(
+            dir.path(),
+            "s",
+            &cells,
+            cfg(512, compression, BloomType::Row),
+        );
+        assert!(m.data_blocks > 20);
+        let r = open(&path).unwrap();
+        let mut c = r.cursor(CachePolicy::default());
+        let mut targets: Vec<Vec<u8>> = (0..3000)
+            .map(|_| gen_cells(&mut rng, 1).remove(0).0)
+            .collect();
+        // Before the first, after the last, exactly at and just around every block boundary.
+        targets.push(key(b"", b"", b"", i64::MAX, CellType::Put, u64::MAX));
+        targets.push(first_on_row(b""));
+        targets.push(first_after_row(&[0xff; 10]));
+        targets.push(cells.last().unwrap().0.clone());
+        for i in 0..m.data_blocks as usize {
+            let k = c.reader().index().first_key(i).unwrap().to_vec();
+            let p = KeyRef::parse(&k).unwrap();
+            targets.push(
+                KeyRef {
+                    type_code: 255,
+                    seq: u64::MAX,
+                    ts: i64::MAX,
+                    ..p
+                }
+                .encode(),
+            );
+            targets.push(
+                KeyRef {
+                    type_code: 0,
+                    seq: 0,
+                    ts: i64::MIN,
+                    ..p
+                }
+                .encode(),
+            );
+            targets.push(k);
+        }
+        for t in &targets {
+            c.seek(t).unwrap();
+            let j = cells.partition_point(|x| compare_encoded(&x.0, t) == Ordering::Less);
+            for step in 0..3 {
+                match cells.get(j + step) {
+                    Some(x) => {
+                        assert!(c.valid());
+                        assert_eq!((c.key(), c.payload()), (&x.0[..], &x.1[..]));
+                        c.next().unwrap();
+                    }
+                    None => {
+                        assert!(!c.valid());
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mid_key_is_the_first_key_of_the_middle_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x111d);
+    let cells = gen_cells(&mut rng, 2000);
+    let (path, m) = write_file(
+        dir.path(),
+        "m",
+        &cells,
+        cfg(1024, Compression::None, BloomType::Row),
+    );
+    let r = open(&path).unwrap();
+    let mid = r.mid_key().unwrap().to_vec();
+    let mut c = r.cursor(CachePolicy::default());
+    c.seek(&mid).unwrap();
+    assert_eq!(c.key(), &mid[..]);
+    assert_eq!(r.index().find(&mid), m.data_blocks as usize / 2);
+}
+
+#[test]
+fn bloom_lets_a_get_skip_the_file_and_blocks_read_counts_fetches() {
+    let dir = tempfile::tempdir().unwrap();
+    let cells: Vec<Cell> = (0..500u32)
+        .map(|i| {
+            (
+                key(
+                    format!("r{i:04}").as_bytes(),
+                    b"f",
+                    b"q",
+                    1,
+                    CellType::Put,
+                    1,
+                ),
+                payload::encode(None, b"v"),
+            )
+        })
+        .collect();
+    let (path, _) = write_file(
+        dir.path(),
+        "b",
+        &cells,
+        cfg(512, Compression::None, BloomType::Row),
+    );
+    let r = open(&path).unwrap();
+    let absent: Vec<String> = (0..200).map(|i| format!("zz{i}")).collect();
+    let skipped = absent
+        .iter()
+        .filter(|a| !r.may_contain_row(a.as_bytes()))
+        .count();
+    assert!(
+        skipped >= 190,
+        "bloom skipped only {skipped} of 200 absent rows"
+    );
+    assert_eq!(r.blocks_read(), 0);
+    let mut c = r.cursor(CachePolicy::default());
+    c.seek(&first_on_row(b"r0100")).unwrap();
+    assert_eq!(r.blocks_read(), 1);
+    // A seek inside the block the cursor holds fetches nothing.
+    let (a, b) = (first_on_row(b"r0100"), first_on_row(b"r0101"));
+    assert_eq!(r.index().find(&a), r.index().find(&b));
+    c.seek(&b).unwrap();
+    c.seek(&a).unwrap();
+    assert_eq!(r.blocks_read(), 1);
+    c.seek(&first_on_row(b"r0400")).unwrap();
+    assert_eq!(r.blocks_read(), 2);
+}
+
+#[test]
+fn block_cache_counts_hits_and_honours_policies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0xcac4e);
+    let cells = gen_cells(&mut rng, 1000);
+    let (path, m) = write_file(
+        dir.path(),
+        "c",
+        &cells,
+        cfg(1024, Compression::Snappy, BloomType::Row),
+    );
+    let blocks = m.data_blocks;
+
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let r = Arc::new(SstReader::open(&StdFs, &path, 7, Some(cache.clone())).unwrap());
+    assert_eq!(scan(&r).unwrap(), cells);
+    assert_eq!((cache.hits(), cache.misses()), (0, blocks));
+    assert_eq!(scan(&r).unwrap(), cells);
+    assert_eq!((cache.hits(), cache.misses()), (blocks, blocks));
+    assert_eq!(r.blocks_read(), 2 * blocks);
+    assert_eq!(cache.in_memory_used(), 0);
+    cache.evict_file(7);
+    assert_eq!(cache.used(), 0);
+
+    // IN_MEMORY families fill the in-memory partition.
+    let mut c = r.cursor(CachePolicy {
+        fill: true,
+        in_memory: true,
+    });
+    c.seek_to_first().unwrap();
+    assert!(cache.in_memory_used() > 0);
+
+    // BLOCKCACHE false: lookups, no fills.
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let r = Arc::new(SstReader::open(&StdFs, &path, 8, Some(cache.clone())).unwrap());
+    let mut c = r.cursor(CachePolicy {
+        fill: false,
+        in_memory: false,
+    });
+    for _ in 0..2 {
+        c.seek_to_first().unwrap();
+        while c.valid() {
+            c.next().unwrap();
+        }
+    }
+    assert_eq!((cache.hits(), cache.used()), (0, 0));
+
+    // Capacity 0 disables caching.
+    let cache = Arc::new(BlockCache::new(0));
+    assert_eq!(cache.capacity(), 0);
+    let r = Arc::new(SstReader::open(&StdFs, &path, 9, Some(cache.clone())).unwrap());
+    assert_eq!(scan(&r).unwrap(), cells);
+    assert_eq!(scan(&r).unwrap(), cells);
+    assert_eq!((cache.hits(), cache.used()), (0, 0));
+}
+
+/// Open + full scan + verify of a possibly damaged file.
+fn read_damaged(bytes: Vec<u8>) -> Result<Vec<Cell>, Error> {
+    let r = open_bytes(bytes)?;
+    let got = scan(&r)?;
+    r.verify()?;
+    Ok(got)
+}
+
+/// Like [`read_damaged`], but a success must return exactly `cells`.
+fn check_damaged(bytes: Vec<u8>, cells: &[Cell]) -> Result<(), Error> {
+    let got = read_damaged(bytes)?;
+    assert_eq!(
+        got, cells,
+        "a damaged file read back different data without an error"
+    );
+    Ok(())
+}
+
+fn assert_reported(e: Error, what: &str) {
+    match e {
+        Error::Corruption { detail, .. } => assert!(detail.contains("offset"), "{what}: {detail}"),
+        Error::UnsupportedFormat { .. } => {}
+        other => panic!("{what}: unexpected error {other}"),
+    }
+}
+
+#[test]
+fn every_flipped_byte_and_truncation_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0xf11b);
+    let cells = gen_cells(&mut rng, 60);
+    for (name, compression) in [
+        ("plain", Compression::None),
+        ("snappy", Compression::Snappy),
+    ] {
+        let (path, m) = write_file(
+            dir.path(),
+            name,
+            &cells,
+            cfg(300, compression, BloomType::RowCol),
+        );
+        assert!(m.data_blocks >= 4);
+        let good = std::fs::read(&path).unwrap();
+        check_damaged(good.clone(), &cells).unwrap();
+        for i in 0..good.len() {
+            let mut b = good.clone();
+            b[i] ^= if i % 2 == 0 { 0x01 } else { 0x80 };
+            // Every byte is covered by a block or trailer checksum: no flip goes unnoticed.
+            let e = check_damaged(b, &cells).expect_err(&format!("flip at {i} undetected"));
+            assert_reported(e, &format!("flip at {i}"));
+        }
+        for len in 0..good.len() {
+            let e = check_damaged(good[..len].to_vec(), &cells)
+                .expect_err(&format!("truncation to {len} undetected"));
+            assert_reported(e, &format!("truncation to {len}"));
+        }
+    }
+}
+
+/// Damage that keeps checksums valid (a writer bug, or a deliberate forgery) must still be
+/// caught by the structural checks, never panic.
+#[test]
+fn resealed_damage_is_caught_by_structure_checks() {
+    use super::frame::BlockHandle;
+    use super::trailer::Trailer;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x5ea1);
+    let cells = gen_cells(&mut rng, 40);
+    let (path, _) = write_file(
+        dir.path(),
+        "r",
+        &cells,
+        cfg(300, Compression::None, BloomType::Row),
+    );
+    let good = std::fs::read(&path).unwrap();
+    let t = Trailer::decode(&good, &path).unwrap();
+    let r = open_bytes(good.clone()).unwrap();
+    let mut blocks: Vec<BlockHandle> = (0..r.index().len())
+        .map(|i| r.index().handle(i).unwrap())
+        .collect();
+    blocks.extend([t.bloom.unwrap(), t.index, t.meta]);
+    let reseal = |b: &mut Vec<u8>, h: BlockHandle| {
+        let (s, e) = (h.offset as usize, h.offset as usize + h.size as usize + 1);
+        let crc = crate::codec::crc32(&b[s..e]);
+        b[e..e + 4].copy_from_slice(&crc.to_be_bytes());
+    };
+    let mut caught = 0;
+    for h in blocks {
+        for i in 0..h.size as usize {
+            let mut b = good.clone();
+            b[h.offset as usize + i] ^= 0x41;
+            reseal(&mut b, h);
+            // A resealed flip inside a value (or in bloom bits that only add false
+            // positives) is indistinguishable from real data; everything else must be caught.
+            if let Err(e) = read_damaged(b) {
+                assert_reported(e, &format!("resealed flip at {}", h.offset as usize + i));
+                caught += 1;
+            }
+        }
+    }
+    assert!(caught > 0);
+}
+
+#[test]
+fn another_format_version_is_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let cells = gen_cells(&mut Rng::new(1), 10);
+    let (path, _) = write_file(dir.path(), "v", &cells, SstWriterConfig::default());
+    let mut b = std::fs::read(&path).unwrap();
+    let at = b.len() - 12;
+    b[at..at + 4].copy_from_slice(&2u32.to_be_bytes());
+    std::fs::write(&path, &b).unwrap();
+    assert!(matches!(
+        open(&path),
+        Err(Error::UnsupportedFormat { found: 2, .. })
+    ));
+}
+
+#[test]
+fn writer_rejects_malformed_cells_and_reports_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w");
+    let mut w = SstWriter::new(
+        crate::io::FileSystem::create(&StdFs, &path).unwrap(),
+        path.clone(),
+        SstWriterConfig::default(),
+    );
+    assert!(w.add(b"short", &payload::encode(None, b"")).is_err());
+    let mut k = key(b"r", b"f", b"q", 1, CellType::Put, 1);
+    let n = k.len();
+    k[n - 9] = 5; // not a cell type
+    assert!(w.add(&k, &payload::encode(None, b"")).is_err());
+    assert!(
+        w.add(&key(b"r", b"f", b"q", 1, CellType::Put, 1), &[9])
+            .is_err()
+    );
+    assert_eq!((w.cell_count(), w.estimated_size()), (0, 0));
+    w.add(
+        &key(b"r", b"f", b"q", 1, CellType::Put, 1),
+        &payload::encode(None, b"v"),
+    )
+    .unwrap();
+    assert_eq!(w.cell_count(), 1);
+    assert!(w.estimated_size() > 0);
+    let m = w.finish().unwrap();
+    assert_eq!(m.file_size, std::fs::metadata(&path).unwrap().len());
+}
+
+/// Throughput probe, not a correctness test: `cargo test --release --lib sst::tests::perf_probe
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "performance probe"]
+fn perf_probe() {
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1_000_000u32;
+    let value = [b'v'; 100];
+    let cells: Vec<Cell> = (0..n)
+        .map(|i| {
+            let row = format!("user{:012}", i.wrapping_mul(2_654_435_761) % n);
+            (row, i)
+        })
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .into_iter()
+        .map(|(row, i)| {
+            (
+                key(row.as_bytes(), b"f", b"q", 1, CellType::Put, u64::from(i)),
+                payload::encode(None, &value),
+            )
+        })
+        .collect();
+    for compression in [Compression::None, Compression::Snappy] {
+        let t = Instant::now();
+        let (path, m) = write_file(
+            dir.path(),
+            "p",
+            &cells,
+            cfg(64 << 10, compression, BloomType::Row),
+        );
+        println!(
+            "{compression:?}: write {:?} ({} MiB, {} blocks)",
+            t.elapsed(),
+            m.file_size >> 20,
+            m.data_blocks
+        );
+        let cache = Arc::new(BlockCache::new(1 << 30));
+        let r = Arc::new(SstReader::open(&StdFs, &path, 1, Some(cache)).unwrap());
+        for pass in 0..2 {
+            let t = Instant::now();
+            let mut c = r.cursor(CachePolicy::default());
+            c.seek_to_first().unwrap();
+            let mut k = 0usize;
+            while c.valid() {
+                k += c.key().len();
+                c.next().unwrap();
+            }
+            std::hint::black_box(k);
+            println!(
+                "  scan pass {pass}: {:?} ({:.0} ns/cell)",
+                t.elapsed(),
+                t.elapsed().as_nanos() as f64 / f64::from(n)
+            );
+        }
+        let mut rng = Rng::new(7);
+        let mut c = r.cursor(CachePolicy::default());
+        let t = Instant::now();
+        let seeks: u32 = std::env::var("SEEKS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(200_000);
+        for _ in 0..seeks {
+            let row = format!("user{:012}", rng.below(u64::from(n)));
+            c.seek(&first_on_row(row.as_bytes())).unwrap();
+            assert!(c.valid());
+        }
+        println!(
+            "  cached random seek: {:.0} ns/seek",
+            t.elapsed().as_nanos() as f64 / f64::from(seeks)
+        );
+        let t = Instant::now();
+        let mut hits = 0;
+        for i in 0..seeks {
+            hits += usize::from(r.may_contain_row(format!("absent{i}").as_bytes()));
+        }
+        println!(
+            "  bloom probe: {:.0} ns ({hits} fp)",
+            t.elapsed().as_nanos() as f64 / f64::from(seeks)
+        );
+    }
+}
