@@ -164,7 +164,7 @@ impl Db {
             info.last_segment_id + 1,
             WalOptions { segment_size: opts.wal_segment_size, ..WalOptions::default() },
         )?;
-        wal.adopt_segments(info.segments.clone());
+        wal.adopt_segments(info.segments.clone())?;
 
         delete_orphans(fs.as_ref(), &path, &state)?;
 

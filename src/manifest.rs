@@ -440,6 +440,7 @@ impl Manifest {
     }
 
     /// The state after every appended edit.
+    #[cfg(test)]
     pub fn state(&self) -> &ManifestState {
         &self.state
     }

@@ -11,7 +11,6 @@
 //! files of a family are ordered newest first (highest max sequence id first).
 
 use crate::memstore::{MemCursor, MemStore};
-use crate::model::key::first_on_row;
 use crate::read::cursor::CellCursor;
 use crate::sst::{CachePolicy, SstReader};
 use parking_lot::{Mutex, MutexGuard, RwLock};
@@ -198,9 +197,4 @@ fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
         };
     }
     true
-}
-
-/// The seek key where a read of `[start, ..)` begins.
-pub(crate) fn start_key(start: &[u8]) -> Vec<u8> {
-    first_on_row(start)
 }

@@ -9,6 +9,7 @@ use crate::model::payload;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Delete, Get, Put, RowResult, Scan};
 use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
+use crate::read::cursor::CellCursor;
 use crate::read::merge::MergeCursor;
 use crate::read::row::RowReader;
 use crate::region::{FileSelection, Region};

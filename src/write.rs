@@ -143,6 +143,7 @@ impl DbInner {
                 return Err(e);
             }
         }
+        debug_assert!(region.contains(row), "row routed outside its region");
         let active = region.current().active.clone();
         for (k, p) in &encoded {
             active.insert(k, p);

@@ -5,7 +5,6 @@ mod query;
 mod result;
 
 pub use mutation::{Delete, Put};
-pub(crate) use mutation::{DeleteEntry, PutCell};
 pub use query::{Get, Scan};
 pub(crate) use query::Columns;
 pub use result::{Cell, RowResult};

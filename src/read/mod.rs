@@ -3,4 +3,5 @@
 
 pub mod cursor;
 pub mod merge;
+pub(crate) mod row;
 pub mod matcher;

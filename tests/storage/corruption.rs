@@ -30,7 +30,8 @@ fn corrupted_data_block_is_reported_on_read() {
     build(dir.path(), &clock);
     let file = sst_files(dir.path()).pop().unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
-    bytes[bytes.len() / 3] ^= 0x01; // well inside the data blocks
+    let at = bytes.len() / 3; // well inside the data blocks
+    bytes[at] ^= 0x01;
     std::fs::write(&file, &bytes).unwrap();
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();

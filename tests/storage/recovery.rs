@@ -36,7 +36,9 @@ fn put_delete_flush_compact_reopen_cycle_keeps_data() {
         for i in 0..50 {
             let row = format!("r{:02}", (i * 7 + round) % 40);
             let val = format!("{round}-{i}");
-            t.put(Put::new(&row).add_at("f", "q", 100 + round as i64, &val)).unwrap();
+            // At `now`: a later round's put must not sit under an earlier round's whole-row
+            // delete, which would mask it [DEL-1].
+            t.put(Put::new(&row).add("f", "q", &val)).unwrap();
             expected.insert(row, val);
         }
         let victim = format!("r{:02}", round * 3);
