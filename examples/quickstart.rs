@@ -8,7 +8,11 @@ fn main() -> cellbase::Result<()> {
     let users = db.create_table(
         TableDescriptor::new("users").family(FamilyDescriptor::new("info").max_versions(3)),
     )?;
-    users.put(Put::new("row-1").add_at("info", "name", 1, "ada").add_at("info", "lang", 1, "en"))?;
+    users.put(
+        Put::new("row-1")
+            .add_at("info", "name", 1, "ada")
+            .add_at("info", "lang", 1, "en"),
+    )?;
     users.put(Put::new("row-1").add_at("info", "name", 2, "ada lovelace"))?;
     users.put(Put::new("row-2").add("info", "name", "grace"))?;
 
@@ -21,7 +25,11 @@ fn main() -> cellbase::Result<()> {
     for row in users.scan(Scan::new().start_row("row-").stop_row("row-z"))? {
         let row = row?;
         let name = String::from_utf8_lossy(row.value("info", "name").unwrap_or_default());
-        println!("{} -> {name} ({} cells)", String::from_utf8_lossy(row.row()), row.cells().len());
+        println!(
+            "{} -> {name} ({} cells)",
+            String::from_utf8_lossy(row.row()),
+            row.cells().len()
+        );
     }
     db.close()?;
 

@@ -75,7 +75,11 @@ impl Background {
                     if let Some(j) = q.pop_front() {
                         break Some(j);
                     }
-                    if self.wake.wait_for(&mut q, Duration::from_millis(100)).timed_out() {
+                    if self
+                        .wake
+                        .wait_for(&mut q, Duration::from_millis(100))
+                        .timed_out()
+                    {
                         break None;
                     }
                 }

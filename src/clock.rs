@@ -35,7 +35,9 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock reading `start_millis`.
     pub fn new(start_millis: i64) -> Self {
-        ManualClock { now: Arc::new(AtomicI64::new(start_millis)) }
+        ManualClock {
+            now: Arc::new(AtomicI64::new(start_millis)),
+        }
     }
 
     /// Sets the time.
@@ -48,7 +50,9 @@ impl ManualClock {
         let ms = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);
         let _ = self
             .now
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| Some(t.saturating_add(ms)));
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+                Some(t.saturating_add(ms))
+            });
     }
 }
 

@@ -103,7 +103,10 @@ impl<'a> Reader<'a> {
     }
 
     fn err(&self, what: &'static str) -> DecodeError {
-        DecodeError { what, offset: self.pos }
+        DecodeError {
+            what,
+            offset: self.pos,
+        }
     }
 
     /// Takes the next `n` bytes.

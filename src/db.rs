@@ -50,7 +50,9 @@ pub(crate) struct DbInner {
 
 impl std::fmt::Debug for DbInner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("Db")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -98,7 +100,12 @@ impl Db {
     /// [`Error::Io`] when the directory cannot be created.
     pub fn temporary_with(options: DbOptions) -> Result<Db> {
         let dir = tempfile::Builder::new().prefix("cellbase-").tempdir()?;
-        Db::open_inner(dir.path().to_path_buf(), options, Arc::new(StdFs), Some(dir))
+        Db::open_inner(
+            dir.path().to_path_buf(),
+            options,
+            Arc::new(StdFs),
+            Some(dir),
+        )
     }
 
     pub(crate) fn open_inner(
@@ -108,11 +115,17 @@ impl Db {
         tempdir: Option<tempfile::TempDir>,
     ) -> Result<Db> {
         if opts.memstore_flush_size == 0 || opts.max_region_size == 0 {
-            return Err(Error::invalid("memstore_flush_size and max_region_size must be > 0"));
+            return Err(Error::invalid(
+                "memstore_flush_size and max_region_size must be > 0",
+            ));
         }
         fs.create_dir_all(&path)?;
         let lock = fs.lock(&path.join("LOCK")).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::WouldBlock { Error::Locked(path.clone()) } else { Error::Io(e) }
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                Error::Locked(path.clone())
+            } else {
+                Error::Io(e)
+            }
         })?;
         fs.create_dir_all(&path.join("data"))?;
         fs.create_dir_all(&path.join("wal"))?;
@@ -129,40 +142,65 @@ impl Db {
                     let p = sst_path(&path, f.file_id);
                     let reader = SstReader::open(fs.as_ref(), &p, f.file_id, Some(cache.clone()))?;
                     if reader.meta().file_size != f.size {
-                        return Err(Error::corruption(&p, format!(
-                            "file is {} bytes, the manifest recorded {}", reader.meta().file_size, f.size)));
+                        return Err(Error::corruption(
+                            &p,
+                            format!(
+                                "file is {} bytes, the manifest recorded {}",
+                                reader.meta().file_size,
+                                f.size
+                            ),
+                        ));
                     }
                     max_seq = max_seq.max(reader.meta().max_seq);
-                    files.entry(f.family.clone()).or_default().push(Arc::new(StoreFile {
-                        id: f.file_id,
-                        family: f.family.clone(),
-                        reader: Arc::new(reader),
-                    }));
+                    files
+                        .entry(f.family.clone())
+                        .or_default()
+                        .push(Arc::new(StoreFile {
+                            id: f.file_id,
+                            family: f.family.clone(),
+                            reader: Arc::new(reader),
+                        }));
                 }
                 for list in files.values_mut() {
                     crate::flush::sort_newest_first(list);
                 }
-                regions.push(Arc::new(Region::new(r.def.id, r.def.start.clone(), r.def.end.clone(), r.flushed_seq, files)));
+                regions.push(Arc::new(Region::new(
+                    r.def.id,
+                    r.def.start.clone(),
+                    r.def.end.clone(),
+                    r.flushed_seq,
+                    files,
+                )));
             }
             regions.sort_by(|a, b| a.start.cmp(&b.start));
-            let t = Arc::new(TableShared::new(table_id, rec.desc.clone(), rec.enabled, regions));
+            let t = Arc::new(TableShared::new(
+                table_id,
+                rec.desc.clone(),
+                rec.enabled,
+                regions,
+            ));
             tables.insert(rec.desc.name().to_string(), t);
         }
 
         // WAL replay: every record above its region's flushed sequence id goes back into the
         // memstore.
-        let by_id: BTreeMap<u64, Arc<TableShared>> = tables.values().map(|t| (t.id, t.clone())).collect();
+        let by_id: BTreeMap<u64, Arc<TableShared>> =
+            tables.values().map(|t| (t.id, t.clone())).collect();
         let wal_dir = path.join("wal");
         let info = crate::wal::replay(fs.as_ref(), &wal_dir, |seq, payload| {
             max_seq = max_seq.max(seq);
-            crate::write::replay_entry(&by_id, seq, payload)
-                .map_err(|m| Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}")))
+            crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
+                Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}"))
+            })
         })?;
         let wal = Wal::create(
             fs.clone(),
             wal_dir,
             info.last_segment_id + 1,
-            WalOptions { segment_size: opts.wal_segment_size, ..WalOptions::default() },
+            WalOptions {
+                segment_size: opts.wal_segment_size,
+                ..WalOptions::default()
+            },
         )?;
         wal.adopt_segments(info.segments.clone())?;
 
@@ -184,7 +222,9 @@ impl Db {
             _lock: lock,
             _tempdir: tempdir,
         });
-        inner.bg.start(inner.opts.background_threads, Arc::downgrade(&inner));
+        inner
+            .bg
+            .start(inner.opts.background_threads, Arc::downgrade(&inner));
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
         // Memstores refilled by replay may already be over their flush size.
@@ -211,13 +251,30 @@ impl Db {
         let mut m = self.inner.manifest.lock();
         let table_id = m.next_table_id();
         let region_id = m.next_region_id();
-        let defs = vec![RegionDef { id: region_id, start: Vec::new(), end: Vec::new() }];
-        m.append(&Edit::CreateTable { table_id, desc: desc.clone(), regions: defs })?;
+        let defs = vec![RegionDef {
+            id: region_id,
+            start: Vec::new(),
+            end: Vec::new(),
+        }];
+        m.append(&Edit::CreateTable {
+            table_id,
+            desc: desc.clone(),
+            regions: defs,
+        })?;
         drop(m);
-        let region = Arc::new(Region::new(region_id, Vec::new(), Vec::new(), 0, BTreeMap::new()));
+        let region = Arc::new(Region::new(
+            region_id,
+            Vec::new(),
+            Vec::new(),
+            0,
+            BTreeMap::new(),
+        ));
         let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, vec![region]));
         tables.insert(desc.name().to_string(), shared.clone());
-        Ok(Table { db: self.inner.clone(), shared })
+        Ok(Table {
+            db: self.inner.clone(),
+            shared,
+        })
     }
 
     /// A handle to an existing table.
@@ -226,7 +283,10 @@ impl Db {
     /// [`Error::TableNotFound`].
     pub fn table(&self, name: &str) -> Result<Table> {
         self.inner.check_open()?;
-        Ok(Table { db: self.inner.clone(), shared: self.inner.table_shared(name)? })
+        Ok(Table {
+            db: self.inner.clone(),
+            shared: self.inner.table_shared(name)?,
+        })
     }
 
     /// Every table name, sorted.
@@ -255,7 +315,10 @@ impl Db {
         let mut next = (**desc).clone();
         next.upsert_family(family);
         next.validate()?;
-        self.inner.manifest.lock().append(&Edit::AlterTable { table_id: t.id, desc: next.clone() })?;
+        self.inner.manifest.lock().append(&Edit::AlterTable {
+            table_id: t.id,
+            desc: next.clone(),
+        })?;
         *desc = Arc::new(next);
         Ok(())
     }
@@ -267,8 +330,14 @@ impl Db {
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.inner.check_open()?;
         let mut tables = self.inner.tables.write();
-        let t = tables.get(name).cloned().ok_or_else(|| Error::TableNotFound(name.to_string()))?;
-        self.inner.manifest.lock().append(&Edit::DropTable { table_id: t.id })?;
+        let t = tables
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::TableNotFound(name.to_string()))?;
+        self.inner
+            .manifest
+            .lock()
+            .append(&Edit::DropTable { table_id: t.id })?;
         tables.remove(name);
         drop(tables);
         t.mark_dropped();
@@ -309,7 +378,10 @@ impl Db {
     fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
         self.inner.check_open()?;
         let t = self.inner.table_shared(name)?;
-        self.inner.manifest.lock().append(&Edit::SetEnabled { table_id: t.id, enabled })?;
+        self.inner.manifest.lock().append(&Edit::SetEnabled {
+            table_id: t.id,
+            enabled,
+        })?;
         t.set_enabled(enabled);
         Ok(())
     }
@@ -394,11 +466,19 @@ fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Re
 
 impl DbInner {
     pub fn check_open(&self) -> Result<()> {
-        if self.closed.load(Ordering::Acquire) { Err(Error::Closed) } else { Ok(()) }
+        if self.closed.load(Ordering::Acquire) {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
     }
 
     pub fn table_shared(&self, name: &str) -> Result<Arc<TableShared>> {
-        self.tables.read().get(name).cloned().ok_or_else(|| Error::TableNotFound(name.to_string()))
+        self.tables
+            .read()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::TableNotFound(name.to_string()))
     }
 
     /// Deletes log segments every record of which is in block files.

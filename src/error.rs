@@ -62,7 +62,10 @@ pub enum Error {
 impl Error {
     /// Builds an [`Error::Corruption`].
     pub(crate) fn corruption(path: impl Into<PathBuf>, detail: impl Into<String>) -> Error {
-        Error::Corruption { path: path.into(), detail: detail.into() }
+        Error::Corruption {
+            path: path.into(),
+            detail: detail.into(),
+        }
     }
 
     /// Builds an [`Error::InvalidArgument`].
@@ -84,7 +87,11 @@ impl fmt::Display for Error {
                 write!(f, "column family {family} does not exist in table {table}")
             }
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
-            Error::NotACounter { row, family, qualifier } => write!(
+            Error::NotACounter {
+                row,
+                family,
+                qualifier,
+            } => write!(
                 f,
                 "cell {}/{}:{} is not a counter (value is not 8 bytes wide)",
                 String::from_utf8_lossy(row),
@@ -103,7 +110,11 @@ impl fmt::Display for Error {
                 "database refuses writes after a failed log write or sync ({m}); reopen it"
             ),
             Error::UnsupportedFormat { path, found } => {
-                write!(f, "{} has unsupported format version {found}", path.display())
+                write!(
+                    f,
+                    "{} has unsupported format version {found}",
+                    path.display()
+                )
             }
         }
     }

@@ -34,11 +34,22 @@ const BLOCK_MULTIPLIER: u64 = 4;
 
 /// Orders a store's files newest first.
 pub(crate) fn sort_newest_first(files: &mut [Arc<StoreFile>]) {
-    files.sort_by(|a, b| b.reader.meta().max_seq.cmp(&a.reader.meta().max_seq).then(b.id.cmp(&a.id)));
+    files.sort_by(|a, b| {
+        b.reader
+            .meta()
+            .max_seq
+            .cmp(&a.reader.meta().max_seq)
+            .then(b.id.cmp(&a.id))
+    });
 }
 
 fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {
-    SstWriterConfig { block_size: f.block_size as usize, compression: f.compression, bloom: f.bloom_filter, ..SstWriterConfig::default() }
+    SstWriterConfig {
+        block_size: f.block_size as usize,
+        compression: f.compression,
+        bloom: f.bloom_filter,
+        ..SstWriterConfig::default()
+    }
 }
 
 /// Streams cells through a compaction matcher into a new file per family.
@@ -52,13 +63,26 @@ struct Output<'a> {
 }
 
 impl<'a> Output<'a> {
-    fn new(db: &'a DbInner, family: &'a FamilyDescriptor, kind: CompactionKind, earliest_put_ts: i64) -> Self {
+    fn new(
+        db: &'a DbInner,
+        family: &'a FamilyDescriptor,
+        kind: CompactionKind,
+        earliest_put_ts: i64,
+    ) -> Self {
         let now = db.clock.now_millis();
-        Output { db, family, matcher: CompactionMatcher::new(family, kind, now, earliest_put_ts, 0), writer: None, skip_column: None }
+        Output {
+            db,
+            family,
+            matcher: CompactionMatcher::new(family, kind, now, earliest_put_ts, 0),
+            writer: None,
+            skip_column: None,
+        }
     }
 
     fn push(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
-        let k = KeyRef::parse(key).ok_or_else(|| Error::corruption(&self.db.path, "malformed key during flush/compaction"))?;
+        let k = KeyRef::parse(key).ok_or_else(|| {
+            Error::corruption(&self.db.path, "malformed key during flush/compaction")
+        })?;
         if let Some(col) = &self.skip_column {
             let c = KeyRef::parse(col).expect("skip_column holds a valid key");
             if c.same_column(&k) {
@@ -66,14 +90,17 @@ impl<'a> Output<'a> {
             }
             self.skip_column = None;
         }
-        let p = PayloadRef::parse(payload).ok_or_else(|| Error::corruption(&self.db.path, "malformed payload during flush/compaction"))?;
+        let p = PayloadRef::parse(payload).ok_or_else(|| {
+            Error::corruption(&self.db.path, "malformed payload during flush/compaction")
+        })?;
         match self.matcher.match_cell(&k, &p) {
             MatchCode::Include => {
                 if self.writer.is_none() {
                     let id = self.db.manifest.lock().next_file_id();
                     let path = sst_path(&self.db.path, id);
                     let file = self.db.fs.create(&path)?;
-                    self.writer = Some((id, SstWriter::new(file, path, writer_config(self.family))));
+                    self.writer =
+                        Some((id, SstWriter::new(file, path, writer_config(self.family))));
                 }
                 if let Some((_, w)) = &mut self.writer {
                     w.add(key, payload)?;
@@ -95,12 +122,25 @@ impl<'a> Output<'a> {
 
 impl DbInner {
     fn open_new_file(&self, family: &[u8], id: u64) -> Result<Arc<StoreFile>> {
-        let reader = SstReader::open(self.fs.as_ref(), &sst_path(&self.path, id), id, Some(self.cache.clone()))?;
-        Ok(Arc::new(StoreFile { id, family: family.to_vec(), reader: Arc::new(reader) }))
+        let reader = SstReader::open(
+            self.fs.as_ref(),
+            &sst_path(&self.path, id),
+            id,
+            Some(self.cache.clone()),
+        )?;
+        Ok(Arc::new(StoreFile {
+            id,
+            family: family.to_vec(),
+            reader: Arc::new(reader),
+        }))
     }
 
     /// Flushes a region's memstore (no-op when empty).
-    pub(crate) fn flush_region(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
+    pub(crate) fn flush_region(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+    ) -> Result<()> {
         let _one = region.flush_lock.lock();
         self.wait_for_store_files(table, region)?;
         // (1) Swap memstores; a snapshot left by a failed flush is retried first.
@@ -114,7 +154,11 @@ impl DbInner {
                     return Ok(());
                 }
                 let snap = v.active.clone();
-                *v = Arc::new(RegionVersion { active: Arc::new(crate::memstore::MemStore::new()), snapshot: Some(snap.clone()), files: v.files.clone() });
+                *v = Arc::new(RegionVersion {
+                    active: Arc::new(crate::memstore::MemStore::new()),
+                    snapshot: Some(snap.clone()),
+                    files: v.files.clone(),
+                });
                 (snap, self.mvcc.last_assigned())
             }
         };
@@ -122,10 +166,15 @@ impl DbInner {
         let desc = table.desc_arc();
         let mut outputs: BTreeMap<Vec<u8>, Output<'_>> = BTreeMap::new();
         for f in desc.families() {
-            outputs.insert(f.name.clone(), Output::new(self, f, CompactionKind::Flush, i64::MAX));
+            outputs.insert(
+                f.name.clone(),
+                Output::new(self, f, CompactionKind::Flush, i64::MAX),
+            );
         }
         for e in snapshot.iter() {
-            let Some(k) = KeyRef::parse(e.key()) else { continue };
+            let Some(k) = KeyRef::parse(e.key()) else {
+                continue;
+            };
             if let Some(out) = outputs.get_mut(k.family) {
                 out.push(e.key(), e.payload())?;
             }
@@ -140,8 +189,20 @@ impl DbInner {
             self.fs.sync_dir(&self.path.join("data"))?;
         }
         // (3) Manifest.
-        let refs = new_files.iter().map(|(f, id, m)| FileRef { family: f.clone(), file_id: *id, size: m.file_size }).collect();
-        self.manifest.lock().append(&Edit::Flush { table_id: table.id, region_id: region.id, flushed_seq: flush_seq, files: refs })?;
+        let refs = new_files
+            .iter()
+            .map(|(f, id, m)| FileRef {
+                family: f.clone(),
+                file_id: *id,
+                size: m.file_size,
+            })
+            .collect();
+        self.manifest.lock().append(&Edit::Flush {
+            table_id: table.id,
+            region_id: region.id,
+            flushed_seq: flush_seq,
+            files: refs,
+        })?;
         // (4) Install.
         let mut opened = Vec::new();
         for (fam, id, _) in &new_files {
@@ -155,7 +216,11 @@ impl DbInner {
                 list.push(f);
                 sort_newest_first(list);
             }
-            *v = Arc::new(RegionVersion { active: v.active.clone(), snapshot: None, files });
+            *v = Arc::new(RegionVersion {
+                active: v.active.clone(),
+                snapshot: None,
+                files,
+            });
         }
         region.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
         self.stall.1.notify_all();
@@ -171,7 +236,11 @@ impl DbInner {
         if self.opts.background_threads == 0 {
             return Ok(());
         }
-        let too_many = region.current().files.values().any(|l| l.len() > BLOCKING_STORE_FILES);
+        let too_many = region
+            .current()
+            .files
+            .values()
+            .any(|l| l.len() > BLOCKING_STORE_FILES);
         if too_many {
             self.compact_region(table, region, false)?;
         }
@@ -193,7 +262,9 @@ impl DbInner {
     /// threads), and make writers wait while it exceeds 4× (only when a thread will flush).
     pub(crate) fn maybe_flush(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
         let desc = table.desc_arc();
-        let flush_size = desc.table_memstore_flush_size().unwrap_or(self.opts.memstore_flush_size);
+        let flush_size = desc
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
         if region.current().active.size() < flush_size {
             return Ok(());
         }
@@ -204,9 +275,14 @@ impl DbInner {
             self.bg.submit(Job::Flush(table.clone(), region.clone()));
         }
         let mut g = self.stall.0.lock();
-        while region.memstore_size() >= BLOCK_MULTIPLIER * flush_size && !self.closed.load(Ordering::Acquire) {
+        while region.memstore_size() >= BLOCK_MULTIPLIER * flush_size
+            && !self.closed.load(Ordering::Acquire)
+        {
             self.stall.1.wait_for(&mut g, Duration::from_millis(50));
-            if !region.flush_queued.load(Ordering::Acquire) && region.current().snapshot.is_none() && region.current().active.size() >= flush_size {
+            if !region.flush_queued.load(Ordering::Acquire)
+                && region.current().snapshot.is_none()
+                && region.current().active.size() >= flush_size
+            {
                 region.flush_queued.store(true, Ordering::Release);
                 self.bg.submit(Job::Flush(table.clone(), region.clone()));
             }
@@ -216,13 +292,22 @@ impl DbInner {
 
     /// Compacts each store of a region: minor by the exploring policy, or major (every file).
     /// A minor compaction that selects every file of a store is a major one [REG-1].
-    pub(crate) fn compact_region(&self, table: &Arc<TableShared>, region: &Arc<Region>, major: bool) -> Result<()> {
+    pub(crate) fn compact_region(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        major: bool,
+    ) -> Result<()> {
         let _one = region.compact_lock.lock();
         let desc: Arc<TableDescriptor> = table.desc_arc();
-        let flush_size = desc.table_memstore_flush_size().unwrap_or(self.opts.memstore_flush_size);
+        let flush_size = desc
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
         let version = region.current();
         for (family, files) in &version.files {
-            let Some(fd) = desc.get_family(family) else { continue };
+            let Some(fd) = desc.get_family(family) else {
+                continue;
+            };
             // Oldest first for the picker.
             let oldest_first: Vec<Arc<StoreFile>> = files.iter().rev().cloned().collect();
             let chosen: Vec<Arc<StoreFile>> = if major {
@@ -237,18 +322,39 @@ impl DbInner {
             if chosen.is_empty() {
                 continue;
             }
-            let kind = if chosen.len() == files.len() { CompactionKind::Major } else { CompactionKind::Minor };
+            let kind = if chosen.len() == files.len() {
+                CompactionKind::Major
+            } else {
+                CompactionKind::Minor
+            };
             self.compact_files(table, region, fd, &chosen, kind)?;
         }
         Ok(())
     }
 
-    fn compact_files(&self, table: &Arc<TableShared>, region: &Arc<Region>, fd: &FamilyDescriptor, chosen: &[Arc<StoreFile>], kind: CompactionKind) -> Result<()> {
-        let earliest_put_ts = chosen.iter().map(|f| f.reader.meta().earliest_put_ts).min().unwrap_or(i64::MAX);
+    fn compact_files(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        fd: &FamilyDescriptor,
+        chosen: &[Arc<StoreFile>],
+        kind: CompactionKind,
+    ) -> Result<()> {
+        let earliest_put_ts = chosen
+            .iter()
+            .map(|f| f.reader.meta().earliest_put_ts)
+            .min()
+            .unwrap_or(i64::MAX);
         let mut newest_first = chosen.to_vec();
         sort_newest_first(&mut newest_first);
-        let no_cache = CachePolicy { fill: false, in_memory: false };
-        let cursors: Vec<Box<dyn CellCursor>> = newest_first.iter().map(|f| Box::new(f.reader.cursor(no_cache)) as Box<dyn CellCursor>).collect();
+        let no_cache = CachePolicy {
+            fill: false,
+            in_memory: false,
+        };
+        let cursors: Vec<Box<dyn CellCursor>> = newest_first
+            .iter()
+            .map(|f| Box::new(f.reader.cursor(no_cache)) as Box<dyn CellCursor>)
+            .collect();
         let mut merge = MergeCursor::new(cursors);
         merge.seek_to_first()?;
         let mut out = Output::new(self, fd, kind, earliest_put_ts);
@@ -260,9 +366,21 @@ impl DbInner {
         if result.is_some() {
             self.fs.sync_dir(&self.path.join("data"))?;
         }
-        let added: Vec<FileRef> = result.iter().map(|(id, m)| FileRef { family: fd.name.clone(), file_id: *id, size: m.file_size }).collect();
+        let added: Vec<FileRef> = result
+            .iter()
+            .map(|(id, m)| FileRef {
+                family: fd.name.clone(),
+                file_id: *id,
+                size: m.file_size,
+            })
+            .collect();
         let removed: Vec<u64> = chosen.iter().map(|f| f.id).collect();
-        self.manifest.lock().append(&Edit::Compact { table_id: table.id, region_id: region.id, removed: removed.clone(), added })?;
+        self.manifest.lock().append(&Edit::Compact {
+            table_id: table.id,
+            region_id: region.id,
+            removed: removed.clone(),
+            added,
+        })?;
         let opened = match &result {
             Some((id, _)) => Some(self.open_new_file(&fd.name, *id)?),
             None => None,
@@ -274,7 +392,11 @@ impl DbInner {
             list.retain(|f| !removed.contains(&f.id));
             list.extend(opened);
             sort_newest_first(list);
-            *v = Arc::new(RegionVersion { active: v.active.clone(), snapshot: v.snapshot.clone(), files });
+            *v = Arc::new(RegionVersion {
+                active: v.active.clone(),
+                snapshot: v.snapshot.clone(),
+                files,
+            });
         }
         // Open readers keep their mapping; the names go now.
         for id in removed {

@@ -9,37 +9,39 @@
 
 mod background;
 mod clock;
-mod db;
-mod flush;
-mod manifest;
-mod picker;
-mod region;
-mod table;
-mod util;
-mod write;
 #[doc(hidden)]
 pub mod codec;
+mod db;
 mod error;
+mod flush;
 #[doc(hidden)]
 pub mod io;
+mod manifest;
 #[doc(hidden)]
 pub mod memstore;
 #[doc(hidden)]
 pub mod model;
 mod ops;
 mod options;
+mod picker;
 #[doc(hidden)]
 pub mod read;
+mod region;
 #[doc(hidden)]
 pub mod sst;
+mod table;
+mod util;
 #[doc(hidden)]
 pub mod wal;
+mod write;
 
 pub use clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
+pub use db::{Db, Metrics};
 pub use error::{Error, Result};
 pub use model::key::CellType;
-pub use model::schema::{BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor};
+pub use model::schema::{
+    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
+};
 pub use ops::{Cell, Delete, Get, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
-pub use db::{Db, Metrics};
 pub use table::{RegionInfo, Scanner, Table};

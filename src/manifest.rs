@@ -141,30 +141,61 @@ impl ManifestState {
     /// as corruption of the manifest).
     pub fn apply(&mut self, e: &Edit) -> std::result::Result<(), String> {
         match e {
-            Edit::CreateTable { table_id, desc, regions } => {
+            Edit::CreateTable {
+                table_id,
+                desc,
+                regions,
+            } => {
                 if self.tables.contains_key(table_id) {
                     return Err(format!("table id {table_id} created twice"));
                 }
                 let mut map = BTreeMap::new();
                 for r in regions {
                     self.next_region_id = self.next_region_id.max(r.id + 1);
-                    map.insert(r.id, RegionRecord { def: r.clone(), flushed_seq: 0, files: vec![] });
+                    map.insert(
+                        r.id,
+                        RegionRecord {
+                            def: r.clone(),
+                            flushed_seq: 0,
+                            files: vec![],
+                        },
+                    );
                 }
                 self.next_table_id = self.next_table_id.max(table_id + 1);
-                self.tables.insert(*table_id, TableRecord { desc: desc.clone(), enabled: true, regions: map });
+                self.tables.insert(
+                    *table_id,
+                    TableRecord {
+                        desc: desc.clone(),
+                        enabled: true,
+                        regions: map,
+                    },
+                );
             }
             Edit::DropTable { table_id } => {
-                self.tables.remove(table_id).ok_or(format!("drop of unknown table {table_id}"))?;
+                self.tables
+                    .remove(table_id)
+                    .ok_or(format!("drop of unknown table {table_id}"))?;
             }
             Edit::AlterTable { table_id, desc } => {
-                let t = self.tables.get_mut(table_id).ok_or(format!("alter of unknown table {table_id}"))?;
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("alter of unknown table {table_id}"))?;
                 t.desc = desc.clone();
             }
             Edit::SetEnabled { table_id, enabled } => {
-                let t = self.tables.get_mut(table_id).ok_or(format!("enable of unknown table {table_id}"))?;
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("enable of unknown table {table_id}"))?;
                 t.enabled = *enabled;
             }
-            Edit::Flush { table_id, region_id, flushed_seq, files } => {
+            Edit::Flush {
+                table_id,
+                region_id,
+                flushed_seq,
+                files,
+            } => {
                 for f in files {
                     self.next_file_id = self.next_file_id.max(f.file_id + 1);
                 }
@@ -175,13 +206,18 @@ impl ManifestState {
                 r.flushed_seq = r.flushed_seq.max(*flushed_seq);
                 r.files.extend(files.iter().cloned());
             }
-            Edit::Compact { table_id, region_id, removed, added } => {
+            Edit::Compact {
+                table_id,
+                region_id,
+                removed,
+                added,
+            } => {
                 for f in added {
                     self.next_file_id = self.next_file_id.max(f.file_id + 1);
                 }
-                let r = self
-                    .region_mut(*table_id, *region_id)
-                    .ok_or(format!("compaction of unknown region {table_id}/{region_id}"))?;
+                let r = self.region_mut(*table_id, *region_id).ok_or(format!(
+                    "compaction of unknown region {table_id}/{region_id}"
+                ))?;
                 for id in removed {
                     let before = r.files.len();
                     r.files.retain(|f| f.file_id != *id);
@@ -205,7 +241,10 @@ impl ManifestState {
                 regions: t.regions.values().map(|r| r.def.clone()).collect(),
             });
             if !t.enabled {
-                out.push(Edit::SetEnabled { table_id, enabled: false });
+                out.push(Edit::SetEnabled {
+                    table_id,
+                    enabled: false,
+                });
             }
             for r in t.regions.values() {
                 out.push(Edit::Flush {
@@ -239,7 +278,11 @@ impl Edit {
     pub fn encode(&self) -> Vec<u8> {
         let mut o = vec![EDIT_VERSION];
         match self {
-            Edit::CreateTable { table_id, desc, regions } => {
+            Edit::CreateTable {
+                table_id,
+                desc,
+                regions,
+            } => {
                 o.push(1);
                 codec::put_varint(&mut o, *table_id);
                 desc.encode_into(&mut o);
@@ -259,7 +302,12 @@ impl Edit {
                 codec::put_varint(&mut o, *table_id);
                 desc.encode_into(&mut o);
             }
-            Edit::Flush { table_id, region_id, flushed_seq, files } => {
+            Edit::Flush {
+                table_id,
+                region_id,
+                flushed_seq,
+                files,
+            } => {
                 o.push(4);
                 codec::put_varint(&mut o, *table_id);
                 codec::put_varint(&mut o, *region_id);
@@ -267,7 +315,12 @@ impl Edit {
                 codec::put_varint(&mut o, files.len() as u64);
                 files.iter().for_each(|f| put_file(&mut o, f));
             }
-            Edit::Compact { table_id, region_id, removed, added } => {
+            Edit::Compact {
+                table_id,
+                region_id,
+                removed,
+                added,
+            } => {
                 o.push(5);
                 codec::put_varint(&mut o, *table_id);
                 codec::put_varint(&mut o, *region_id);
@@ -289,7 +342,10 @@ impl Edit {
     pub fn decode(b: &[u8]) -> std::result::Result<Edit, DecodeError> {
         let mut r = Reader::new(b);
         if r.u8("edit version")? != EDIT_VERSION {
-            return Err(DecodeError { what: "unknown edit version", offset: 0 });
+            return Err(DecodeError {
+                what: "unknown edit version",
+                offset: 0,
+            });
         }
         let tag = r.u8("edit type")?;
         let e = match tag {
@@ -305,10 +361,19 @@ impl Edit {
                         end: r.bytes("end key")?.to_vec(),
                     });
                 }
-                Edit::CreateTable { table_id, desc, regions }
+                Edit::CreateTable {
+                    table_id,
+                    desc,
+                    regions,
+                }
             }
-            2 => Edit::DropTable { table_id: r.varint("table id")? },
-            3 => Edit::AlterTable { table_id: r.varint("table id")?, desc: TableDescriptor::decode(&mut r)? },
+            2 => Edit::DropTable {
+                table_id: r.varint("table id")?,
+            },
+            3 => Edit::AlterTable {
+                table_id: r.varint("table id")?,
+                desc: TableDescriptor::decode(&mut r)?,
+            },
             4 => {
                 let table_id = r.varint("table id")?;
                 let region_id = r.varint("region id")?;
@@ -318,7 +383,12 @@ impl Edit {
                 for _ in 0..n {
                     files.push(get_file(&mut r)?);
                 }
-                Edit::Flush { table_id, region_id, flushed_seq, files }
+                Edit::Flush {
+                    table_id,
+                    region_id,
+                    flushed_seq,
+                    files,
+                }
             }
             5 => {
                 let table_id = r.varint("table id")?;
@@ -333,13 +403,29 @@ impl Edit {
                 for _ in 0..n {
                     added.push(get_file(&mut r)?);
                 }
-                Edit::Compact { table_id, region_id, removed, added }
+                Edit::Compact {
+                    table_id,
+                    region_id,
+                    removed,
+                    added,
+                }
             }
-            6 => Edit::SetEnabled { table_id: r.varint("table id")?, enabled: r.u8("enabled")? != 0 },
-            _ => return Err(DecodeError { what: "unknown edit type", offset: 1 }),
+            6 => Edit::SetEnabled {
+                table_id: r.varint("table id")?,
+                enabled: r.u8("enabled")? != 0,
+            },
+            _ => {
+                return Err(DecodeError {
+                    what: "unknown edit type",
+                    offset: 1,
+                });
+            }
         };
         if !r.is_empty() {
-            return Err(DecodeError { what: "trailing bytes after edit", offset: r.pos() });
+            return Err(DecodeError {
+                what: "trailing bytes after edit",
+                offset: r.pos(),
+            });
         }
         Ok(e)
     }
@@ -355,7 +441,9 @@ pub struct Manifest {
 
 impl std::fmt::Debug for Manifest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Manifest").field("dir", &self.dir).finish_non_exhaustive()
+        f.debug_struct("Manifest")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -366,7 +454,10 @@ fn manifest_name(n: u64) -> String {
 impl Manifest {
     /// Replays `dir`'s manifest (if any), writes a fresh snapshot manifest and points CURRENT at
     /// it. Returns the manifest and the recovered state.
-    pub fn open(fs: std::sync::Arc<dyn FileSystem>, dir: &Path) -> Result<(Manifest, ManifestState)> {
+    pub fn open(
+        fs: std::sync::Arc<dyn FileSystem>,
+        dir: &Path,
+    ) -> Result<(Manifest, ManifestState)> {
         let current = dir.join("CURRENT");
         let mut state = ManifestState::default();
         let mut number = 0u64;
@@ -387,12 +478,16 @@ impl Manifest {
             let (records, _valid) = read_records(&bytes, &path, TailPolicy::TornTailAllowed)?;
             for rec in records {
                 if rec.rtype != RECORD_EDIT {
-                    return Err(Error::corruption(&path, format!("unknown record type {} at offset {}", rec.rtype, rec.offset)));
+                    return Err(Error::corruption(
+                        &path,
+                        format!("unknown record type {} at offset {}", rec.rtype, rec.offset),
+                    ));
                 }
-                let edit = Edit::decode(rec.payload).map_err(|e| e.into_corruption(&path, rec.offset))?;
-                state
-                    .apply(&edit)
-                    .map_err(|m| Error::corruption(&path, format!("{m} (record at offset {})", rec.offset)))?;
+                let edit =
+                    Edit::decode(rec.payload).map_err(|e| e.into_corruption(&path, rec.offset))?;
+                state.apply(&edit).map_err(|m| {
+                    Error::corruption(&path, format!("{m} (record at offset {})", rec.offset))
+                })?;
             }
             old = Some(path);
         }
@@ -424,7 +519,12 @@ impl Manifest {
         drop(c);
         fs.rename(&tmp, &dir.join("CURRENT"))?;
         fs.sync_dir(dir)?;
-        Ok(Manifest { fs, dir: dir.to_path_buf(), file, state })
+        Ok(Manifest {
+            fs,
+            dir: dir.to_path_buf(),
+            file,
+            state,
+        })
     }
 
     /// Appends and syncs one edit, then applies it to the in-memory state.
@@ -480,14 +580,42 @@ mod tests {
 
     #[test]
     fn edits_round_trip() {
-        let f = FileRef { family: b"f".to_vec(), file_id: 7, size: 100 };
+        let f = FileRef {
+            family: b"f".to_vec(),
+            file_id: 7,
+            size: 100,
+        };
         for e in [
-            Edit::CreateTable { table_id: 1, desc: desc(), regions: vec![RegionDef { id: 2, start: vec![], end: b"m".to_vec() }] },
+            Edit::CreateTable {
+                table_id: 1,
+                desc: desc(),
+                regions: vec![RegionDef {
+                    id: 2,
+                    start: vec![],
+                    end: b"m".to_vec(),
+                }],
+            },
             Edit::DropTable { table_id: 1 },
-            Edit::AlterTable { table_id: 1, desc: desc() },
-            Edit::Flush { table_id: 1, region_id: 2, flushed_seq: 9, files: vec![f.clone()] },
-            Edit::Compact { table_id: 1, region_id: 2, removed: vec![3, 4], added: vec![f] },
-            Edit::SetEnabled { table_id: 1, enabled: false },
+            Edit::AlterTable {
+                table_id: 1,
+                desc: desc(),
+            },
+            Edit::Flush {
+                table_id: 1,
+                region_id: 2,
+                flushed_seq: 9,
+                files: vec![f.clone()],
+            },
+            Edit::Compact {
+                table_id: 1,
+                region_id: 2,
+                removed: vec![3, 4],
+                added: vec![f],
+            },
+            Edit::SetEnabled {
+                table_id: 1,
+                enabled: false,
+            },
         ] {
             assert_eq!(Edit::decode(&e.encode()).unwrap(), e);
         }
@@ -501,11 +629,28 @@ mod tests {
         let fs: Arc<dyn FileSystem> = Arc::new(StdFs);
         let (mut m, st) = Manifest::open(fs.clone(), dir.path()).unwrap();
         assert!(st.tables.is_empty());
-        m.append(&Edit::CreateTable { table_id: 0, desc: desc(), regions: vec![RegionDef { id: 0, start: vec![], end: vec![] }] })
-            .unwrap();
+        m.append(&Edit::CreateTable {
+            table_id: 0,
+            desc: desc(),
+            regions: vec![RegionDef {
+                id: 0,
+                start: vec![],
+                end: vec![],
+            }],
+        })
+        .unwrap();
         let fid = m.next_file_id();
-        m.append(&Edit::Flush { table_id: 0, region_id: 0, flushed_seq: 5, files: vec![FileRef { family: b"f".to_vec(), file_id: fid, size: 1 }] })
-            .unwrap();
+        m.append(&Edit::Flush {
+            table_id: 0,
+            region_id: 0,
+            flushed_seq: 5,
+            files: vec![FileRef {
+                family: b"f".to_vec(),
+                file_id: fid,
+                size: 1,
+            }],
+        })
+        .unwrap();
         assert!(m.append(&Edit::DropTable { table_id: 42 }).is_err());
         let expect = m.state().clone();
         drop(m);
@@ -514,6 +659,10 @@ mod tests {
         assert_eq!(st.next_file_id, 1);
         assert_eq!(st.max_flushed_seq, 5);
         let names = fs.list(dir.path()).unwrap();
-        assert_eq!(names.iter().filter(|n| n.starts_with("MANIFEST-")).count(), 1, "{names:?}");
+        assert_eq!(
+            names.iter().filter(|n| n.starts_with("MANIFEST-")).count(),
+            1,
+            "{names:?}"
+        );
     }
 }

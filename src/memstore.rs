@@ -30,7 +30,10 @@ impl MemEntry {
         let mut v = Vec::with_capacity(key.len() + payload.len());
         v.extend_from_slice(key);
         v.extend_from_slice(payload);
-        MemEntry { buf: v.into(), key_len: key.len() as u32 }
+        MemEntry {
+            buf: v.into(),
+            key_len: key.len() as u32,
+        }
     }
     /// The encoded key.
     pub fn key(&self) -> &[u8] {
@@ -74,7 +77,11 @@ pub struct MemStore {
 impl MemStore {
     /// An empty memstore.
     pub fn new() -> MemStore {
-        MemStore { set: SkipSet::new(), size: AtomicU64::new(0), min_seq: AtomicU64::new(u64::MAX) }
+        MemStore {
+            set: SkipSet::new(),
+            size: AtomicU64::new(0),
+            min_seq: AtomicU64::new(u64::MAX),
+        }
     }
 
     /// Inserts a cell. A cell with an identical key replaces the earlier one: the last cell of a
@@ -131,7 +138,12 @@ pub struct MemCursor {
 impl MemCursor {
     /// An unpositioned cursor.
     pub fn new(mem: Arc<MemStore>) -> MemCursor {
-        MemCursor { mem, batch: Vec::new(), pos: 0, at_end: true }
+        MemCursor {
+            mem,
+            batch: Vec::new(),
+            pos: 0,
+            at_end: true,
+        }
     }
 
     fn fill(&mut self, from: Bound<&MemEntry>) {
@@ -191,7 +203,10 @@ impl Mvcc {
     /// Starts after `last_seq` (the highest sequence id already used).
     pub fn new(last_seq: u64) -> Mvcc {
         Mvcc {
-            state: Mutex::new(MvccState { next: last_seq + 1, in_flight: BTreeSet::new() }),
+            state: Mutex::new(MvccState {
+                next: last_seq + 1,
+                in_flight: BTreeSet::new(),
+            }),
             advanced: Condvar::new(),
             read_point: AtomicU64::new(last_seq),
         }
@@ -241,8 +256,15 @@ mod tests {
     use crate::model::CellType;
 
     fn key(row: &str, ts: i64, seq: u64) -> Vec<u8> {
-        KeyRef { row: row.as_bytes(), family: b"f", qualifier: b"q", ts, type_code: CellType::Put.code(), seq }
-            .encode()
+        KeyRef {
+            row: row.as_bytes(),
+            family: b"f",
+            qualifier: b"q",
+            ts,
+            type_code: CellType::Put.code(),
+            seq,
+        }
+        .encode()
     }
 
     #[test]
@@ -255,7 +277,10 @@ mod tests {
         c.seek_to_first().unwrap();
         let mut n = 0;
         while c.valid() {
-            assert_eq!(KeyRef::parse(c.key()).unwrap().row, format!("r{n:03}").as_bytes());
+            assert_eq!(
+                KeyRef::parse(c.key()).unwrap().row,
+                format!("r{n:03}").as_bytes()
+            );
             c.next().unwrap();
             n += 1;
         }
@@ -284,7 +309,11 @@ mod tests {
         let m2 = mvcc.clone();
         let t = std::thread::spawn(move || m2.complete(b));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert_eq!(mvcc.read_point(), 0, "b is not visible while a is in flight");
+        assert_eq!(
+            mvcc.read_point(),
+            0,
+            "b is not visible while a is in flight"
+        );
         mvcc.complete(a);
         t.join().unwrap();
         assert_eq!(mvcc.read_point(), 2);

@@ -21,7 +21,13 @@ pub struct PickerConfig {
 impl PickerConfig {
     /// HBase's defaults with `min_size` = the memstore flush size.
     pub fn with_flush_size(flush_size: u64) -> Self {
-        PickerConfig { min_files: 3, max_files: 10, ratio: 1.2, min_size: flush_size, max_size: u64::MAX }
+        PickerConfig {
+            min_files: 3,
+            max_files: 10,
+            ratio: 1.2,
+            min_size: flush_size,
+            max_size: u64::MAX,
+        }
     }
 }
 
@@ -41,7 +47,9 @@ pub fn pick(sizes: &[u64], cfg: &PickerConfig) -> Option<Range<usize>> {
                 continue;
             }
             let ok = total < cfg.min_size
-                || run.iter().all(|&f| (f as f64) <= cfg.ratio * (total - f) as f64);
+                || run
+                    .iter()
+                    .all(|&f| (f as f64) <= cfg.ratio * (total - f) as f64);
             if !ok {
                 continue;
             }
@@ -62,7 +70,13 @@ mod tests {
     use super::*;
 
     fn cfg() -> PickerConfig {
-        PickerConfig { min_files: 3, max_files: 10, ratio: 1.2, min_size: 10, max_size: u64::MAX }
+        PickerConfig {
+            min_files: 3,
+            max_files: 10,
+            ratio: 1.2,
+            min_size: 10,
+            max_size: u64::MAX,
+        }
     }
 
     /// [REG-1]
@@ -78,6 +92,15 @@ mod tests {
         let many = vec![50u64; 15];
         assert_eq!(pick(&many, &cfg()).map(|r| r.len()), Some(10));
         // Ties on count: smallest total wins.
-        assert_eq!(pick(&[300, 300, 300, 100, 100, 100], &PickerConfig { max_files: 3, ..cfg() }), Some(3..6));
+        assert_eq!(
+            pick(
+                &[300, 300, 300, 100, 100, 100],
+                &PickerConfig {
+                    max_files: 3,
+                    ..cfg()
+                }
+            ),
+            Some(3..6)
+        );
     }
 }

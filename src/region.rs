@@ -70,12 +70,22 @@ pub(crate) struct Region {
 }
 
 impl Region {
-    pub fn new(id: u64, start: Vec<u8>, end: Vec<u8>, flushed_seq: u64, files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>) -> Region {
+    pub fn new(
+        id: u64,
+        start: Vec<u8>,
+        end: Vec<u8>,
+        flushed_seq: u64,
+        files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>,
+    ) -> Region {
         Region {
             id,
             start,
             end,
-            version: RwLock::new(Arc::new(RegionVersion { active: Arc::new(MemStore::new()), snapshot: None, files })),
+            version: RwLock::new(Arc::new(RegionVersion {
+                active: Arc::new(MemStore::new()),
+                snapshot: None,
+                files,
+            })),
             updates: RwLock::new(()),
             row_locks: (0..ROW_LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             flush_lock: Mutex::new(()),
@@ -114,7 +124,9 @@ impl Region {
     /// Smallest sequence id not yet in files (`u64::MAX` when everything is flushed).
     pub fn min_unflushed_seq(&self) -> u64 {
         let v = self.version.read();
-        v.active.min_seq().min(v.snapshot.as_ref().map_or(u64::MAX, |s| s.min_seq()))
+        v.active
+            .min_seq()
+            .min(v.snapshot.as_ref().map_or(u64::MAX, |s| s.min_seq()))
     }
 
     pub fn bump_reads(&self, n: u64) {
@@ -148,10 +160,10 @@ impl RegionVersion {
         }
         let mut files: Vec<&Arc<StoreFile>> = Vec::new();
         for (fam, list) in &self.files {
-            if let Some(want) = &sel.families {
-                if !want.iter().any(|f| *f == fam.as_slice()) {
-                    continue;
-                }
+            if let Some(want) = &sel.families
+                && !want.contains(&fam.as_slice())
+            {
+                continue;
             }
             for f in list {
                 if file_may_match(f, sel) {
@@ -160,7 +172,13 @@ impl RegionVersion {
             }
         }
         // Newest first across families too (ties between families cannot hold equal keys).
-        files.sort_by(|a, b| b.reader.meta().max_seq.cmp(&a.reader.meta().max_seq).then(b.id.cmp(&a.id)));
+        files.sort_by(|a, b| {
+            b.reader
+                .meta()
+                .max_seq
+                .cmp(&a.reader.meta().max_seq)
+                .then(b.id.cmp(&a.id))
+        });
         for f in files {
             out.push(Box::new(f.reader.cursor((sel.cache)(&f.family))));
         }

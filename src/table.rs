@@ -8,8 +8,8 @@ use crate::model::key::first_on_row;
 use crate::model::payload;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Delete, Get, Put, RowResult, Scan};
-use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::cursor::CellCursor;
+use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::row::RowReader;
 use crate::region::{FileSelection, Region};
@@ -100,17 +100,27 @@ pub struct Table {
 
 fn cache_policy(desc: &TableDescriptor) -> impl Fn(&[u8]) -> CachePolicy + '_ {
     move |fam: &[u8]| match desc.get_family(fam) {
-        Some(f) => CachePolicy { fill: f.block_cache, in_memory: f.in_memory },
-        None => CachePolicy { fill: true, in_memory: false },
+        Some(f) => CachePolicy {
+            fill: f.block_cache,
+            in_memory: f.in_memory,
+        },
+        None => CachePolicy {
+            fill: true,
+            in_memory: false,
+        },
     }
 }
 
 fn check_time_range((min, max): (i64, i64)) -> Result<()> {
     if min < 0 || max < 0 {
-        return Err(Error::invalid(format!("time range bounds cannot be negative: [{min}, {max})")));
+        return Err(Error::invalid(format!(
+            "time range bounds cannot be negative: [{min}, {max})"
+        )));
     }
     if max < min {
-        return Err(Error::invalid(format!("maxStamp is smaller than minStamp: [{min}, {max})")));
+        return Err(Error::invalid(format!(
+            "maxStamp is smaller than minStamp: [{min}, {max})"
+        )));
     }
     Ok(())
 }
@@ -120,7 +130,11 @@ fn check_columns(desc: &TableDescriptor, c: &Columns) -> Result<()> {
 }
 
 fn selection(c: &Columns) -> ColumnSelection {
-    if c.0.is_empty() { ColumnSelection::All } else { ColumnSelection::Families(c.0.clone()) }
+    if c.0.is_empty() {
+        ColumnSelection::All
+    } else {
+        ColumnSelection::Families(c.0.clone())
+    }
 }
 
 impl Table {
@@ -153,16 +167,21 @@ impl Table {
         if p.cells.is_empty() {
             return Err(Error::invalid("no columns to put"));
         }
-        let ttl_ms = match p.ttl {
-            Some(d) => Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            None => None,
-        };
+        let ttl_ms = p
+            .ttl
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         for c in &p.cells {
             check_family(&desc, &c.family)?;
             if c.ts != LATEST_TIMESTAMP {
                 check_ts(c.ts)?;
             }
-            check_cell_size(self.db.opts.max_cell_size, &p.row, &c.family, &c.qualifier, &c.value)?;
+            check_cell_size(
+                self.db.opts.max_cell_size,
+                &p.row,
+                &c.family,
+                &c.qualifier,
+                &c.value,
+            )?;
         }
         let now = self.db.clock.now_millis();
         let cells = p
@@ -179,7 +198,8 @@ impl Table {
         let region = self.shared.region_for(&p.row);
         {
             let _row = region.lock_row(&p.row);
-            self.db.apply(&self.shared, &region, &p.row, cells, p.durability)?;
+            self.db
+                .apply(&self.shared, &region, &p.row, cells, p.durability)?;
         }
         self.db.maybe_flush(&self.shared, &region)
     }
@@ -201,7 +221,9 @@ impl Table {
         let desc = self.check()?;
         check_row(&d.row)?;
         if d.row_ts.is_some() && !d.entries.is_empty() {
-            return Err(Error::invalid("Delete::up_to deletes the whole row and cannot be combined with families or columns"));
+            return Err(Error::invalid(
+                "Delete::up_to deletes the whole row and cannot be combined with families or columns",
+            ));
         }
         if let Some(ts) = d.row_ts {
             check_ts(ts)?;
@@ -221,7 +243,13 @@ impl Table {
                 // A whole-row delete: one DeleteFamily per family [DEL-6].
                 let ts = d.row_ts.unwrap_or(now);
                 for f in desc.families() {
-                    cells.push(NewCell { family: f.name.clone(), qualifier: Vec::new(), ts, type_code: CellType::DeleteFamily.code(), payload: payload::encode(None, b"") });
+                    cells.push(NewCell {
+                        family: f.name.clone(),
+                        qualifier: Vec::new(),
+                        ts,
+                        type_code: CellType::DeleteFamily.code(),
+                        payload: payload::encode(None, b""),
+                    });
                 }
             }
             // [DEL-6]: the k-th "latest version" delete of a column targets its k-th newest
@@ -233,24 +261,68 @@ impl Table {
                 } else if e.kind == CellType::Delete {
                     let k = latest_counts.entry((&e.family, &e.qualifier)).or_insert(0);
                     *k += 1;
-                    let versions = self.visible_versions(&region, &desc, &d.row, &e.family, &e.qualifier, *k, now)?;
+                    let versions = self.visible_versions(
+                        &region,
+                        &desc,
+                        &d.row,
+                        &e.family,
+                        &e.qualifier,
+                        *k,
+                        now,
+                    )?;
                     versions.get(*k as usize - 1).copied().unwrap_or(now)
                 } else {
                     now
                 };
-                cells.push(NewCell { family: e.family.clone(), qualifier: e.qualifier.clone(), ts, type_code: e.kind.code(), payload: payload::encode(None, b"") });
+                cells.push(NewCell {
+                    family: e.family.clone(),
+                    qualifier: e.qualifier.clone(),
+                    ts,
+                    type_code: e.kind.code(),
+                    payload: payload::encode(None, b""),
+                });
             }
-            self.db.apply(&self.shared, &region, &d.row, cells, d.durability)?;
+            self.db
+                .apply(&self.shared, &region, &d.row, cells, d.durability)?;
         }
         self.db.maybe_flush(&self.shared, &region)
     }
 
     /// Timestamps of the newest `n` visible versions of a column (internal Get of [DEL-6]).
-    fn visible_versions(&self, region: &Arc<Region>, desc: &Arc<TableDescriptor>, row: &[u8], f: &[u8], q: &[u8], n: u32, now: i64) -> Result<Vec<i64>> {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "internal helper of the delete path"
+    )]
+    fn visible_versions(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        row: &[u8],
+        f: &[u8],
+        q: &[u8],
+        n: u32,
+        now: i64,
+    ) -> Result<Vec<i64>> {
         let mut cols = Columns::default();
-        cols.0.insert(f.to_vec(), Some([q.to_vec()].into_iter().collect()));
-        let spec = ReadSpec { now, time_range: (0, i64::MAX), max_versions: n, columns: selection(&cols), raw: false, has_filter: false };
-        let mut reader = self.region_reader(region, desc, &cols, spec, row, Some(row), self.db.mvcc.read_point())?;
+        cols.0
+            .insert(f.to_vec(), Some([q.to_vec()].into_iter().collect()));
+        let spec = ReadSpec {
+            now,
+            time_range: (0, i64::MAX),
+            max_versions: n,
+            columns: selection(&cols),
+            raw: false,
+            has_filter: false,
+        };
+        let mut reader = self.region_reader(
+            region,
+            desc,
+            &cols,
+            spec,
+            row,
+            Some(row),
+            self.db.mvcc.read_point(),
+        )?;
         Ok(match reader.next_row()? {
             Some((_, cells)) => cells.iter().map(|c| c.ts).collect(),
             None => Vec::new(),
@@ -259,9 +331,22 @@ impl Table {
 
     /// A row reader over one region from `start` (a Get when `get_row` is set).
     #[allow(clippy::too_many_arguments)]
-    fn region_reader(&self, region: &Arc<Region>, desc: &Arc<TableDescriptor>, cols: &Columns, spec: ReadSpec, start: &[u8], get_row: Option<&[u8]>, read_point: u64) -> Result<RowReader> {
+    fn region_reader(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        cols: &Columns,
+        spec: ReadSpec,
+        start: &[u8],
+        get_row: Option<&[u8]>,
+        read_point: u64,
+    ) -> Result<RowReader> {
         let version = region.current();
-        let fams: Option<Vec<&[u8]>> = if cols.0.is_empty() { None } else { Some(cols.0.keys().map(Vec::as_slice).collect()) };
+        let fams: Option<Vec<&[u8]>> = if cols.0.is_empty() {
+            None
+        } else {
+            Some(cols.0.keys().map(Vec::as_slice).collect())
+        };
         let single_column = cols
             .0
             .iter()
@@ -281,7 +366,11 @@ impl Table {
             cache: &policy,
         };
         let mut merge = MergeCursor::new(version.cursors(&sel));
-        let from = if start < region.start.as_slice() { region.start.as_slice() } else { start };
+        let from = if start < region.start.as_slice() {
+            region.start.as_slice()
+        } else {
+            start
+        };
         merge.seek(&first_on_row(from))?;
         let stop = match get_row {
             Some(r) => {
@@ -291,10 +380,21 @@ impl Table {
             }
             None => region.end.clone(),
         };
-        Ok(RowReader::new(merge, UserMatcher::new(desc.families(), spec), read_point, stop))
+        Ok(RowReader::new(
+            merge,
+            UserMatcher::new(desc.families(), spec),
+            read_point,
+            stop,
+        ))
     }
 
-    fn validate_read(&self, desc: &TableDescriptor, cols: &Columns, max_versions: u32, tr: (i64, i64)) -> Result<()> {
+    fn validate_read(
+        &self,
+        desc: &TableDescriptor,
+        cols: &Columns,
+        max_versions: u32,
+        tr: (i64, i64),
+    ) -> Result<()> {
         check_columns(desc, cols)?;
         if max_versions == 0 {
             return Err(Error::invalid("versions must be positive"));
@@ -321,7 +421,15 @@ impl Table {
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        let mut reader = self.region_reader(&region, &desc, &g.columns, spec, &g.row, Some(&g.row), self.db.mvcc.read_point())?;
+        let mut reader = self.region_reader(
+            &region,
+            &desc,
+            &g.columns,
+            spec,
+            &g.row,
+            Some(&g.row),
+            self.db.mvcc.read_point(),
+        )?;
         Ok(match reader.next_row()? {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),
@@ -345,7 +453,9 @@ impl Table {
         let desc = self.check()?;
         self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
         if s.start.len() > crate::write::MAX_ROW_LEN || s.stop.len() > crate::write::MAX_ROW_LEN {
-            return Err(Error::invalid("scan start/stop row longer than 32767 bytes"));
+            return Err(Error::invalid(
+                "scan start/stop row longer than 32767 bytes",
+            ));
         }
         if s.raw && s.columns.has_explicit_columns() {
             return Err(Error::invalid("Cannot specify any column for a raw scan"));
@@ -418,7 +528,11 @@ impl Table {
                 let v = r.current();
                 let files: Vec<_> = v.files.values().flatten().collect();
                 RegionInfo {
-                    name: format!("{name},{},{}", crate::util::to_string_binary(&r.start), r.id),
+                    name: format!(
+                        "{name},{},{}",
+                        crate::util::to_string_binary(&r.start),
+                        r.id
+                    ),
                     start_key: r.start.clone(),
                     end_key: r.end.clone(),
                     memstore_bytes: r.memstore_size(),
@@ -447,7 +561,10 @@ pub struct Scanner {
 
 impl std::fmt::Debug for Scanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scanner").field("scan", &self.scan).field("returned", &self.returned).finish_non_exhaustive()
+        f.debug_struct("Scanner")
+            .field("scan", &self.scan)
+            .field("returned", &self.returned)
+            .finish_non_exhaustive()
     }
 }
 
@@ -458,16 +575,32 @@ impl Scanner {
                 return Ok(None);
             }
             if self.current.is_none() {
-                let Some(start) = self.next_start.take() else { return Ok(None) };
+                let Some(start) = self.next_start.take() else {
+                    return Ok(None);
+                };
                 if !self.scan.stop.is_empty() && start >= self.scan.stop {
                     return Ok(None);
                 }
                 let region = self.table.shared.region_for(&start);
-                let reader = self.table.region_reader(&region, &self.desc, &self.scan.columns, self.spec.clone(), &start, None, self.read_point)?;
-                self.next_start = if region.end.is_empty() { None } else { Some(region.end.clone()) };
+                let reader = self.table.region_reader(
+                    &region,
+                    &self.desc,
+                    &self.scan.columns,
+                    self.spec.clone(),
+                    &start,
+                    None,
+                    self.read_point,
+                )?;
+                self.next_start = if region.end.is_empty() {
+                    None
+                } else {
+                    Some(region.end.clone())
+                };
                 self.current = Some((region, reader));
             }
-            let Some((region, reader)) = self.current.as_mut() else { continue };
+            let Some((region, reader)) = self.current.as_mut() else {
+                continue;
+            };
             match reader.next_row()? {
                 Some((row, cells)) => {
                     if !self.scan.stop.is_empty() && row >= self.scan.stop {

@@ -1,11 +1,11 @@
 //! The write path: validation [LIM-1..6] [TS-2], timestamp assignment (one `now` per
 //! mutation [TS-1]), sequence ids, the WAL, the memstore, and MVCC publication [ATOM-1].
 //!
-//! Steps of one row mutation (docs/ARCHITECTURE.md has the numbered version):
-//! 1. validate; 2. take the row lock; 3. resolve "latest version" deletes [DEL-6];
-//! 4. take the region's update lock (shared); 5. take a sequence id; 6. append to the WAL with
-//! the mutation's durability (group commit); 7. insert into the memstore; 8. complete the
-//! sequence id (readers see the whole mutation at once); 9. release; 10. maybe flush.
+//! Steps of one row mutation (docs/ARCHITECTURE.md has the full version): validate; take the
+//! row lock; resolve "latest version" deletes [DEL-6]; take the region's update lock (shared);
+//! take a sequence id; append to the WAL with the mutation's durability (group commit); insert
+//! into the memstore; complete the sequence id (readers see the whole mutation at once);
+//! release; maybe flush.
 
 use crate::codec::{self, Reader};
 use crate::db::DbInner;
@@ -41,7 +41,10 @@ pub(crate) fn check_row(row: &[u8]) -> Result<()> {
         return Err(Error::invalid("row length is 0"));
     }
     if row.len() > MAX_ROW_LEN {
-        return Err(Error::invalid(format!("row length {} is > {MAX_ROW_LEN}", row.len())));
+        return Err(Error::invalid(format!(
+            "row length {} is > {MAX_ROW_LEN}",
+            row.len()
+        )));
     }
     Ok(())
 }
@@ -49,7 +52,9 @@ pub(crate) fn check_row(row: &[u8]) -> Result<()> {
 /// Checks a timestamp given by the client [TS-2].
 pub(crate) fn check_ts(ts: i64) -> Result<()> {
     if ts < 0 {
-        return Err(Error::invalid(format!("timestamp cannot be negative: ts={ts}")));
+        return Err(Error::invalid(format!(
+            "timestamp cannot be negative: ts={ts}"
+        )));
     }
     Ok(())
 }
@@ -66,10 +71,18 @@ pub(crate) fn check_family(desc: &TableDescriptor, family: &[u8]) -> Result<()> 
 }
 
 /// Checks HBase's serialized cell size against the limit [LIM-5].
-pub(crate) fn check_cell_size(limit: u64, row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> Result<()> {
+pub(crate) fn check_cell_size(
+    limit: u64,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    value: &[u8],
+) -> Result<()> {
     let size = 20 + row.len() + family.len() + qualifier.len() + value.len();
     if limit > 0 && size as u64 > limit {
-        return Err(Error::invalid(format!("KeyValue size too large: cell of {size} bytes exceeds the limit of {limit} bytes")));
+        return Err(Error::invalid(format!(
+            "KeyValue size too large: cell of {size} bytes exceeds the limit of {limit} bytes"
+        )));
     }
     Ok(())
 }
@@ -85,7 +98,12 @@ fn wal_sync(d: Durability) -> Option<WalSync> {
 
 /// Encodes a WAL entry: `version u8 | table_id varint | n varint | (key bytes, payload bytes)×n`.
 fn encode_entry(table_id: u64, cells: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + cells.iter().map(|(k, p)| k.len() + p.len() + 6).sum::<usize>());
+    let mut out = Vec::with_capacity(
+        16 + cells
+            .iter()
+            .map(|(k, p)| k.len() + p.len() + 6)
+            .sum::<usize>(),
+    );
     out.push(ENTRY_VERSION);
     codec::put_varint(&mut out, table_id);
     codec::put_varint(&mut out, cells.len() as u64);
@@ -98,7 +116,11 @@ fn encode_entry(table_id: u64, cells: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
 
 /// Replays one WAL entry into the memstores of `tables` (by table id); records of dropped
 /// tables and records already in files are skipped.
-pub(crate) fn replay_entry(tables: &BTreeMap<u64, Arc<TableShared>>, seq: u64, payload: &[u8]) -> std::result::Result<(), String> {
+pub(crate) fn replay_entry(
+    tables: &BTreeMap<u64, Arc<TableShared>>,
+    seq: u64,
+    payload: &[u8],
+) -> std::result::Result<(), String> {
     let mut r = Reader::new(payload);
     let err = |e: codec::DecodeError| format!("{} at entry offset {}", e.what, e.offset);
     if r.u8("entry version").map_err(err)? != ENTRY_VERSION {
@@ -106,12 +128,15 @@ pub(crate) fn replay_entry(tables: &BTreeMap<u64, Arc<TableShared>>, seq: u64, p
     }
     let table_id = r.varint("table id").map_err(err)?;
     let n = r.len(r.remaining(), "cell count").map_err(err)?;
-    let Some(table) = tables.get(&table_id) else { return Ok(()) };
+    let Some(table) = tables.get(&table_id) else {
+        return Ok(());
+    };
     for _ in 0..n {
         let key = r.bytes("key").map_err(err)?;
         let payload = r.bytes("payload").map_err(err)?;
         let k = KeyRef::parse(key).ok_or("malformed key")?;
-        if k.seq != seq || k.cell_type().is_none() || payload::PayloadRef::parse(payload).is_none() {
+        if k.seq != seq || k.cell_type().is_none() || payload::PayloadRef::parse(payload).is_none()
+        {
             return Err("malformed cell".into());
         }
         let region = table.region_for(k.row);
@@ -125,23 +150,39 @@ pub(crate) fn replay_entry(tables: &BTreeMap<u64, Arc<TableShared>>, seq: u64, p
 impl DbInner {
     /// Applies one row mutation's cells atomically. REQUIRES: the caller holds the row lock and
     /// validated the cells.
-    pub(crate) fn apply(&self, table: &TableShared, region: &Region, row: &[u8], cells: Vec<NewCell>, durability: Option<Durability>) -> Result<()> {
+    pub(crate) fn apply(
+        &self,
+        table: &TableShared,
+        region: &Region,
+        row: &[u8],
+        cells: Vec<NewCell>,
+        durability: Option<Durability>,
+    ) -> Result<()> {
         let durability = durability.unwrap_or(self.opts.durability);
         let _updates = region.updates.read();
         let seq = self.mvcc.begin();
         let encoded: Vec<(Vec<u8>, Vec<u8>)> = cells
             .into_iter()
             .map(|c| {
-                let k = KeyRef { row, family: &c.family, qualifier: &c.qualifier, ts: c.ts, type_code: c.type_code, seq };
+                let k = KeyRef {
+                    row,
+                    family: &c.family,
+                    qualifier: &c.qualifier,
+                    ts: c.ts,
+                    type_code: c.type_code,
+                    seq,
+                };
                 (k.encode(), c.payload)
             })
             .collect();
-        if let Some(sync) = wal_sync(durability) {
-            if let Err(e) = self.wal.append(&encode_entry(table.id, &encoded), seq, sync) {
-                // Nothing was inserted: publish the (empty) sequence id so readers move on.
-                self.mvcc.complete(seq);
-                return Err(e);
-            }
+        if let Some(sync) = wal_sync(durability)
+            && let Err(e) = self
+                .wal
+                .append(&encode_entry(table.id, &encoded), seq, sync)
+        {
+            // Nothing was inserted: publish the (empty) sequence id so readers move on.
+            self.mvcc.complete(seq);
+            return Err(e);
         }
         debug_assert!(region.contains(row), "row routed outside its region");
         let active = region.current().active.clone();

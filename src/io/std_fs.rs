@@ -77,7 +77,11 @@ impl FileSystem for StdFs {
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        let file = options().write(true).create(true).truncate(true).open(path)?;
+        let file = options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
         Ok(Box::new(StdWritable { file, len: 0 }))
     }
 
@@ -140,7 +144,12 @@ impl FileSystem for StdFs {
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
-        let file = options().read(true).write(true).create(true).truncate(false).open(path)?;
+        let file = options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         match file.try_lock() {
             Ok(()) => Ok(Box::new(StdLock { _file: file })),
             Err(std::fs::TryLockError::WouldBlock) => {

@@ -44,12 +44,18 @@ impl<'a> PayloadRef<'a> {
     pub fn parse(b: &'a [u8]) -> Option<PayloadRef<'a>> {
         let (&flags, rest) = b.split_first()?;
         match flags {
-            0 => Some(PayloadRef { ttl_ms: None, value: rest }),
+            0 => Some(PayloadRef {
+                ttl_ms: None,
+                value: rest,
+            }),
             FLAG_TTL => {
                 let t = rest.get(..8)?;
                 let mut a = [0u8; 8];
                 a.copy_from_slice(t);
-                Some(PayloadRef { ttl_ms: Some(u64::from_be_bytes(a)), value: &rest[8..] })
+                Some(PayloadRef {
+                    ttl_ms: Some(u64::from_be_bytes(a)),
+                    value: &rest[8..],
+                })
             }
             _ => None,
         }
@@ -69,9 +75,21 @@ mod tests {
     #[test]
     fn round_trip() {
         let p = encode(Some(500), b"v");
-        assert_eq!(PayloadRef::parse(&p), Some(PayloadRef { ttl_ms: Some(500), value: b"v" }));
+        assert_eq!(
+            PayloadRef::parse(&p),
+            Some(PayloadRef {
+                ttl_ms: Some(500),
+                value: b"v"
+            })
+        );
         let p = encode(None, b"");
-        assert_eq!(PayloadRef::parse(&p), Some(PayloadRef { ttl_ms: None, value: b"" }));
+        assert_eq!(
+            PayloadRef::parse(&p),
+            Some(PayloadRef {
+                ttl_ms: None,
+                value: b""
+            })
+        );
         assert_eq!(PayloadRef::parse(&[]), None);
         assert_eq!(PayloadRef::parse(&[1, 0]), None);
         assert_eq!(PayloadRef::parse(&[7]), None);

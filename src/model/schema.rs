@@ -133,7 +133,8 @@ impl FamilyDescriptor {
 
     /// Family TTL in milliseconds, `None` for FOREVER [TTL-1].
     pub fn ttl_millis(&self) -> Option<i64> {
-        self.ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        self.ttl
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
     }
 
     /// Checks every setting [LIM-2] [VER-1] [TTL-1] [DESC-3].
@@ -190,9 +191,14 @@ pub fn validate_family_name(name: &[u8]) -> Result<()> {
         )));
     }
     if name == b"recovered.edits" {
-        return Err(Error::invalid("column family name recovered.edits is reserved"));
+        return Err(Error::invalid(
+            "column family name recovered.edits is reserved",
+        ));
     }
-    if let Some(b) = name.iter().find(|&&b| b == b':' || b == b'\\' || b == b'/' || b < 0x20 || b == 0x7f) {
+    if let Some(b) = name
+        .iter()
+        .find(|&&b| b == b':' || b == b'\\' || b == b'/' || b < 0x20 || b == 0x7f)
+    {
         return Err(Error::invalid(format!(
             "column family name {shown:?} contains an illegal character (byte 0x{b:02x})"
         )));
@@ -206,7 +212,9 @@ pub fn validate_table_name(name: &str) -> Result<()> {
         && name.len() <= 255
         && !name.starts_with('.')
         && !name.starts_with('-')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-');
     if ok {
         Ok(())
     } else {
@@ -283,7 +291,10 @@ impl TableDescriptor {
     pub fn validate(&self) -> Result<()> {
         validate_table_name(&self.name)?;
         if self.families.is_empty() {
-            return Err(Error::invalid(format!("table {} must have at least one family", self.name)));
+            return Err(Error::invalid(format!(
+                "table {} must have at least one family",
+                self.name
+            )));
         }
         for (i, f) in self.families.iter().enumerate() {
             f.validate()?;
@@ -296,7 +307,9 @@ impl TableDescriptor {
             }
         }
         if self.max_region_size == Some(0) || self.memstore_flush_size == Some(0) {
-            return Err(Error::invalid("max_region_size and memstore_flush_size must be > 0"));
+            return Err(Error::invalid(
+                "max_region_size and memstore_flush_size must be > 0",
+            ));
         }
         Ok(())
     }
@@ -317,10 +330,16 @@ impl TableDescriptor {
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let v = r.u8("descriptor version")?;
         if v != 1 {
-            return Err(DecodeError { what: "unknown descriptor version", offset: r.pos() });
+            return Err(DecodeError {
+                what: "unknown descriptor version",
+                offset: r.pos(),
+            });
         }
         let name = std::str::from_utf8(r.bytes("table name")?)
-            .map_err(|_| DecodeError { what: "table name not UTF-8", offset: r.pos() })?
+            .map_err(|_| DecodeError {
+                what: "table name not UTF-8",
+                offset: r.pos(),
+            })?
             .to_string();
         let max_region_size = unopt(r.varint("max region size")?);
         let memstore_flush_size = unopt(r.varint("flush size")?);
@@ -329,7 +348,12 @@ impl TableDescriptor {
         for _ in 0..n {
             families.push(decode_family(r)?);
         }
-        Ok(TableDescriptor { name, families, max_region_size, memstore_flush_size })
+        Ok(TableDescriptor {
+            name,
+            families,
+            max_region_size,
+            memstore_flush_size,
+        })
     }
 }
 
@@ -367,10 +391,14 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
 
 /// Decodes a family.
 pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor, DecodeError> {
-    let bad = |what, r: &Reader<'_>| DecodeError { what, offset: r.pos() };
+    let bad = |what, r: &Reader<'_>| DecodeError {
+        what,
+        offset: r.pos(),
+    };
     let name = r.bytes("family name")?.to_vec();
     let max_versions = u32::try_from(r.varint("versions")?).map_err(|_| bad("versions", r))?;
-    let min_versions = u32::try_from(r.varint("min versions")?).map_err(|_| bad("min versions", r))?;
+    let min_versions =
+        u32::try_from(r.varint("min versions")?).map_err(|_| bad("min versions", r))?;
     let ttl = match r.varint("ttl")? {
         0 => None,
         s => Some(Duration::from_secs(s - 1)),
@@ -438,21 +466,58 @@ mod tests {
     /// [LIM-2] family names; [VER-1] versions; [DESC-3] block size and TTL.
     #[test]
     fn validation_rejects_bad_settings() {
-        for bad in [&b""[..], b".x", b"a:b", b"a/b", b"a\\b", b"a\nb", b"recovered.edits", &[b'x'; 128]] {
+        for bad in [
+            &b""[..],
+            b".x",
+            b"a:b",
+            b"a/b",
+            b"a\\b",
+            b"a\nb",
+            b"recovered.edits",
+            &[b'x'; 128],
+        ] {
             assert!(validate_family_name(bad).is_err(), "{bad:?}");
         }
         validate_family_name(&[b'x'; 127]).unwrap();
-        assert!(FamilyDescriptor::new("f").max_versions(0).validate().is_err());
-        assert!(FamilyDescriptor::new("f").max_versions(1).min_versions(2).validate().is_err());
-        assert!(FamilyDescriptor::new("f").block_size(100).validate().is_err());
-        assert!(FamilyDescriptor::new("f").ttl(Duration::from_millis(1500)).validate().is_err());
-        assert!(FamilyDescriptor::new("f").ttl(Duration::ZERO).validate().is_err());
+        assert!(
+            FamilyDescriptor::new("f")
+                .max_versions(0)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            FamilyDescriptor::new("f")
+                .max_versions(1)
+                .min_versions(2)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            FamilyDescriptor::new("f")
+                .block_size(100)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            FamilyDescriptor::new("f")
+                .ttl(Duration::from_millis(1500))
+                .validate()
+                .is_err()
+        );
+        assert!(
+            FamilyDescriptor::new("f")
+                .ttl(Duration::ZERO)
+                .validate()
+                .is_err()
+        );
         for bad in ["", ".t", "-t", "a b", "a/b", "a:b"] {
             assert!(validate_table_name(bad).is_err(), "{bad}");
         }
         validate_table_name("ns_t-1.x").unwrap();
         assert!(TableDescriptor::new("t").validate().is_err());
-        let dup = TableDescriptor::new("t").family(FamilyDescriptor::new("f")).family(FamilyDescriptor::new("f"));
+        let dup = TableDescriptor::new("t")
+            .family(FamilyDescriptor::new("f"))
+            .family(FamilyDescriptor::new("f"));
         assert!(dup.validate().is_err());
     }
 }

@@ -5,6 +5,6 @@ mod query;
 mod result;
 
 pub use mutation::{Delete, Put};
-pub use query::{Get, Scan};
 pub(crate) use query::Columns;
+pub use query::{Get, Scan};
 pub use result::{Cell, RowResult};

@@ -28,7 +28,12 @@ pub struct Put {
 impl Put {
     /// A put to `row`.
     pub fn new(row: impl AsRef<[u8]>) -> Self {
-        Put { row: row.as_ref().to_vec(), cells: Vec::new(), ttl: None, durability: None }
+        Put {
+            row: row.as_ref().to_vec(),
+            cells: Vec::new(),
+            ttl: None,
+            durability: None,
+        }
     }
 
     /// Adds a cell stamped with the server's "now" when applied [TS-1].
@@ -102,7 +107,12 @@ pub struct Delete {
 impl Delete {
     /// A delete of `row`.
     pub fn new(row: impl AsRef<[u8]>) -> Self {
-        Delete { row: row.as_ref().to_vec(), entries: Vec::new(), row_ts: None, durability: None }
+        Delete {
+            row: row.as_ref().to_vec(),
+            entries: Vec::new(),
+            row_ts: None,
+            durability: None,
+        }
     }
 
     /// Whole-row delete of every version at or before `ts`. Combined with a family or column:
@@ -135,7 +145,12 @@ impl Delete {
 
     /// HBase `addColumns(f, q)`: every version up to now.
     pub fn all_versions(self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>) -> Self {
-        self.push(f.as_ref(), q.as_ref(), LATEST_TIMESTAMP, CellType::DeleteColumn)
+        self.push(
+            f.as_ref(),
+            q.as_ref(),
+            LATEST_TIMESTAMP,
+            CellType::DeleteColumn,
+        )
     }
 
     /// HBase `addColumns(f, q, ts)`: every version at or before `ts`.

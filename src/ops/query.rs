@@ -14,7 +14,11 @@ impl Columns {
     }
     /// `addColumn(f, q)`: narrows `f` to the named qualifiers.
     fn column(&mut self, f: &[u8], q: &[u8]) {
-        match self.0.entry(f.to_vec()).or_insert_with(|| Some(BTreeSet::new())) {
+        match self
+            .0
+            .entry(f.to_vec())
+            .or_insert_with(|| Some(BTreeSet::new()))
+        {
             Some(set) => {
                 set.insert(q.to_vec());
             }
@@ -204,10 +208,16 @@ mod tests {
     #[test]
     fn column_selection_narrows_and_widens() {
         let g = Get::new("r").family("f").column("f", "a");
-        assert_eq!(g.columns.0[&b"f".to_vec()], Some(BTreeSet::from([b"a".to_vec()])));
+        assert_eq!(
+            g.columns.0[&b"f".to_vec()],
+            Some(BTreeSet::from([b"a".to_vec()]))
+        );
         let g = g.family("f");
         assert_eq!(g.columns.0[&b"f".to_vec()], None);
         let g = Get::new("r").column("f", "a").column("f", "b");
-        assert_eq!(g.columns.0[&b"f".to_vec()].as_ref().map(|s| s.len()), Some(2));
+        assert_eq!(
+            g.columns.0[&b"f".to_vec()].as_ref().map(|s| s.len()),
+            Some(2)
+        );
     }
 }

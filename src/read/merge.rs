@@ -17,7 +17,10 @@ pub struct MergeCursor {
 impl MergeCursor {
     /// Merges `children` (newest source first).
     pub fn new(children: Vec<Box<dyn CellCursor>>) -> MergeCursor {
-        MergeCursor { children, heap: Vec::new() }
+        MergeCursor {
+            children,
+            heap: Vec::new(),
+        }
     }
 
     fn less(&self, a: usize, b: usize) -> bool {
@@ -36,7 +39,11 @@ impl MergeCursor {
                 return;
             }
             let r = l + 1;
-            let m = if r < n && self.less(self.heap[r], self.heap[l]) { r } else { l };
+            let m = if r < n && self.less(self.heap[r], self.heap[l]) {
+                r
+            } else {
+                l
+            };
             if self.less(self.heap[m], self.heap[i]) {
                 self.heap.swap(m, i);
                 i = m;
@@ -47,7 +54,9 @@ impl MergeCursor {
     }
 
     fn rebuild(&mut self) {
-        self.heap = (0..self.children.len()).filter(|&i| self.children[i].valid()).collect();
+        self.heap = (0..self.children.len())
+            .filter(|&i| self.children[i].valid())
+            .collect();
         for i in (0..self.heap.len() / 2).rev() {
             self.sift_down(i);
         }
@@ -99,13 +108,20 @@ impl CellCursor for MergeCursor {
 mod tests {
     use super::*;
     use crate::memstore::{MemCursor, MemStore};
-    use crate::model::key::KeyRef;
     use crate::model::CellType;
+    use crate::model::key::KeyRef;
     use std::sync::Arc;
 
     fn key(row: &str, ts: i64) -> Vec<u8> {
-        KeyRef { row: row.as_bytes(), family: b"f", qualifier: b"q", ts, type_code: CellType::Put.code(), seq: 1 }
-            .encode()
+        KeyRef {
+            row: row.as_bytes(),
+            family: b"f",
+            qualifier: b"q",
+            ts,
+            type_code: CellType::Put.code(),
+            seq: 1,
+        }
+        .encode()
     }
 
     #[test]
@@ -129,7 +145,10 @@ mod tests {
             seen.push((String::from_utf8(k.row.to_vec()).unwrap(), m.payload()[1]));
             m.next().unwrap();
         }
-        let rows: Vec<_> = seen.iter().map(|(r, s)| format!("{r}{}", *s as char)).collect();
+        let rows: Vec<_> = seen
+            .iter()
+            .map(|(r, s)| format!("{r}{}", *s as char))
+            .collect();
         assert_eq!(rows, ["aA", "bB", "cA", "cB", "dB", "eA"]);
         m.seek(&key("d", i64::MAX)).unwrap();
         assert_eq!(KeyRef::parse(m.key()).unwrap().row, b"d");

@@ -2,6 +2,6 @@
 //! assembly.
 
 pub mod cursor;
+pub mod matcher;
 pub mod merge;
 pub(crate) mod row;
-pub mod matcher;

@@ -2,9 +2,9 @@
 //! includes into rows.
 
 use crate::error::{Error, Result};
+use crate::model::CellType;
 use crate::model::key::{KeyRef, first_after_family, first_after_row, last_on_column};
 use crate::model::payload::PayloadRef;
-use crate::model::CellType;
 use crate::ops::Cell;
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{MatchCode, UserMatcher};
@@ -22,13 +22,22 @@ pub(crate) struct RowReader {
 }
 
 fn bad_key() -> Error {
-    Error::corruption(PathBuf::from("<merged read>"), "malformed cell key from a source")
+    Error::corruption(
+        PathBuf::from("<merged read>"),
+        "malformed cell key from a source",
+    )
 }
 
 impl RowReader {
     /// REQUIRES: `cursor` already positioned at the first candidate cell.
     pub fn new(cursor: MergeCursor, matcher: UserMatcher, read_point: u64, stop: Vec<u8>) -> Self {
-        RowReader { cursor, matcher, read_point, stop, done: false }
+        RowReader {
+            cursor,
+            matcher,
+            read_point,
+            stop,
+            done: false,
+        }
     }
 
     /// The next row with at least one returned cell, as `(row, cells)`.
@@ -71,12 +80,18 @@ impl RowReader {
                         qualifier: key.qualifier.to_vec(),
                         ts: key.ts,
                         cell_type,
-                        value: if cell_type == CellType::Put { payload.value.to_vec() } else { Vec::new() },
+                        value: if cell_type == CellType::Put {
+                            payload.value.to_vec()
+                        } else {
+                            Vec::new()
+                        },
                     });
                     None
                 }
                 MatchCode::Skip => None,
-                MatchCode::SeekNextColumn => Some(last_on_column(key.row, key.family, key.qualifier)),
+                MatchCode::SeekNextColumn => {
+                    Some(last_on_column(key.row, key.family, key.qualifier))
+                }
                 MatchCode::SeekNextFamily => Some(first_after_family(key.row, key.family)),
                 MatchCode::SeekNextRow => Some(first_after_row(key.row)),
                 MatchCode::Done => {
@@ -89,6 +104,10 @@ impl RowReader {
                 Some(target) => self.cursor.seek(&target)?,
             }
         }
-        Ok(if cells.is_empty() { None } else { row.map(|r| (r, cells)) })
+        Ok(if cells.is_empty() {
+            None
+        } else {
+            row.map(|r| (r, cells))
+        })
     }
 }

@@ -4,7 +4,10 @@
 use super::*;
 
 fn sst_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("data")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     v.sort();
     v
 }
@@ -15,7 +18,13 @@ fn build(dir: &std::path::Path, clock: &ManualClock) {
         .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f").block_size(1024)))
         .unwrap();
     for i in 0..2000 {
-        t.put(Put::new(format!("row{i:05}")).add_at("f", "q", 1, format!("value-{i}-{}", "x".repeat(40)))).unwrap();
+        t.put(Put::new(format!("row{i:05}")).add_at(
+            "f",
+            "q",
+            1,
+            format!("value-{i}-{}", "x".repeat(40)),
+        ))
+        .unwrap();
     }
     t.flush().unwrap();
     db.close().unwrap();
@@ -36,7 +45,10 @@ fn corrupted_data_block_is_reported_on_read() {
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
     let results: Vec<Result<RowResult>> = t.scan(Scan::new()).unwrap().collect();
-    let err = results.into_iter().find_map(|r| r.err()).expect("the scan hits the damaged block");
+    let err = results
+        .into_iter()
+        .find_map(|r| r.err())
+        .expect("the scan hits the damaged block");
     match &err {
         Error::Corruption { path, detail } => {
             assert_eq!(path, &file);
@@ -59,8 +71,20 @@ fn corrupted_file_tail_fails_open_with_corruption() {
         bytes[i] ^= 0xff;
     }
     std::fs::write(&file, &bytes).unwrap();
-    let err = Db::open_with(dir.path(), DbOptions::default().clock(clock.clone()).background_threads(0)).unwrap_err();
-    assert!(matches!(err, Error::Corruption { .. } | Error::UnsupportedFormat { .. }), "{err}");
+    let err = Db::open_with(
+        dir.path(),
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Corruption { .. } | Error::UnsupportedFormat { .. }
+        ),
+        "{err}"
+    );
 }
 
 /// A truncated block file is corruption.
@@ -71,8 +95,19 @@ fn truncated_file_fails_open() {
     build(dir.path(), &clock);
     let file = sst_files(dir.path()).pop().unwrap();
     let len = std::fs::metadata(&file).unwrap().len();
-    std::fs::OpenOptions::new().write(true).open(&file).unwrap().set_len(len / 2).unwrap();
-    let err = Db::open_with(dir.path(), DbOptions::default().clock(clock.clone()).background_threads(0)).unwrap_err();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let err = Db::open_with(
+        dir.path(),
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0),
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Corruption { .. }), "{err}");
 }
 
@@ -84,25 +119,44 @@ fn every_byte_flip_is_detected_or_harmless() {
     {
         let db = open(dir.path(), &clock);
         let t = db
-            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f").block_size(1024)))
+            .create_table(
+                TableDescriptor::new("t").family(FamilyDescriptor::new("f").block_size(1024)),
+            )
             .unwrap();
         for i in 0..40 {
-            t.put(Put::new(format!("r{i:02}")).add_at("f", "q", 1, format!("v{i:02}-{}", "y".repeat(30)))).unwrap();
+            t.put(Put::new(format!("r{i:02}")).add_at(
+                "f",
+                "q",
+                1,
+                format!("v{i:02}-{}", "y".repeat(30)),
+            ))
+            .unwrap();
         }
         t.flush().unwrap();
         db.close().unwrap();
     }
     let file = sst_files(dir.path()).pop().unwrap();
     let original = std::fs::read(&file).unwrap();
-    let expected: Vec<(Vec<u8>, Vec<u8>)> =
-        (0..40).map(|i| (format!("r{i:02}").into_bytes(), format!("v{i:02}-{}", "y".repeat(30)).into_bytes())).collect();
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
+        .map(|i| {
+            (
+                format!("r{i:02}").into_bytes(),
+                format!("v{i:02}-{}", "y".repeat(30)).into_bytes(),
+            )
+        })
+        .collect();
     let step = (original.len() / 400).max(1);
     let mut detected = 0;
     for i in (0..original.len()).step_by(step) {
         let mut bytes = original.clone();
         bytes[i] ^= 0x20;
         std::fs::write(&file, &bytes).unwrap();
-        let db = match Db::open_with(dir.path(), DbOptions::default().clock(clock.clone()).background_threads(0)) {
+        let db = match Db::open_with(
+            dir.path(),
+            DbOptions::default()
+                .clock(clock.clone())
+                .background_threads(0),
+        ) {
             Ok(db) => db,
             Err(Error::Corruption { .. } | Error::UnsupportedFormat { .. }) => {
                 detected += 1;
@@ -115,7 +169,10 @@ fn every_byte_flip_is_detected_or_harmless() {
         let mut failed = false;
         for r in t.scan(Scan::new()).unwrap() {
             match r {
-                Ok(r) => got.push((r.row().to_vec(), r.value("f", "q").unwrap_or_default().to_vec())),
+                Ok(r) => got.push((
+                    r.row().to_vec(),
+                    r.value("f", "q").unwrap_or_default().to_vec(),
+                )),
                 Err(Error::Corruption { .. }) => {
                     failed = true;
                     break;
@@ -126,7 +183,10 @@ fn every_byte_flip_is_detected_or_harmless() {
         if failed {
             detected += 1;
         } else {
-            assert_eq!(got, expected, "byte {i} flipped: wrong data returned silently");
+            assert_eq!(
+                got, expected,
+                "byte {i} flipped: wrong data returned silently"
+            );
         }
     }
     std::fs::write(&file, &original).unwrap();

@@ -21,7 +21,13 @@ fn delete_version_masks_exactly_one_timestamp() {
             }
             t.delete(Delete::new("r").version("f", "q", 2)).unwrap();
         },
-        |t, stage| assert_eq!(versions(t, "r", "f", "q"), v(&[(3, "v3"), (1, "v1")]), "{stage:?}"),
+        |t, stage| {
+            assert_eq!(
+                versions(t, "r", "f", "q"),
+                v(&[(3, "v3"), (1, "v1")]),
+                "{stage:?}"
+            )
+        },
     );
 }
 
@@ -34,7 +40,8 @@ fn delete_column_masks_older_versions_and_later_puts_until_major_compaction() {
         |t| {
             put(t, "r", "q", 1, "a");
             put(t, "r", "q", 5, "b");
-            t.delete(Delete::new("r").versions_up_to("f", "q", 3)).unwrap();
+            t.delete(Delete::new("r").versions_up_to("f", "q", 3))
+                .unwrap();
             put(t, "r", "q", 2, "late"); // written after the marker, still masked
         },
         |t, stage| assert_eq!(versions(t, "r", "f", "q"), v(&[(5, "b")]), "{stage:?}"),
@@ -45,7 +52,8 @@ fn delete_column_masks_older_versions_and_later_puts_until_major_compaction() {
     let db = open(dir.path(), &clock);
     let t = table(&db, 5);
     put(&t, "r", "q", 1, "a");
-    t.delete(Delete::new("r").versions_up_to("f", "q", 3)).unwrap();
+    t.delete(Delete::new("r").versions_up_to("f", "q", 3))
+        .unwrap();
     t.flush().unwrap();
     t.major_compact().unwrap();
     put(&t, "r", "q", 1, "again");
@@ -62,7 +70,8 @@ fn delete_family_masks_all_qualifiers_of_that_family_only() {
             put(t, "r", "", 2, "empty-q");
             put(t, "r", "a", 2, "a2");
             put(t, "r", "b", 4, "b4");
-            t.put(Put::new("r").add_at("g", "a", 1, "other-family")).unwrap();
+            t.put(Put::new("r").add_at("g", "a", 1, "other-family"))
+                .unwrap();
             t.delete(Delete::new("r").family_up_to("f", 3)).unwrap();
             put(t, "r", "", 9, "newer-empty-q"); // empty qualifier, newer than the marker
         },
@@ -71,10 +80,19 @@ fn delete_family_masks_all_qualifiers_of_that_family_only() {
             let cells: Vec<_> = r
                 .cells()
                 .iter()
-                .map(|c| (String::from_utf8_lossy(c.family()).into_owned(), String::from_utf8_lossy(c.qualifier()).into_owned(), c.timestamp()))
+                .map(|c| {
+                    (
+                        String::from_utf8_lossy(c.family()).into_owned(),
+                        String::from_utf8_lossy(c.qualifier()).into_owned(),
+                        c.timestamp(),
+                    )
+                })
                 .collect();
-            let expect: Vec<(String, String, i64)> =
-                vec![("f".into(), "".into(), 9), ("f".into(), "b".into(), 4), ("g".into(), "a".into(), 1)];
+            let expect: Vec<(String, String, i64)> = vec![
+                ("f".into(), "".into(), 9),
+                ("f".into(), "b".into(), 4),
+                ("g".into(), "a".into(), 1),
+            ];
             assert_eq!(cells, expect, "{stage:?}");
         },
     );
@@ -111,8 +129,17 @@ fn latest_version_delete_targets_newest_visible_versions() {
             t.delete(Delete::new("r").latest_version("f", "q")).unwrap();
         },
         |t, stage| {
-            assert_eq!(versions(t, "r", "f", "q"), v(&[(3, "v3"), (2, "v2"), (1, "v1")]), "{stage:?}");
-            t.delete(Delete::new("r").latest_version("f", "q").latest_version("f", "q")).unwrap();
+            assert_eq!(
+                versions(t, "r", "f", "q"),
+                v(&[(3, "v3"), (2, "v2"), (1, "v1")]),
+                "{stage:?}"
+            );
+            t.delete(
+                Delete::new("r")
+                    .latest_version("f", "q")
+                    .latest_version("f", "q"),
+            )
+            .unwrap();
             assert_eq!(versions(t, "r", "f", "q"), v(&[(1, "v1")]), "{stage:?}");
         },
     );
@@ -133,11 +160,22 @@ fn whole_row_delete_masks_every_family_up_to_now_or_ts() {
     at_every_stage(
         5,
         |t| {
-            t.put(Put::new("r").add_at("f", "a", 1, "1").add_at("g", "b", 1, "1")).unwrap();
-            t.put(Put::new("s").add_at("f", "a", 5, "5").add_at("f", "a", 9, "9")).unwrap();
+            t.put(
+                Put::new("r")
+                    .add_at("f", "a", 1, "1")
+                    .add_at("g", "b", 1, "1"),
+            )
+            .unwrap();
+            t.put(
+                Put::new("s")
+                    .add_at("f", "a", 5, "5")
+                    .add_at("f", "a", 9, "9"),
+            )
+            .unwrap();
             t.delete(Delete::new("r")).unwrap();
             t.delete(Delete::new("s").up_to(5)).unwrap();
-            t.put(Put::new("r").add_at("f", "a", 2_000, "future")).unwrap(); // [DEL-9] future ts survives
+            t.put(Put::new("r").add_at("f", "a", 2_000, "future"))
+                .unwrap(); // [DEL-9] future ts survives
         },
         |t, stage| {
             let r = t.get(Get::new("r").all_versions()).unwrap();
@@ -156,7 +194,8 @@ fn family_delete_discards_earlier_markers_of_the_family() {
         |t| {
             put(t, "r", "q", 10, "ten");
             // version(f,q,10) is discarded by family_up_to(f, 5): the put at 10 survives.
-            t.delete(Delete::new("r").version("f", "q", 10).family_up_to("f", 5)).unwrap();
+            t.delete(Delete::new("r").version("f", "q", 10).family_up_to("f", 5))
+                .unwrap();
         },
         |t, stage| assert_eq!(versions(t, "r", "f", "q"), v(&[(10, "ten")]), "{stage:?}"),
     );
@@ -166,11 +205,26 @@ fn family_delete_discards_earlier_markers_of_the_family() {
 /// rejected; negative timestamps are rejected [TS-2].
 #[test]
 fn bad_deletes_are_rejected() {
-    let t = Db::temporary().unwrap().create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f"))).unwrap();
-    assert!(matches!(t.delete(Delete::new("r").family("nope")), Err(Error::NoSuchFamily { .. })));
-    assert!(matches!(t.delete(Delete::new("r").up_to(5).family("f")), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.delete(Delete::new("r").version("f", "q", -1)), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.delete(Delete::new("")), Err(Error::InvalidArgument(_))));
+    let t = Db::temporary()
+        .unwrap()
+        .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    assert!(matches!(
+        t.delete(Delete::new("r").family("nope")),
+        Err(Error::NoSuchFamily { .. })
+    ));
+    assert!(matches!(
+        t.delete(Delete::new("r").up_to(5).family("f")),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.delete(Delete::new("r").version("f", "q", -1)),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.delete(Delete::new("")),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 /// [DEL-11] flush drops the puts a marker masks but keeps the marker; major compaction drops

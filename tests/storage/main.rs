@@ -12,7 +12,13 @@ use std::path::Path;
 
 /// A database in `dir` with a manual clock at `now` and no background threads.
 pub fn open(dir: &Path, clock: &ManualClock) -> Db {
-    Db::open_with(dir, DbOptions::default().clock(clock.clone()).background_threads(0)).unwrap()
+    Db::open_with(
+        dir,
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0),
+    )
+    .unwrap()
 }
 
 /// A table `t` with families `f` and `g`, VERSIONS = `versions`.
@@ -39,8 +45,11 @@ pub fn versions(t: &Table, row: &str, f: &str, q: &str) -> Vec<(i64, String)> {
 /// compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
+    /// Only the memstore holds the cells.
     Memstore,
+    /// After a flush.
     Flushed,
+    /// After a flush and a major compaction.
     Compacted,
 }
 

@@ -12,7 +12,8 @@ fn reopen_replays_unflushed_writes() {
         let db = open(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..100 {
-            t.put(Put::new(format!("r{i:03}")).add_at("f", "q", 1, format!("v{i}"))).unwrap();
+            t.put(Put::new(format!("r{i:03}")).add_at("f", "q", 1, format!("v{i}")))
+                .unwrap();
         }
         t.delete(Delete::new("r050")).unwrap();
         // No close: dropping without flushing; the SyncWal records are in the OS.
@@ -20,7 +21,10 @@ fn reopen_replays_unflushed_writes() {
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
     assert_eq!(t.scan(Scan::new()).unwrap().count(), 99);
-    assert_eq!(t.get(Get::new("r007")).unwrap().value("f", "q"), Some(&b"v7"[..]));
+    assert_eq!(
+        t.get(Get::new("r007")).unwrap().value("f", "q"),
+        Some(&b"v7"[..])
+    );
     assert!(t.get(Get::new("r050")).unwrap().is_empty());
 }
 
@@ -32,7 +36,11 @@ fn put_delete_flush_compact_reopen_cycle_keeps_data() {
     let mut expected = std::collections::BTreeMap::new();
     for round in 0..4 {
         let db = open(dir.path(), &clock);
-        let t = if round == 0 { table(&db, 2) } else { db.table("t").unwrap() };
+        let t = if round == 0 {
+            table(&db, 2)
+        } else {
+            db.table("t").unwrap()
+        };
         for i in 0..50 {
             let row = format!("r{:02}", (i * 7 + round) % 40);
             let val = format!("{round}-{i}");
@@ -62,7 +70,10 @@ fn put_delete_flush_compact_reopen_cycle_keeps_data() {
         .unwrap()
         .map(|r| {
             let r = r.unwrap();
-            (String::from_utf8(r.row().to_vec()).unwrap(), String::from_utf8(r.value("f", "q").unwrap().to_vec()).unwrap())
+            (
+                String::from_utf8(r.row().to_vec()).unwrap(),
+                String::from_utf8(r.value("f", "q").unwrap().to_vec()).unwrap(),
+            )
         })
         .collect();
     assert_eq!(got, expected);
@@ -76,16 +87,27 @@ fn schema_changes_survive_reopen() {
     {
         let db = open(dir.path(), &clock);
         table(&db, 3);
-        db.create_table(TableDescriptor::new("gone").family(FamilyDescriptor::new("f"))).unwrap();
+        db.create_table(TableDescriptor::new("gone").family(FamilyDescriptor::new("f")))
+            .unwrap();
         db.drop_table("gone").unwrap();
-        db.alter_family("t", FamilyDescriptor::new("h").max_versions(7)).unwrap();
-        assert!(matches!(db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f"))), Err(Error::TableExists(_))));
+        db.alter_family("t", FamilyDescriptor::new("h").max_versions(7))
+            .unwrap();
+        assert!(matches!(
+            db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f"))),
+            Err(Error::TableExists(_))
+        ));
         db.close().unwrap();
     }
     let db = open(dir.path(), &clock);
     assert_eq!(db.table_names(), ["t"]);
     let d = db.describe("t").unwrap();
-    assert_eq!(d.families().iter().map(|f| f.name().to_vec()).collect::<Vec<_>>(), [b"f".to_vec(), b"g".to_vec(), b"h".to_vec()]);
+    assert_eq!(
+        d.families()
+            .iter()
+            .map(|f| f.name().to_vec())
+            .collect::<Vec<_>>(),
+        [b"f".to_vec(), b"g".to_vec(), b"h".to_vec()]
+    );
     assert_eq!(d.families()[2].max_versions, 7);
     assert!(matches!(db.table("gone"), Err(Error::TableNotFound(_))));
 }
@@ -101,7 +123,10 @@ fn second_open_is_refused() {
 }
 
 fn wal_segments(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("wal")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     v.sort();
     v
 }
@@ -116,7 +141,8 @@ fn torn_final_wal_record_is_dropped() {
         let db = open(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..10 {
-            t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "v")).unwrap();
+            t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "v"))
+                .unwrap();
         }
     }
     let seg = wal_segments(dir.path()).pop().unwrap();
@@ -127,15 +153,26 @@ fn torn_final_wal_record_is_dropped() {
     drop(f);
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
-    let rows: Vec<_> = t.scan(Scan::new()).unwrap().map(|r| r.unwrap().row().to_vec()).collect();
-    assert_eq!(rows.len(), 9, "the torn last put is gone, the rest survived");
+    let rows: Vec<_> = t
+        .scan(Scan::new())
+        .unwrap()
+        .map(|r| r.unwrap().row().to_vec())
+        .collect();
+    assert_eq!(
+        rows.len(),
+        9,
+        "the torn last put is gone, the rest survived"
+    );
     assert!(t.get(Get::new("r9")).unwrap().is_empty());
     // The torn tail was cut off: writing and reopening again works.
     t.put(Put::new("r9").add_at("f", "q", 1, "again")).unwrap();
     drop(t);
     drop(db);
     let db = open(dir.path(), &clock);
-    assert_eq!(db.table("t").unwrap().scan(Scan::new()).unwrap().count(), 10);
+    assert_eq!(
+        db.table("t").unwrap().scan(Scan::new()).unwrap().count(),
+        10
+    );
 }
 
 /// Damage in the middle of the log is corruption, not silently skipped data.
@@ -147,15 +184,25 @@ fn corrupted_wal_middle_is_reported() {
         let db = open(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..10 {
-            t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "some value bytes")).unwrap();
+            t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "some value bytes"))
+                .unwrap();
         }
     }
     let seg = wal_segments(dir.path()).pop().unwrap();
     let mut bytes = std::fs::read(&seg).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x55;
-    std::fs::File::create(&seg).unwrap().write_all(&bytes).unwrap();
-    let err = Db::open_with(dir.path(), DbOptions::default().clock(clock.clone()).background_threads(0)).unwrap_err();
+    std::fs::File::create(&seg)
+        .unwrap()
+        .write_all(&bytes)
+        .unwrap();
+    let err = Db::open_with(
+        dir.path(),
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0),
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Corruption { .. }), "{err}");
     assert!(err.to_string().contains("offset"), "{err}");
 }
@@ -165,18 +212,32 @@ fn corrupted_wal_middle_is_reported() {
 fn flushed_wal_segments_are_deleted() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
-    let db = Db::open_with(dir.path(), DbOptions::default().clock(clock.clone()).background_threads(0).wal_segment_size(4096)).unwrap();
+    let db = Db::open_with(
+        dir.path(),
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0)
+            .wal_segment_size(4096),
+    )
+    .unwrap();
     let t = table(&db, 1);
     for i in 0..500 {
-        t.put(Put::new(format!("r{i:04}")).add("f", "q", [7u8; 64])).unwrap();
+        t.put(Put::new(format!("r{i:04}")).add("f", "q", [7u8; 64]))
+            .unwrap();
     }
     let before = wal_segments(dir.path()).len();
     assert!(before > 3, "{before} segments");
     t.flush().unwrap();
     let after = wal_segments(dir.path()).len();
-    assert!(after <= 2, "{before} segments before the flush, {after} after");
+    assert!(
+        after <= 2,
+        "{before} segments before the flush, {after} after"
+    );
     drop(t);
     drop(db);
     let db = open(dir.path(), &clock);
-    assert_eq!(db.table("t").unwrap().scan(Scan::new()).unwrap().count(), 500);
+    assert_eq!(
+        db.table("t").unwrap().scan(Scan::new()).unwrap().count(),
+        500
+    );
 }

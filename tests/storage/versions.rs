@@ -15,13 +15,17 @@ fn versions_merge_across_memstore_and_files() {
     let db = open(dir.path(), &clock);
     let t = table(&db, 3);
     for (ts, flush) in [(1, true), (4, true), (2, true), (3, false)] {
-        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}"))).unwrap();
+        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}")))
+            .unwrap();
         if flush {
             t.flush().unwrap();
         }
     }
     assert_eq!(t.regions()[0].store_files, 3);
-    assert_eq!(versions(&t, "r", "f", "q"), v(&[(4, "v4"), (3, "v3"), (2, "v2")]));
+    assert_eq!(
+        versions(&t, "r", "f", "q"),
+        v(&[(4, "v4"), (3, "v3"), (2, "v2")])
+    );
     let one = t.get(Get::new("r")).unwrap();
     assert_eq!(one.value("f", "q"), Some(&b"v4"[..]));
     let two = t.get(Get::new("r").max_versions(2)).unwrap();
@@ -30,8 +34,14 @@ fn versions_merge_across_memstore_and_files() {
     t.flush().unwrap();
     t.major_compact().unwrap();
     assert_eq!(t.regions()[0].store_files, 1);
-    assert_eq!(versions(&t, "r", "f", "q"), v(&[(4, "v4"), (3, "v3"), (2, "v2")]));
-    assert!(t.get(Get::new("r").time_range(0, 2)).unwrap().is_empty(), "v1 was purged");
+    assert_eq!(
+        versions(&t, "r", "f", "q"),
+        v(&[(4, "v4"), (3, "v3"), (2, "v2")])
+    );
+    assert!(
+        t.get(Get::new("r").time_range(0, 2)).unwrap().is_empty(),
+        "v1 was purged"
+    );
 }
 
 /// [SORT-6] [VER-4] the same coordinates written twice: the newest write wins, in the memstore,
@@ -60,7 +70,11 @@ fn deleting_newest_version_reexposes_older_until_pruned() {
     t.put(Put::new("r").add_at("f", "q", 1, "one")).unwrap();
     t.put(Put::new("r").add_at("f", "q", 2, "two")).unwrap();
     t.delete(Delete::new("r").version("f", "q", 2)).unwrap();
-    assert_eq!(versions(&t, "r", "f", "q"), v(&[(1, "one")]), "memstore still holds @1");
+    assert_eq!(
+        versions(&t, "r", "f", "q"),
+        v(&[(1, "one")]),
+        "memstore still holds @1"
+    );
     let dir2 = tempfile::tempdir().unwrap();
     let db2 = open(dir2.path(), &clock);
     let t2 = table(&db2, 1);
@@ -79,23 +93,39 @@ fn time_range_applies_before_version_counting() {
     let db = open(dir.path(), &clock);
     let t = table(&db, 3);
     for ts in 1..=8 {
-        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}"))).unwrap();
+        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}")))
+            .unwrap();
     }
-    let r = t.get(Get::new("r").time_range(0, 5).max_versions(3)).unwrap();
-    assert_eq!(r.versions("f", "q").iter().map(|x| x.0).collect::<Vec<_>>(), [4, 3, 2]);
+    let r = t
+        .get(Get::new("r").time_range(0, 5).max_versions(3))
+        .unwrap();
+    assert_eq!(
+        r.versions("f", "q").iter().map(|x| x.0).collect::<Vec<_>>(),
+        [4, 3, 2]
+    );
     let r = t.get(Get::new("r").timestamp(6)).unwrap();
     assert_eq!(r.value("f", "q"), Some(&b"v6"[..]));
     t.flush().unwrap(); // keeps @8, @7, @6
-    assert!(t.get(Get::new("r").time_range(0, 5).max_versions(3)).unwrap().is_empty());
+    assert!(
+        t.get(Get::new("r").time_range(0, 5).max_versions(3))
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// [TS-1] cells without a timestamp get the clock's now; one `now` per mutation.
 #[test]
 fn puts_without_timestamp_use_the_clock() {
     let clock = ManualClock::new(42_000);
-    let db = Db::temporary_with(DbOptions::default().clock(clock.clone()).background_threads(0)).unwrap();
+    let db = Db::temporary_with(
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0),
+    )
+    .unwrap();
     let t = table(&db, 3);
-    t.put(Put::new("r").add("f", "a", "1").add("g", "b", "2")).unwrap();
+    t.put(Put::new("r").add("f", "a", "1").add("g", "b", "2"))
+        .unwrap();
     let r = t.get(Get::new("r")).unwrap();
     assert!(r.cells().iter().all(|c| c.timestamp() == 42_000), "{r:?}");
 }
@@ -105,20 +135,51 @@ fn puts_without_timestamp_use_the_clock() {
 fn bad_puts_are_rejected_and_write_nothing() {
     let db = Db::temporary_with(DbOptions::default().max_cell_size(100)).unwrap();
     let t = table(&db, 1);
-    assert!(matches!(t.put(Put::new("").add("f", "q", "v")), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.put(Put::new(vec![b'r'; 32768]).add("f", "q", "v")), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        t.put(Put::new("").add("f", "q", "v")),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.put(Put::new(vec![b'r'; 32768]).add("f", "q", "v")),
+        Err(Error::InvalidArgument(_))
+    ));
     let big = table(&Db::temporary().unwrap(), 1);
-    big.put(Put::new(vec![b'r'; 32767]).add("f", "q", "v")).unwrap();
-    assert!(matches!(t.put(Put::new("r")), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.put(Put::new("r").add_at("f", "q", -1, "v")), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.put(Put::new("r").add("f", "q", "v").add("zz", "q", "v")), Err(Error::NoSuchFamily { .. })));
+    big.put(Put::new(vec![b'r'; 32767]).add("f", "q", "v"))
+        .unwrap();
+    assert!(matches!(
+        t.put(Put::new("r")),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.put(Put::new("r").add_at("f", "q", -1, "v")),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.put(Put::new("r").add("f", "q", "v").add("zz", "q", "v")),
+        Err(Error::NoSuchFamily { .. })
+    ));
     // 20 + 1 + 1 + 1 + 78 = 101 > 100
-    assert!(matches!(t.put(Put::new("r").add("f", "q", vec![0u8; 78])), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        t.put(Put::new("r").add("f", "q", vec![0u8; 78])),
+        Err(Error::InvalidArgument(_))
+    ));
     t.put(Put::new("s").add("f", "q", vec![0u8; 77])).unwrap();
-    assert!(t.get(Get::new("r")).unwrap().is_empty(), "failed puts wrote nothing");
-    assert!(matches!(t.get(Get::new("r").max_versions(0)), Err(Error::InvalidArgument(_))));
-    assert!(matches!(t.get(Get::new("r").family("zz")), Err(Error::NoSuchFamily { .. })));
-    assert!(matches!(t.get(Get::new("r").time_range(5, 1)), Err(Error::InvalidArgument(_))));
+    assert!(
+        t.get(Get::new("r")).unwrap().is_empty(),
+        "failed puts wrote nothing"
+    );
+    assert!(matches!(
+        t.get(Get::new("r").max_versions(0)),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.get(Get::new("r").family("zz")),
+        Err(Error::NoSuchFamily { .. })
+    ));
+    assert!(matches!(
+        t.get(Get::new("r").time_range(5, 1)),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 /// [SCAN-1] [SCAN-2] [SCAN-2b] scans: start inclusive, stop exclusive, prefix, limit, column
@@ -129,21 +190,35 @@ fn scans_respect_range_prefix_limit_and_columns() {
         3,
         |t| {
             for r in ["a1", "a2", "b1", "b2", "c1"] {
-                t.put(Put::new(r).add_at("f", "x", 1, r).add_at("g", "y", 1, r)).unwrap();
+                t.put(Put::new(r).add_at("f", "x", 1, r).add_at("g", "y", 1, r))
+                    .unwrap();
             }
             t.delete(Delete::new("b1")).unwrap();
         },
         |t, stage| {
             let rows = |s: Scan| -> Vec<String> {
-                t.scan(s).unwrap().map(|r| String::from_utf8(r.unwrap().row().to_vec()).unwrap()).collect()
+                t.scan(s)
+                    .unwrap()
+                    .map(|r| String::from_utf8(r.unwrap().row().to_vec()).unwrap())
+                    .collect()
             };
             assert_eq!(rows(Scan::new()), ["a1", "a2", "b2", "c1"], "{stage:?}");
-            assert_eq!(rows(Scan::new().start_row("a2").stop_row("c1")), ["a2", "b2"]);
+            assert_eq!(
+                rows(Scan::new().start_row("a2").stop_row("c1")),
+                ["a2", "b2"]
+            );
             assert_eq!(rows(Scan::new().prefix("b")), ["b2"]);
             assert_eq!(rows(Scan::new().limit(2)), ["a1", "a2"]);
-            let r: Vec<RowResult> = t.scan(Scan::new().column("g", "y")).unwrap().map(Result::unwrap).collect();
-            assert!(r.iter().all(|row| row.cells().len() == 1 && row.cells()[0].family() == b"g"));
-            assert_eq!(t.regions()[0].read_requests > 0, true);
+            let r: Vec<RowResult> = t
+                .scan(Scan::new().column("g", "y"))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert!(
+                r.iter()
+                    .all(|row| row.cells().len() == 1 && row.cells()[0].family() == b"g")
+            );
+            assert!(t.regions()[0].read_requests > 0);
         },
     );
 }
