@@ -131,3 +131,43 @@ fn another_format_version_is_unsupported() {
         Err(Error::UnsupportedFormat { found: 2, .. })
     ));
 }
+
+#[test]
+fn a_cursor_hitting_a_damaged_block_errs_and_becomes_invalid() {
+    use crate::read::cursor::CellCursor;
+    let dir = tempfile::tempdir().unwrap();
+    let cells = gen_cells(&mut Rng::new(0xbad), 200);
+    let (path, m) = write_file(
+        dir.path(),
+        "d",
+        &cells,
+        cfg(512, Compression::None, BloomType::Row),
+    );
+    assert!(m.data_blocks > 3);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let r = open_bytes(bytes.clone()).unwrap();
+    let h1 = r.index().handle(1).unwrap();
+    bytes[h1.offset as usize + 3] ^= 0x20;
+    let r = open_bytes(bytes).unwrap();
+    let mut c = r.cursor(CachePolicy::default());
+    c.seek_to_first().unwrap();
+    let mut seen = 0;
+    let err = loop {
+        assert!(c.valid());
+        seen += 1;
+        if let Err(e) = c.next() {
+            break e;
+        }
+    };
+    assert!(!c.valid() && c.key().is_empty() && c.payload().is_empty());
+    assert!(seen < cells.len());
+    let msg = err.to_string();
+    assert!(msg.contains(&format!("offset {}", h1.offset)), "{msg}");
+    // Seeking into the damaged block fails again; seeking past it works.
+    let k1 = r.index().first_key(1).unwrap().to_vec();
+    assert!(c.seek(&k1).is_err() && !c.valid());
+    let k2 = r.index().first_key(2).unwrap().to_vec();
+    c.seek(&k2).unwrap();
+    assert_eq!(c.key(), &k2[..]);
+    assert!(r.verify().is_err());
+}
