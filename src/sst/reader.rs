@@ -13,7 +13,7 @@ use super::cache::{BlockCache, CachePolicy};
 use super::cursor::SstCursor;
 use super::frame::{self, BlockHandle};
 use super::index::Index;
-use super::meta::FileMeta;
+use super::meta::{FileMeta, MetaDecodeError};
 use super::trailer::Trailer;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, ReadableFile};
@@ -81,11 +81,11 @@ impl SstReader {
         let meta_raw =
             frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block")?;
         let meta = FileMeta::decode(&meta_raw, bytes.len() as u64).map_err(|e| match e {
-            Ok(found) => Error::UnsupportedFormat {
+            MetaDecodeError::Version(found) => Error::UnsupportedFormat {
                 path: path.to_path_buf(),
                 found: u32::from(found),
             },
-            Err(e) => block_err(path, trailer.meta.offset, e),
+            MetaDecodeError::Malformed(e) => block_err(path, trailer.meta.offset, e),
         })?;
         let index_raw = frame::read_frame(
             bytes,

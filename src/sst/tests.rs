@@ -414,7 +414,11 @@ fn perf_probe() {
         );
         let cache = Arc::new(BlockCache::new(1 << 30));
         let r = Arc::new(SstReader::open(&StdFs, &path, 1, Some(cache)).unwrap());
-        for pass in 0..2 {
+        let passes: u32 = std::env::var("SCANS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2);
+        for pass in 0..passes {
             let t = Instant::now();
             let mut c = r.cursor(CachePolicy::default());
             c.seek_to_first().unwrap();
