@@ -130,6 +130,22 @@ fn another_format_version_is_unsupported() {
         open(&path),
         Err(Error::UnsupportedFormat { found: 2, .. })
     ));
+
+    // A newer meta block version (checksum intact) is unsupported too.
+    let (path, _) = write_file(dir.path(), "v2", &cells, SstWriterConfig::default());
+    let mut b = std::fs::read(&path).unwrap();
+    let t = super::trailer::Trailer::decode(&b, &path).unwrap();
+    let (s, e) = (
+        t.meta.offset as usize,
+        t.meta.offset as usize + t.meta.size as usize + 1,
+    );
+    b[s] = 9;
+    let crc = crate::codec::crc32(&b[s..e]);
+    b[e..e + 4].copy_from_slice(&crc.to_be_bytes());
+    assert!(matches!(
+        open_bytes(b),
+        Err(Error::UnsupportedFormat { found: 9, .. })
+    ));
 }
 
 #[test]
