@@ -1,6 +1,7 @@
 use super::*;
 use crate::model::key::CellType;
 use crate::model::payload;
+use crate::sst::block_builder::BlockBuilder;
 use crate::sst::testutil::{Cell, Rng, gen_cells, key};
 
 fn build(cells: &[Cell], interval: usize) -> Vec<u8> {

@@ -20,6 +20,15 @@ use crate::model::schema::{BloomType, Compression};
 /// Version byte of the meta block encoding.
 pub const META_VERSION: u8 = 1;
 
+/// Why a meta block could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetaDecodeError {
+    /// An unknown meta version (reported as `UnsupportedFormat`).
+    Version(u8),
+    /// Malformed content (reported as `Corruption`).
+    Malformed(DecodeError),
+}
+
 /// Summary of one block file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileMeta {
@@ -122,17 +131,17 @@ impl FileMeta {
 
     /// Decodes a meta block payload written by [`FileMeta::encode_into`]; offsets in errors are
     /// relative to `payload`. A version other than [`META_VERSION`] is reported as
-    /// `Err(Ok(version))` so the caller can raise `UnsupportedFormat`.
+    /// [`MetaDecodeError::Version`] so the caller can raise `UnsupportedFormat`.
     ///
     /// # Errors
     /// Short data, trailing bytes, unknown codes, malformed keys, inconsistent counts.
-    pub fn decode(payload: &[u8], file_size: u64) -> Result<FileMeta, Result<u8, DecodeError>> {
+    pub fn decode(payload: &[u8], file_size: u64) -> Result<FileMeta, MetaDecodeError> {
         let mut r = Reader::new(payload);
-        let version = r.u8("meta version").map_err(Err)?;
+        let version = r.u8("meta version").map_err(MetaDecodeError::Malformed)?;
         if version != META_VERSION {
-            return Err(Ok(version));
+            return Err(MetaDecodeError::Version(version));
         }
-        Self::decode_v1(&mut r, file_size).map_err(Err)
+        Self::decode_v1(&mut r, file_size).map_err(MetaDecodeError::Malformed)
     }
 
     fn decode_v1(r: &mut Reader<'_>, file_size: u64) -> Result<FileMeta, DecodeError> {
@@ -212,9 +221,12 @@ mod tests {
         assert_eq!((m.first_row(), m.last_row()), (&b"r"[..], &b"r"[..]));
         let mut v2 = b.clone();
         v2[0] = 2;
-        assert_eq!(FileMeta::decode(&v2, 0), Err(Ok(2)));
+        assert_eq!(FileMeta::decode(&v2, 0), Err(MetaDecodeError::Version(2)));
         for cut in 0..b.len() {
-            assert!(matches!(FileMeta::decode(&b[..cut], 0), Err(Err(_))));
+            assert!(matches!(
+                FileMeta::decode(&b[..cut], 0),
+                Err(MetaDecodeError::Malformed(_))
+            ));
         }
         let e = FileMeta::empty(BloomType::None, Compression::None);
         assert_eq!(e.first_row(), b"");

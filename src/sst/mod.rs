@@ -14,8 +14,10 @@
 //! out [`SstCursor`]s, which read data blocks through the shared [`BlockCache`].
 
 pub mod block;
+mod block_builder;
 pub mod bloom;
 mod cache;
+mod cursor;
 pub mod frame;
 pub mod index;
 pub mod meta;
@@ -24,12 +26,15 @@ pub mod trailer;
 mod writer;
 
 pub use cache::{BlockCache, CachePolicy};
+pub use cursor::SstCursor;
 pub use frame::BlockHandle;
 pub use meta::FileMeta;
-pub use reader::{SstCursor, SstReader};
+pub use reader::SstReader;
 pub use trailer::{FORMAT_VERSION, MAGIC, TRAILER_LEN};
 pub use writer::{SstWriter, SstWriterConfig};
 
+#[cfg(test)]
+mod corruption_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! [`SstReader`]: an open, validated block file; [`SstCursor`]: a [`CellCursor`] over it.
+//! [`SstReader`]: an open, validated block file.
 //!
 //! Opening reads and checks the trailer, the meta block, the index and the Bloom filter, which
 //! stay in memory. Data blocks are read from the memory-mapped file on demand, checksummed,
@@ -10,15 +10,15 @@
 use super::block::{Block, BlockIter};
 use super::bloom::BloomFilter;
 use super::cache::{BlockCache, CachePolicy};
+use super::cursor::SstCursor;
 use super::frame::{self, BlockHandle};
 use super::index::Index;
-use super::meta::FileMeta;
+use super::meta::{FileMeta, MetaDecodeError};
 use super::trailer::Trailer;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, ReadableFile};
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::model::schema::BloomType;
-use crate::read::cursor::CellCursor;
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,11 +81,11 @@ impl SstReader {
         let meta_raw =
             frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block")?;
         let meta = FileMeta::decode(&meta_raw, bytes.len() as u64).map_err(|e| match e {
-            Ok(found) => Error::UnsupportedFormat {
+            MetaDecodeError::Version(found) => Error::UnsupportedFormat {
                 path: path.to_path_buf(),
                 found: u32::from(found),
             },
-            Err(e) => block_err(path, trailer.meta.offset, e),
+            MetaDecodeError::Malformed(e) => block_err(path, trailer.meta.offset, e),
         })?;
         let index_raw = frame::read_frame(
             bytes,
@@ -186,13 +186,33 @@ impl SstReader {
 
     /// A cursor over the file's cells.
     pub fn cursor(self: &Arc<Self>, policy: CachePolicy) -> SstCursor {
-        SstCursor {
-            reader: Arc::clone(self),
-            policy,
-            block_idx: 0,
-            iter: None,
-            key_buf: Vec::new(),
-        }
+        SstCursor::new(Arc::clone(self), policy)
+    }
+
+    /// Number of data blocks.
+    pub(super) fn block_count(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Where the data region ends (for error offsets past the last block).
+    pub(super) fn data_end(&self) -> u64 {
+        self.data_end
+    }
+
+    /// Handle of data block `i`.
+    ///
+    /// # Errors
+    /// Corruption when the index has no such block.
+    pub(super) fn handle(&self, i: usize) -> Result<BlockHandle> {
+        self.index.handle(i).ok_or_else(|| {
+            Error::corruption(
+                &self.path,
+                format!(
+                    "data block {i} missing from the index at offset {}",
+                    self.data_end
+                ),
+            )
+        })
     }
 
     /// Reads and decodes data block `i` from the file, bypassing the cache.
@@ -210,20 +230,8 @@ impl SstReader {
         Ok(Arc::new(block))
     }
 
-    fn handle(&self, i: usize) -> Result<BlockHandle> {
-        self.index.handle(i).ok_or_else(|| {
-            Error::corruption(
-                &self.path,
-                format!(
-                    "data block {i} missing from the index at offset {}",
-                    self.data_end
-                ),
-            )
-        })
-    }
-
-    /// Data block `i` through the cache.
-    fn block(&self, i: usize, policy: CachePolicy) -> Result<Arc<Block>> {
+    /// Data block `i` through the cache (counted in [`SstReader::blocks_read`]).
+    pub(super) fn block(&self, i: usize, policy: CachePolicy) -> Result<Arc<Block>> {
         self.blocks_read.fetch_add(1, AtomicOrdering::Relaxed);
         let Some(cache) = &self.cache else {
             return self.read_block(i);
@@ -301,7 +309,7 @@ impl SstReader {
 }
 
 /// A decoding failure inside the block at `offset`, as [`Error::Corruption`].
-fn block_err(path: &Path, offset: u64, e: crate::codec::DecodeError) -> Error {
+pub(super) fn block_err(path: &Path, offset: u64, e: crate::codec::DecodeError) -> Error {
     Error::corruption(
         path,
         format!(
@@ -309,149 +317,4 @@ fn block_err(path: &Path, offset: u64, e: crate::codec::DecodeError) -> Error {
             e.what, e.offset
         ),
     )
-}
-
-/// A forward cursor over one file (a [`CellCursor`]). Holds its reader alive.
-pub struct SstCursor {
-    reader: Arc<SstReader>,
-    policy: CachePolicy,
-    /// Index of the block `iter` walks.
-    block_idx: usize,
-    /// `Some` while positioned inside a block.
-    iter: Option<BlockIter>,
-    /// Key buffer carried from block to block.
-    key_buf: Vec<u8>,
-}
-
-impl std::fmt::Debug for SstCursor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SstCursor")
-            .field("path", &self.reader.path)
-            .field("block", &self.block_idx)
-            .finish()
-    }
-}
-
-impl SstCursor {
-    /// The reader this cursor walks.
-    pub fn reader(&self) -> &Arc<SstReader> {
-        &self.reader
-    }
-
-    fn invalidate(&mut self) {
-        if let Some(it) = self.iter.take() {
-            self.key_buf = it.into_key_buf();
-        }
-    }
-
-    /// Opens block `i` (or becomes invalid past the last block).
-    fn enter_block(&mut self, i: usize) -> Result<Option<&mut BlockIter>> {
-        self.invalidate();
-        self.block_idx = i;
-        if i >= self.reader.index.len() {
-            return Ok(None);
-        }
-        let block = self.reader.block(i, self.policy)?;
-        let buf = std::mem::take(&mut self.key_buf);
-        Ok(Some(self.iter.insert(BlockIter::new(block, buf))))
-    }
-
-    /// From the current (exhausted) block on, moves to the first entry of the next non-empty
-    /// block, or becomes invalid.
-    fn skip_exhausted(&mut self) -> Result<()> {
-        while self.iter.as_ref().is_some_and(|it| !it.valid()) {
-            let next = self.block_idx + 1;
-            let at = self
-                .reader
-                .handle(next)
-                .map(|h| h.offset)
-                .unwrap_or(self.reader.data_end);
-            match self.enter_block(next)? {
-                Some(it) => it
-                    .seek_to_first()
-                    .map_err(|e| block_err(&self.reader.path, at, e))?,
-                None => return Ok(()),
-            }
-        }
-        Ok(())
-    }
-
-    fn guard(&mut self, r: Result<()>) -> Result<()> {
-        if r.is_err() {
-            self.invalidate();
-        }
-        r
-    }
-
-    fn do_seek(&mut self, target: &[u8]) -> Result<()> {
-        let i = self.reader.index.find(target);
-        let at = self.reader.handle(i).map(|h| h.offset).unwrap_or(0);
-        // Seeks within the block already held (column and row skips of a scan) need neither
-        // a cache lookup nor a fetch.
-        let it = match self.iter.as_mut() {
-            Some(it) if self.block_idx == i => Some(it),
-            _ => self.enter_block(i)?,
-        };
-        if let Some(it) = it {
-            it.seek(target)
-                .map_err(|e| block_err(&self.reader.path, at, e))?;
-        }
-        self.skip_exhausted()
-    }
-
-    fn do_first(&mut self) -> Result<()> {
-        let at = self.reader.handle(0).map(|h| h.offset).unwrap_or(0);
-        if let Some(it) = self.enter_block(0)? {
-            it.seek_to_first()
-                .map_err(|e| block_err(&self.reader.path, at, e))?;
-        }
-        self.skip_exhausted()
-    }
-
-    #[inline]
-    fn do_next(&mut self) -> Result<()> {
-        let (reader, idx) = (&self.reader, self.block_idx);
-        match self.iter.as_mut() {
-            Some(it) if it.valid() => it.advance().map_err(|e| {
-                block_err(&reader.path, reader.handle(idx).map_or(0, |h| h.offset), e)
-            })?,
-            _ => return Ok(()),
-        }
-        if self.iter.as_ref().is_some_and(BlockIter::valid) {
-            return Ok(());
-        }
-        self.skip_exhausted()
-    }
-}
-
-impl CellCursor for SstCursor {
-    #[inline]
-    fn valid(&self) -> bool {
-        self.iter.as_ref().is_some_and(BlockIter::valid)
-    }
-
-    #[inline]
-    fn key(&self) -> &[u8] {
-        self.iter.as_ref().map_or(&[], BlockIter::key)
-    }
-
-    #[inline]
-    fn payload(&self) -> &[u8] {
-        self.iter.as_ref().map_or(&[], BlockIter::payload)
-    }
-
-    fn next(&mut self) -> Result<()> {
-        let r = self.do_next();
-        self.guard(r)
-    }
-
-    fn seek(&mut self, target: &[u8]) -> Result<()> {
-        let r = self.do_seek(target);
-        self.guard(r)
-    }
-
-    fn seek_to_first(&mut self) -> Result<()> {
-        let r = self.do_first();
-        self.guard(r)
-    }
 }

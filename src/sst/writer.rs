@@ -4,7 +4,7 @@
 //! and the trailer are written by [`SstWriter::finish`], which then `fdatasync`s the file. The
 //! caller renames it into place and syncs the directory.
 
-use super::block::BlockBuilder;
+use super::block_builder::BlockBuilder;
 use super::bloom::BloomBuilder;
 use super::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY, MAX_BLOCK_LEN};
 use super::index::IndexBuilder;
@@ -42,7 +42,8 @@ impl Default for SstWriterConfig {
     }
 }
 
-/// Writes one block file. Not thread-safe (owned by one flush or compaction job).
+/// Writes one block file. Owned by one flush or compaction job. After any error the file is
+/// incomplete: discard the writer and delete the file.
 pub struct SstWriter {
     file: Box<dyn WritableFile>,
     path: PathBuf,

@@ -1,0 +1,169 @@
+//! [`SstCursor`]: a [`CellCursor`] over one block file.
+//!
+//! A seek binary-searches the in-memory index for the last block whose first key is `<=` the
+//! target, then the block's restart points, then scans at most one restart interval; a target
+//! past the block's last key continues at the next block. Seeks that land in the block the
+//! cursor already holds skip the cache. Any error invalidates the cursor.
+
+use super::block::BlockIter;
+use super::cache::CachePolicy;
+use super::reader::{SstReader, block_err};
+use crate::error::Result;
+use crate::read::cursor::CellCursor;
+use std::sync::Arc;
+
+/// A forward cursor over one file (a [`CellCursor`]). Holds its reader alive.
+pub struct SstCursor {
+    reader: Arc<SstReader>,
+    policy: CachePolicy,
+    /// Index of the block `iter` walks.
+    block_idx: usize,
+    /// `Some` while positioned inside a block.
+    iter: Option<BlockIter>,
+    /// Key buffer carried from block to block.
+    key_buf: Vec<u8>,
+}
+
+impl std::fmt::Debug for SstCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SstCursor")
+            .field("path", &self.reader.path())
+            .field("block", &self.block_idx)
+            .finish()
+    }
+}
+
+impl SstCursor {
+    /// A new, unpositioned cursor.
+    pub(super) fn new(reader: Arc<SstReader>, policy: CachePolicy) -> SstCursor {
+        SstCursor {
+            reader,
+            policy,
+            block_idx: 0,
+            iter: None,
+            key_buf: Vec::new(),
+        }
+    }
+
+    /// The reader this cursor walks.
+    pub fn reader(&self) -> &Arc<SstReader> {
+        &self.reader
+    }
+
+    fn invalidate(&mut self) {
+        if let Some(it) = self.iter.take() {
+            self.key_buf = it.into_key_buf();
+        }
+    }
+
+    /// Opens block `i` (or becomes invalid past the last block).
+    fn enter_block(&mut self, i: usize) -> Result<Option<&mut BlockIter>> {
+        self.invalidate();
+        self.block_idx = i;
+        if i >= self.reader.block_count() {
+            return Ok(None);
+        }
+        let block = self.reader.block(i, self.policy)?;
+        let buf = std::mem::take(&mut self.key_buf);
+        Ok(Some(self.iter.insert(BlockIter::new(block, buf))))
+    }
+
+    /// From the current (exhausted) block on, moves to the first entry of the next non-empty
+    /// block, or becomes invalid.
+    fn skip_exhausted(&mut self) -> Result<()> {
+        while self.iter.as_ref().is_some_and(|it| !it.valid()) {
+            let next = self.block_idx + 1;
+            let at = self
+                .reader
+                .handle(next)
+                .map(|h| h.offset)
+                .unwrap_or(self.reader.data_end());
+            match self.enter_block(next)? {
+                Some(it) => it
+                    .seek_to_first()
+                    .map_err(|e| block_err(self.reader.path(), at, e))?,
+                None => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    fn guard(&mut self, r: Result<()>) -> Result<()> {
+        if r.is_err() {
+            self.invalidate();
+        }
+        r
+    }
+
+    fn do_seek(&mut self, target: &[u8]) -> Result<()> {
+        let i = self.reader.index().find(target);
+        let at = self.reader.handle(i).map(|h| h.offset).unwrap_or(0);
+        // Seeks within the block already held (column and row skips of a scan) need neither
+        // a cache lookup nor a fetch.
+        let it = match self.iter.as_mut() {
+            Some(it) if self.block_idx == i => Some(it),
+            _ => self.enter_block(i)?,
+        };
+        if let Some(it) = it {
+            it.seek(target)
+                .map_err(|e| block_err(self.reader.path(), at, e))?;
+        }
+        self.skip_exhausted()
+    }
+
+    fn do_first(&mut self) -> Result<()> {
+        let at = self.reader.handle(0).map(|h| h.offset).unwrap_or(0);
+        if let Some(it) = self.enter_block(0)? {
+            it.seek_to_first()
+                .map_err(|e| block_err(self.reader.path(), at, e))?;
+        }
+        self.skip_exhausted()
+    }
+
+    #[inline]
+    fn do_next(&mut self) -> Result<()> {
+        let (reader, idx) = (&self.reader, self.block_idx);
+        match self.iter.as_mut() {
+            Some(it) if it.valid() => it.advance().map_err(|e| {
+                block_err(reader.path(), reader.handle(idx).map_or(0, |h| h.offset), e)
+            })?,
+            _ => return Ok(()),
+        }
+        if self.iter.as_ref().is_some_and(BlockIter::valid) {
+            return Ok(());
+        }
+        self.skip_exhausted()
+    }
+}
+
+impl CellCursor for SstCursor {
+    #[inline]
+    fn valid(&self) -> bool {
+        self.iter.as_ref().is_some_and(BlockIter::valid)
+    }
+
+    #[inline]
+    fn key(&self) -> &[u8] {
+        self.iter.as_ref().map_or(&[], BlockIter::key)
+    }
+
+    #[inline]
+    fn payload(&self) -> &[u8] {
+        self.iter.as_ref().map_or(&[], BlockIter::payload)
+    }
+
+    fn next(&mut self) -> Result<()> {
+        let r = self.do_next();
+        self.guard(r)
+    }
+
+    fn seek(&mut self, target: &[u8]) -> Result<()> {
+        let r = self.do_seek(target);
+        self.guard(r)
+    }
+
+    fn seek_to_first(&mut self) -> Result<()> {
+        let r = self.do_first();
+        self.guard(r)
+    }
+}
