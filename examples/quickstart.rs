@@ -17,7 +17,9 @@ fn main() -> cellbase::Result<()> {
     users.put(Put::new("row-2").add("info", "name", "grace"))?;
 
     let row = users.get(Get::new("row-1").family("info").max_versions(2))?;
-    println!("row-1 name versions: {:?}", row.versions("info", "name"));
+    for (ts, v) in row.versions("info", "name") {
+        println!("row-1 info:name @{ts} = {}", String::from_utf8_lossy(v));
+    }
 
     users.delete(Delete::new("row-1").all_versions("info", "lang"))?;
     users.flush()?;

@@ -43,7 +43,8 @@ pub(crate) struct DbInner {
     pub closed: AtomicBool,
     /// Writers waiting for a flush to bring memstores under the blocking limit.
     pub stall: (Mutex<()>, Condvar),
-    _lock: Box<dyn FileLock>,
+    /// Released by `close` so the directory can be reopened while stale handles remain.
+    lock: Mutex<Option<Box<dyn FileLock>>>,
     /// Last field: the temporary directory outlives everything that has files in it.
     _tempdir: Option<tempfile::TempDir>,
 }
@@ -219,7 +220,7 @@ impl Db {
             closed: AtomicBool::new(false),
             stall: (Mutex::new(()), Condvar::new()),
             opts,
-            _lock: lock,
+            lock: Mutex::new(Some(lock)),
             _tempdir: tempdir,
         });
         inner
@@ -395,7 +396,16 @@ impl Db {
     pub fn close(self) -> Result<()> {
         self.inner.closed.store(true, Ordering::Release);
         self.inner.bg.shutdown();
-        self.inner.wal.close()
+        let result = self.inner.wal.close();
+        // Writers that passed the open check before `closed` was set may still be finishing;
+        // the update locks of every region drain them before the lock is released.
+        for t in self.inner.tables.read().values() {
+            for r in t.regions.read().iter() {
+                drop(r.updates.write());
+            }
+        }
+        self.inner.lock.lock().take();
+        result
     }
 
     /// The directory of this database.

@@ -241,3 +241,29 @@ fn flushed_wal_segments_are_deleted() {
         500
     );
 }
+
+/// `close` releases the directory even while table handles remain; they then fail with
+/// `Error::Closed`, and a reopen sees every write.
+#[test]
+fn close_releases_the_directory_and_stale_handles_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table(&db, 1);
+    t.put(Put::new("r").add("f", "q", "v")).unwrap();
+    db.close().unwrap();
+    assert!(matches!(
+        t.put(Put::new("r").add("f", "q", "w")),
+        Err(Error::Closed)
+    ));
+    assert!(matches!(t.get(Get::new("r")), Err(Error::Closed)));
+    let db = open(dir.path(), &clock);
+    assert_eq!(
+        db.table("t")
+            .unwrap()
+            .get(Get::new("r"))
+            .unwrap()
+            .value("f", "q"),
+        Some(&b"v"[..])
+    );
+}
