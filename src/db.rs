@@ -493,14 +493,13 @@ impl DbInner {
 
     /// Deletes log segments every record of which is in block files.
     pub fn delete_obsolete_wal(&self) -> Result<()> {
-        let mut min = u64::MAX;
+        // A mutation in flight has its log record written but may not be in a memstore yet;
+        // its sequence id is above the read point, so the read point bounds it.
+        let mut min = self.mvcc.read_point() + 1;
         for t in self.tables.read().values() {
             for r in t.regions.read().iter() {
                 min = min.min(r.min_unflushed_seq());
             }
-        }
-        if min == u64::MAX {
-            min = self.mvcc.last_assigned() + 1;
         }
         self.wal.delete_obsolete(min)?;
         Ok(())

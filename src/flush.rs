@@ -142,6 +142,9 @@ impl DbInner {
         region: &Arc<Region>,
     ) -> Result<()> {
         let _one = region.flush_lock.lock();
+        if table.is_dropped() {
+            return Ok(());
+        }
         self.wait_for_store_files(table, region)?;
         // (1) Swap memstores; a snapshot left by a failed flush is retried first.
         let (snapshot, flush_seq) = {
@@ -274,18 +277,18 @@ impl DbInner {
         if !region.flush_queued.swap(true, Ordering::AcqRel) {
             self.bg.submit(Job::Flush(table.clone(), region.clone()));
         }
+        // Back-pressure [REG-2]: wait for the background flush while the region holds more than
+        // 4 x the flush size. If no flush brings it down within a second (a slow or failing
+        // flush), this writer flushes itself: writes slow down, they never fail or hang.
+        let blocked = || region.memstore_size() >= BLOCK_MULTIPLIER * flush_size;
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
         let mut g = self.stall.0.lock();
-        while region.memstore_size() >= BLOCK_MULTIPLIER * flush_size
-            && !self.closed.load(Ordering::Acquire)
-        {
-            self.stall.1.wait_for(&mut g, Duration::from_millis(50));
-            if !region.flush_queued.load(Ordering::Acquire)
-                && region.current().snapshot.is_none()
-                && region.current().active.size() >= flush_size
-            {
-                region.flush_queued.store(true, Ordering::Release);
-                self.bg.submit(Job::Flush(table.clone(), region.clone()));
+        while blocked() && !self.closed.load(Ordering::Acquire) {
+            if std::time::Instant::now() >= deadline {
+                drop(g);
+                return self.flush_region(table, region);
             }
+            self.stall.1.wait_for(&mut g, Duration::from_millis(20));
         }
         Ok(())
     }
@@ -299,6 +302,9 @@ impl DbInner {
         major: bool,
     ) -> Result<()> {
         let _one = region.compact_lock.lock();
+        if table.is_dropped() {
+            return Ok(());
+        }
         let desc: Arc<TableDescriptor> = table.desc_arc();
         let flush_size = desc
             .table_memstore_flush_size()

@@ -83,6 +83,9 @@ impl TableShared {
     pub fn mark_dropped(&self) {
         self.dropped.store(true, Ordering::Release);
     }
+    pub fn is_dropped(&self) -> bool {
+        self.dropped.load(Ordering::Acquire)
+    }
     /// The region whose `[start, end)` holds `row`.
     pub fn region_for(&self, row: &[u8]) -> Arc<Region> {
         let regions = self.regions.read();
@@ -145,7 +148,7 @@ impl Table {
 
     fn check(&self) -> Result<Arc<TableDescriptor>> {
         self.db.check_open()?;
-        if self.shared.dropped.load(Ordering::Acquire) {
+        if self.shared.is_dropped() {
             return Err(Error::TableNotFound(self.shared.name.clone()));
         }
         let desc = self.shared.desc_arc();

@@ -2,6 +2,7 @@
 //! corruption detection and Bloom filters. Each test names the HBase rule it checks.
 
 mod bloom;
+mod concurrency;
 mod corruption;
 mod deletes;
 mod recovery;
