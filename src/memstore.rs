@@ -121,7 +121,10 @@ impl MemStore {
     }
 }
 
-const BATCH: usize = 32;
+/// Entries copied out of the skiplist right after a seek (point reads need one or two).
+const FIRST_BATCH: usize = 2;
+/// Largest batch, reached by doubling while a cursor keeps reading sequentially.
+const MAX_BATCH: usize = 64;
 
 /// A cursor over a memstore. It copies small batches of entry handles out of the skiplist
 /// (cheap `Arc` clones), so it owns no borrow of the map and never blocks writers. Cells
@@ -133,6 +136,8 @@ pub struct MemCursor {
     pos: usize,
     /// True when the skiplist has no entries after the batch.
     at_end: bool,
+    /// Size of the next refill.
+    next_batch: usize,
 }
 
 impl MemCursor {
@@ -143,16 +148,18 @@ impl MemCursor {
             batch: Vec::new(),
             pos: 0,
             at_end: true,
+            next_batch: FIRST_BATCH,
         }
     }
 
-    fn fill(&mut self, from: Bound<&MemEntry>) {
+    fn fill(&mut self, from: Bound<&MemEntry>, n: usize) {
         self.batch.clear();
         self.pos = 0;
-        for e in self.mem.set.range((from, Bound::Unbounded)).take(BATCH) {
+        for e in self.mem.set.range((from, Bound::Unbounded)).take(n) {
             self.batch.push(e.value().clone());
         }
-        self.at_end = self.batch.len() < BATCH;
+        self.at_end = self.batch.len() < n;
+        self.next_batch = (n * 2).min(MAX_BATCH);
     }
 }
 
@@ -170,17 +177,17 @@ impl CellCursor for MemCursor {
         self.pos += 1;
         if self.pos >= self.batch.len() && !self.at_end {
             let last = self.batch[self.batch.len() - 1].clone();
-            self.fill(Bound::Excluded(&last));
+            self.fill(Bound::Excluded(&last), self.next_batch);
         }
         Ok(())
     }
     fn seek(&mut self, target: &[u8]) -> Result<()> {
         let probe = MemEntry::new(target, b"");
-        self.fill(Bound::Included(&probe));
+        self.fill(Bound::Included(&probe), FIRST_BATCH);
         Ok(())
     }
     fn seek_to_first(&mut self) -> Result<()> {
-        self.fill(Bound::Unbounded);
+        self.fill(Bound::Unbounded, MAX_BATCH);
         Ok(())
     }
 }

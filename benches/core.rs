@@ -1,0 +1,102 @@
+//! Storage-core benchmarks: single-thread put throughput (SkipWal, SyncWal, FsyncWal), Get
+//! latency from the memstore and from block files, scan throughput.
+//!
+//! Run: `cargo bench --bench core`. Figures are only comparable side by side within one run.
+
+use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+
+const ROWS: u64 = 100_000;
+
+fn key(i: u64) -> Vec<u8> {
+    // Scrambled 16-byte keys (db_bench style).
+    format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).into_bytes()
+}
+
+fn open(durability: Durability) -> (Db, cellbase::Table) {
+    let db = Db::temporary_with(
+        DbOptions::default()
+            .durability(durability)
+            .background_threads(2),
+    )
+    .unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("b").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    (db, t)
+}
+
+fn puts(c: &mut Criterion) {
+    let mut g = c.benchmark_group("put");
+    g.throughput(Throughput::Elements(1));
+    for d in [
+        Durability::SkipWal,
+        Durability::SyncWal,
+        Durability::FsyncWal,
+    ] {
+        let (_db, t) = open(d);
+        let mut i = 0u64;
+        g.bench_function(format!("{d:?}"), |b| {
+            b.iter(|| {
+                i += 1;
+                t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+            })
+        });
+    }
+    g.finish();
+}
+
+fn loaded(flush: bool) -> (Db, cellbase::Table) {
+    let (db, t) = open(Durability::SkipWal);
+    for i in 0..ROWS {
+        t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+    }
+    if flush {
+        t.flush().unwrap();
+        t.major_compact().unwrap();
+    }
+    (db, t)
+}
+
+fn gets(c: &mut Criterion) {
+    let mut g = c.benchmark_group("get");
+    g.throughput(Throughput::Elements(1));
+    for (name, flush) in [("memstore", false), ("file", true)] {
+        let (_db, t) = loaded(flush);
+        let mut i = 0u64;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                i = (i + 7919) % ROWS;
+                black_box(t.get(Get::new(key(i))).unwrap());
+            })
+        });
+        g.bench_function(format!("{name}-absent"), |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(t.get(Get::new(format!("absent{i}"))).unwrap());
+            })
+        });
+    }
+    g.finish();
+}
+
+fn scans(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scan");
+    g.throughput(Throughput::Elements(ROWS));
+    g.sample_size(10);
+    for (name, flush) in [("memstore", false), ("file", true)] {
+        let (_db, t) = loaded(flush);
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || (),
+                |_| assert_eq!(t.scan(Scan::new()).unwrap().count() as u64, ROWS),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, puts, gets, scans);
+criterion_main!(benches);
