@@ -8,7 +8,7 @@
 //! sorted cells with prefix-compressed keys and restart points ([`block`]); the bloom block a
 //! ROW or ROWCOL filter ([`bloom`]); the index one entry per data block ([`index`]); the meta
 //! block the [`FileMeta`] ([`meta`]); the trailer magic, version and handles ([`trailer`]).
-//! docs/FORMAT-sst.md describes every byte.
+//! docs/FORMAT.md (section 2) describes every byte.
 //!
 //! [`SstWriter`] writes a file from sorted cells; [`SstReader`] opens and validates one and hands
 //! out [`SstCursor`]s, which read data blocks through the shared [`BlockCache`].

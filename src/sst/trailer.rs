@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn trailer_len_matches_the_documented_layout() {
-        // docs/FORMAT-sst.md: 3 handles of 12 bytes, 12 reserved, crc 4, version 4, magic 8.
+        // docs/FORMAT.md (section 2): 3 handles of 12 bytes, 12 reserved, crc 4, version 4, magic 8.
         assert_eq!(TRAILER_LEN, 3 * 12 + 12 + 4 + 4 + 8);
         assert_eq!(TRAILER_LEN, 64);
         let t = Trailer {

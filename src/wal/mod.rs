@@ -7,7 +7,7 @@
 //!   sync.
 //! - [`replay`]: recovery, truncating a torn tail of the newest segment.
 //!
-//! docs/FORMAT-wal.md describes the bytes.
+//! docs/FORMAT.md (section 3) describes the bytes.
 
 pub mod record;
 mod replay;
