@@ -1,9 +1,4 @@
-//! cellbase: an embedded storage engine with the Apache HBase data model.
-//!
-//! A program opens a directory and gets tables of rows, column families, qualifiers and
-//! versioned cells that behave as an HBase RegionServer's do: the same sort order, delete,
-//! version and TTL rules, MemStore, write-ahead log, immutable block files with Bloom filters,
-//! flush and compaction.
+#![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
