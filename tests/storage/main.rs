@@ -6,6 +6,7 @@ mod concurrency;
 mod corruption;
 mod deletes;
 mod recovery;
+mod ttl;
 mod versions;
 
 use cellbase::*;
