@@ -4,6 +4,7 @@
 mod bloom;
 mod concurrency;
 mod corruption;
+mod crash;
 mod deletes;
 mod recovery;
 mod ttl;
