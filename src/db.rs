@@ -41,6 +41,9 @@ pub(crate) struct DbInner {
     pub cache: Arc<BlockCache>,
     pub bg: Arc<Background>,
     pub closed: AtomicBool,
+    /// Read points of open scanners (read point -> count); flushes and compactions keep every
+    /// cell above the smallest one.
+    pub scanner_points: Mutex<BTreeMap<u64, usize>>,
     /// Writers waiting for a flush to bring memstores under the blocking limit.
     pub stall: (Mutex<()>, Condvar),
     /// Released by `close` so the directory can be reopened while stale handles remain.
@@ -218,6 +221,7 @@ impl Db {
             cache,
             bg: Background::new(),
             closed: AtomicBool::new(false),
+            scanner_points: Mutex::new(BTreeMap::new()),
             stall: (Mutex::new(()), Condvar::new()),
             opts,
             lock: Mutex::new(Some(lock)),
@@ -503,6 +507,36 @@ impl DbInner {
         }
         self.wal.delete_obsolete(min)?;
         Ok(())
+    }
+
+    /// Takes the current read point and registers it as an open scanner's, atomically with
+    /// respect to [`DbInner::smallest_read_point`].
+    pub fn register_scanner(&self) -> u64 {
+        let mut points = self.scanner_points.lock();
+        let rp = self.mvcc.read_point();
+        *points.entry(rp).or_insert(0) += 1;
+        rp
+    }
+
+    /// Forgets an open scanner's read point.
+    pub fn unregister_scanner(&self, rp: u64) {
+        let mut points = self.scanner_points.lock();
+        if let Some(n) = points.get_mut(&rp) {
+            *n -= 1;
+            if *n == 0 {
+                points.remove(&rp);
+            }
+        }
+    }
+
+    /// The smallest read point of any open scanner (`u64::MAX` when none is open).
+    pub fn smallest_read_point(&self) -> u64 {
+        self.scanner_points
+            .lock()
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(u64::MAX)
     }
 
     /// Writes buffered AsyncWal records to the OS.

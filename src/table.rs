@@ -471,16 +471,21 @@ impl Table {
             raw: s.raw,
             has_filter: false,
         };
-        Ok(Scanner {
+        let read_point = self.db.register_scanner();
+        let mut scanner = Scanner {
             table: self.clone(),
             desc,
-            read_point: self.db.mvcc.read_point(),
+            read_point,
             next_start: Some(s.start.clone()),
             spec,
             scan: s,
             current: None,
             returned: 0,
-        })
+        };
+        // Open the first region now: the scanner sees the table as of this call, whatever
+        // flushes and compactions happen before its first `next()`.
+        scanner.open_next_region()?;
+        Ok(scanner)
     }
 
     /// Flushes every region's memstore to block files.
@@ -572,34 +577,41 @@ impl std::fmt::Debug for Scanner {
 }
 
 impl Scanner {
+    /// Opens the reader of the region holding `next_start`; false when the scan has no region
+    /// left.
+    fn open_next_region(&mut self) -> Result<bool> {
+        let Some(start) = self.next_start.take() else {
+            return Ok(false);
+        };
+        if !self.scan.stop.is_empty() && start >= self.scan.stop {
+            return Ok(false);
+        }
+        let region = self.table.shared.region_for(&start);
+        let reader = self.table.region_reader(
+            &region,
+            &self.desc,
+            &self.scan.columns,
+            self.spec.clone(),
+            &start,
+            None,
+            self.read_point,
+        )?;
+        self.next_start = if region.end.is_empty() {
+            None
+        } else {
+            Some(region.end.clone())
+        };
+        self.current = Some((region, reader));
+        Ok(true)
+    }
+
     fn advance(&mut self) -> Result<Option<RowResult>> {
         loop {
             if self.scan.limit.is_some_and(|l| self.returned >= l) {
                 return Ok(None);
             }
-            if self.current.is_none() {
-                let Some(start) = self.next_start.take() else {
-                    return Ok(None);
-                };
-                if !self.scan.stop.is_empty() && start >= self.scan.stop {
-                    return Ok(None);
-                }
-                let region = self.table.shared.region_for(&start);
-                let reader = self.table.region_reader(
-                    &region,
-                    &self.desc,
-                    &self.scan.columns,
-                    self.spec.clone(),
-                    &start,
-                    None,
-                    self.read_point,
-                )?;
-                self.next_start = if region.end.is_empty() {
-                    None
-                } else {
-                    Some(region.end.clone())
-                };
-                self.current = Some((region, reader));
+            if self.current.is_none() && !self.open_next_region()? {
+                return Ok(None);
             }
             let Some((region, reader)) = self.current.as_mut() else {
                 continue;
@@ -618,6 +630,12 @@ impl Scanner {
                 None => self.current = None,
             }
         }
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        self.table.db.unregister_scanner(self.read_point);
     }
 }
 
