@@ -21,8 +21,8 @@
 mod common;
 
 use cellbase::{
-    CellType, Db, DbOptions, Delete, FamilyDescriptor, Get, ManualClock, Put, RowResult, Scan,
-    Table, TableDescriptor,
+    BloomType, CellType, Compression, Db, DbOptions, Delete, FamilyDescriptor, Get, ManualClock,
+    Put, RowResult, Scan, Table, TableDescriptor,
 };
 use common::{CellTuple, Rng, TempDir, diff_cells, env_u64, lit, show};
 use std::collections::{BTreeMap, BTreeSet};
@@ -751,10 +751,12 @@ impl Gen {
     /// An explicit timestamp: mostly small past ones that collide a lot, sometimes close to
     /// now, sometimes in the future [DEL-9].
     fn ts(&mut self, now: i64) -> i64 {
-        match self.rng.weighted(&[14, 3, 2]) {
+        match self.rng.weighted(&[56, 12, 8, 1]) {
             0 => self.rng.range_i64(0, 30),
             1 => self.rng.range_i64((now - 40).max(START_NOW), now),
-            _ => now + self.rng.range_i64(1, 15),
+            2 => now + self.rng.range_i64(1, 15),
+            // Far future, next to LATEST_TIMESTAMP (which itself means "now").
+            _ => i64::MAX - self.rng.range_i64(1, 10),
         }
     }
 
@@ -814,7 +816,12 @@ impl Gen {
         let n = self.rng.range_i64(1, 3) as usize;
         let mut cells: Vec<PutCellSpec> = Vec::new();
         for i in 0..n {
-            let value = format!("v{index}.{i}").into_bytes();
+            let mut value = format!("v{index}.{i}").into_bytes();
+            if self.rng.chance(1, 10) {
+                // Some longer values, so small blocks fill and files span several blocks.
+                let pad = self.rng.range_i64(1, 400) as usize;
+                value.extend(std::iter::repeat_n(b'-', pad));
+            }
             if i > 0 && self.rng.chance(1, 8) {
                 // Same coordinates twice in one Put: the last one wins [SORT-7].
                 let prev = cells[i - 1].clone();
@@ -1109,6 +1116,7 @@ fn tuples(r: &RowResult) -> Result<Vec<CellTuple>, String> {
 
 struct Harness {
     seed: u64,
+    families: Vec<FamilyDescriptor>,
     dir: TempDir,
     clock: ManualClock,
     db: Option<Db>,
@@ -1131,10 +1139,11 @@ impl Drop for Harness {
         if std::thread::panicking() {
             let from = self.log.len().saturating_sub(LOG_TAIL);
             let mut s = format!(
-                "\n==== model test failure: seed {} (0x{:x}), op #{} ====\nreplay: MODEL_SEED={} MODEL_OPS={} cargo test --test model\nop log (last {} of {}):\n",
+                "\n==== model test failure: seed {} (0x{:x}), op #{} ====\nfamilies (VERSIONS {V}): {}\nreplay: MODEL_SEED={} MODEL_OPS={} cargo test --test model\nop log (last {} of {}):\n",
                 self.seed,
                 self.seed,
                 self.log.len().saturating_sub(1),
+                show_families(&self.families),
                 self.seed,
                 self.log.len(),
                 self.log.len() - from,
@@ -1148,14 +1157,54 @@ impl Drop for Harness {
     }
 }
 
+/// The families, VERSIONS = [`V`], with storage settings that must not change any result
+/// drawn from the seed: small blocks (multi-block files, so seeks cross block boundaries),
+/// Bloom filters (a false negative would hide cells), compression, caching.
+fn family_descriptors(seed: u64) -> Vec<FamilyDescriptor> {
+    let mut rng = Rng::new(seed ^ 0x05ee_dfa3_11e5);
+    FAMILIES
+        .iter()
+        .map(|name| {
+            let bloom = *rng.pick(&[BloomType::None, BloomType::Row, BloomType::RowCol]);
+            let compression = *rng.pick(&[Compression::None, Compression::Snappy]);
+            FamilyDescriptor::new(name)
+                .max_versions(V)
+                .block_size(*rng.pick(&[1024, 1024, 4096, 65536]))
+                .bloom_filter(bloom)
+                .compression(compression)
+                .block_cache(rng.chance(3, 4))
+                .in_memory(rng.chance(1, 4))
+        })
+        .collect()
+}
+
+fn show_families(families: &[FamilyDescriptor]) -> String {
+    let each: Vec<String> = families
+        .iter()
+        .map(|f| {
+            format!(
+                "{}: block {} bloom {:?} {:?}{}{}",
+                show(&f.name),
+                f.block_size,
+                f.bloom_filter,
+                f.compression,
+                if f.block_cache { "" } else { " no-cache" },
+                if f.in_memory { " in-memory" } else { "" }
+            )
+        })
+        .collect();
+    each.join("; ")
+}
+
 impl Harness {
     fn new(seed: u64) -> Self {
         let dir = TempDir::new("model");
         let clock = ManualClock::new(START_NOW);
         let db = Db::open_with(dir.path(), options(&clock)).expect("open db");
         let mut desc = TableDescriptor::new("t");
-        for f in FAMILIES {
-            desc = desc.family(FamilyDescriptor::new(f).max_versions(V));
+        let families = family_descriptors(seed);
+        for f in &families {
+            desc = desc.family(f.clone());
         }
         let table = db.create_table(desc).expect("create table");
         let model = Model {
@@ -1164,6 +1213,7 @@ impl Harness {
         };
         Harness {
             seed,
+            families,
             dir,
             clock,
             db: Some(db),
@@ -1293,14 +1343,14 @@ impl Harness {
                     self.fail(&format!("flush failed: {e}"));
                 }
                 self.model.flush();
-                self.check_regions();
+                self.check_physical();
             }
             Op::Compact => {
                 if let Err(e) = self.t().compact() {
                     self.fail(&format!("compact failed: {e}"));
                 }
                 self.model.compact();
-                self.check_regions();
+                self.check_physical();
             }
             Op::MajorCompact => {
                 if let Err(e) = self.t().major_compact() {
@@ -1309,12 +1359,12 @@ impl Harness {
                 for f in 0..FAMILIES.len() {
                     self.model.major_family(f);
                 }
-                self.check_regions();
+                self.check_physical();
             }
             Op::Reopen => {
                 self.reopen();
                 self.model.writes_since_open = 0;
-                self.check_regions();
+                self.check_physical();
             }
         }
     }
@@ -1385,6 +1435,22 @@ impl Harness {
         }
     }
 
+    /// After a flush, compaction or reopen: the region metrics, and every visible cell.
+    fn check_physical(&mut self) {
+        self.check_regions();
+        let read = ReadSpec {
+            columns: Vec::new(),
+            versions: Versions::All,
+            time: Time::All,
+        };
+        self.execute(&Op::Scan {
+            range: RowRange::All,
+            reversed: false,
+            limit: None,
+            read,
+        });
+    }
+
     /// A final whole-table comparison, every version.
     fn final_check(&mut self) {
         let read = ReadSpec {
@@ -1426,8 +1492,9 @@ fn run_seed(seed: u64, ops: usize) -> String {
         .map(|(k, (n, t))| format!("{k}={n}/{}ms", t.as_millis()))
         .collect();
     let summary = format!(
-        "seed {seed} ({}): {ops} ops in {:.1?} ({}); non-empty reads {}; max files {}; rows {}, cells {}",
+        "seed {seed} ({}; {}): {ops} ops in {:.1?} ({}); non-empty reads {}; max files {}; rows {}, cells {}",
         PROFILES[generator.profile].0,
+        show_families(&h.families),
         started.elapsed(),
         counts.join(" "),
         h.nonempty_reads,
