@@ -9,6 +9,7 @@
 //! Rust calls, ready to paste into a regression test). Environment:
 //! * `MODEL_SEED=<n>`: run only this seed (the fixed-seed tests then do nothing);
 //! * `MODEL_OPS=<n>`: operations per seed (default [`DEFAULT_OPS`]);
+//! * `MODEL_INTERLEAVED=0`: never leave a scanner open across other ops (see `ScanInterleaved`);
 //! * `MODEL_VERBOSE=1`: print every op as it runs; `KEEP_TEST_DIRS=1`: keep the database dir.
 //!
 //! Engine setup: manual clock (starting at [`START_NOW`]), no background threads and an
@@ -133,6 +134,15 @@ enum Op {
         limit: Option<u64>,
         read: ReadSpec,
     },
+    /// Opens a scanner (`scan`, an `Op::Scan`), takes `take` rows, runs `during` (writes,
+    /// flushes, compactions), then drains it: the scanner must see the table as of `scan()`
+    /// (its MVCC read point), and compactions meanwhile follow HBase's smallest-read-point rule
+    /// (§1.7: markers written after the scanner opened are kept and do not mask).
+    ScanInterleaved {
+        scan: Box<Op>,
+        take: usize,
+        during: Vec<Op>,
+    },
     Flush,
     Compact,
     MajorCompact,
@@ -147,6 +157,7 @@ impl Op {
             Op::Advance(_) => "advance",
             Op::Get { .. } => "get",
             Op::Scan { .. } => "scan",
+            Op::ScanInterleaved { .. } => "scan_interleaved",
             Op::Flush => "flush",
             Op::Compact => "compact",
             Op::MajorCompact => "major_compact",
@@ -178,6 +189,31 @@ impl fmt::Display for ReadSpec {
             Time::At(t) => write!(f, ".timestamp({t})"),
         }
     }
+}
+
+/// A Scan as the builder calls that make it.
+fn write_scan(
+    f: &mut fmt::Formatter<'_>,
+    range: &RowRange,
+    reversed: bool,
+    limit: Option<u64>,
+    read: &ReadSpec,
+) -> fmt::Result {
+    write!(f, "Scan::new()")?;
+    if reversed {
+        write!(f, ".reversed(true)")?;
+    }
+    match range {
+        RowRange::All => {}
+        RowRange::Start(s) => write!(f, ".start_row({})", lit(s))?,
+        RowRange::Stop(s) => write!(f, ".stop_row({})", lit(s))?,
+        RowRange::StartStop(a, b) => write!(f, ".start_row({}).stop_row({})", lit(a), lit(b))?,
+        RowRange::Prefix(p) => write!(f, ".prefix({})", lit(p))?,
+    }
+    if let Some(n) = limit {
+        write!(f, ".limit({n})")?;
+    }
+    write!(f, "{read}")
 }
 
 fn show_ts(t: i64) -> String {
@@ -253,23 +289,26 @@ impl fmt::Display for Op {
                 limit,
                 read,
             } => {
-                write!(f, "scan(&t, Scan::new()")?;
-                if *reversed {
-                    write!(f, ".reversed(true)")?;
-                }
-                match range {
-                    RowRange::All => {}
-                    RowRange::Start(s) => write!(f, ".start_row({})", lit(s))?,
-                    RowRange::Stop(s) => write!(f, ".stop_row({})", lit(s))?,
-                    RowRange::StartStop(a, b) => {
-                        write!(f, ".start_row({}).stop_row({})", lit(a), lit(b))?
-                    }
-                    RowRange::Prefix(p) => write!(f, ".prefix({})", lit(p))?,
-                }
-                if let Some(n) = limit {
-                    write!(f, ".limit({n})")?;
-                }
-                write!(f, "{read});")
+                write!(f, "scan(&t, ")?;
+                write_scan(f, range, *reversed, *limit, read)?;
+                write!(f, ");")
+            }
+            Op::ScanInterleaved { scan, take, .. } => {
+                let Op::Scan {
+                    range,
+                    reversed,
+                    limit,
+                    read,
+                } = scan.as_ref()
+                else {
+                    unreachable!("ScanInterleaved holds an Op::Scan")
+                };
+                write!(f, "let mut s = t.scan(")?;
+                write_scan(f, range, *reversed, *limit, read)?;
+                write!(
+                    f,
+                    ").unwrap(); let mut got: Vec<_> = s.by_ref().take({take}).collect();"
+                )
             }
             Op::Flush => write!(f, "t.flush().unwrap();"),
             Op::Compact => write!(f, "t.compact().unwrap();"),
@@ -389,6 +428,8 @@ struct Model {
     now: i64,
     /// Row mutations since the database was (re)opened (`RegionInfo::write_requests`).
     writes_since_open: u64,
+    /// The last mutation visible to a scanner still open (its MVCC read point), if any.
+    open_read_point: Option<u64>,
 }
 
 impl Model {
@@ -621,21 +662,25 @@ impl Model {
     /// Major compaction of one family's files [DEL-11] [CMP-5] (KDC=FALSE, purge time 0):
     /// every marker in the files goes, with every Put in the files it masks; the memstore is
     /// not part of it, so its markers keep masking. Output: one file, or none if empty [CMP-6].
+    /// While a scanner is open, markers written after its read point are kept and mask
+    /// nothing in this compaction (§1.7, HBase's `maxReadPointToTrackVersions`).
     fn major_family(&mut self, f: usize) {
         if self.files[f] == 0 {
             return;
         }
+        let read_point = self.open_read_point.unwrap_or(u64::MAX);
+        let tracked = |c: &MCell| c.kind != Kind::Put && c.seq <= read_point;
         let mut any_left = false;
         for cells in self.rows.values_mut() {
             let markers: Vec<MCell> = cells
                 .iter()
-                .filter(|c| c.in_files && c.family == f && c.kind != Kind::Put)
+                .filter(|c| c.in_files && c.family == f && tracked(c))
                 .cloned()
                 .collect();
             cells.retain(|c| {
                 !(c.in_files
                     && c.family == f
-                    && (c.kind != Kind::Put || markers.iter().any(|m| masks(m, c))))
+                    && (tracked(c) || (c.kind == Kind::Put && markers.iter().any(|m| masks(m, c)))))
             });
             any_left |= cells.iter().any(|c| c.in_files && c.family == f);
         }
@@ -708,31 +753,39 @@ impl<T> RetainFrom<T> for Vec<T> {
 
 // ---- random operation generator -------------------------------------------------------------
 
-/// Op weights (per mille): put, delete, advance, get, scan, flush, compact, major, reopen.
-/// The seed picks a profile, so different seeds stress different physical layouts.
-const PROFILES: [(&str, [u64; 9]); 3] = [
-    ("balanced", [340, 160, 80, 220, 100, 50, 30, 20, 10]),
+/// Op weights (per mille): put, delete, advance, get, scan, flush, compact, major, reopen,
+/// scan left open across other ops. The seed picks a profile, so different seeds stress
+/// different physical layouts.
+const PROFILES: [(&str, [u64; 10]); 3] = [
+    ("balanced", [340, 160, 80, 220, 100, 50, 30, 20, 10, 15]),
     // Many store files: frequent flushes, rare compactions; stores grow past 10 files, so
     // compact() is a true minor compaction and reads merge many files.
-    ("many-files", [340, 160, 80, 220, 100, 80, 15, 3, 5]),
+    ("many-files", [340, 160, 80, 220, 100, 80, 15, 3, 5, 15]),
     // Large memstores: rare flushes, more reopens (large WAL replays).
-    ("memstore", [340, 160, 80, 220, 100, 8, 10, 8, 15]),
+    ("memstore", [340, 160, 80, 220, 100, 8, 10, 8, 15, 15]),
 ];
 
 struct Gen {
     rng: Rng,
     rows: Vec<Vec<u8>>,
     profile: usize,
+    weights: [u64; 10],
 }
 
 impl Gen {
     fn new(seed: u64) -> Self {
         let mut rows: Vec<Vec<u8>> = (0..20).map(|i| format!("r{i:02}").into_bytes()).collect();
+        let profile = (seed % PROFILES.len() as u64) as usize;
+        let mut weights = PROFILES[profile].1;
+        if env_u64("MODEL_INTERLEAVED") == Some(0) {
+            weights[9] = 0;
+        }
         rows.extend(EXTRA_ROWS.iter().map(|r| r.as_bytes().to_vec()));
         Gen {
             rng: Rng::new(seed),
             rows,
-            profile: (seed % PROFILES.len() as u64) as usize,
+            profile,
+            weights,
         }
     }
 
@@ -771,8 +824,8 @@ impl Gen {
 
     fn op(&mut self, model: &Model, index: usize) -> Op {
         let now = model.now;
-        match self.rng.weighted(&PROFILES[self.profile].1) {
-            0 => self.put(now, index),
+        match self.rng.weighted(&self.weights) {
+            0 => self.put(now, &index.to_string()),
             1 => self.delete(model),
             2 => Op::Advance(if self.rng.chance(1, 10) {
                 100
@@ -807,16 +860,49 @@ impl Gen {
             5 => Op::Flush,
             6 => Op::Compact,
             7 => Op::MajorCompact,
-            _ => Op::Reopen,
+            8 => Op::Reopen,
+            _ => self.scan_interleaved(model, index),
         }
     }
 
-    fn put(&mut self, now: i64, index: usize) -> Op {
+    /// A scanner left open across writes, flushes and compactions.
+    fn scan_interleaved(&mut self, model: &Model, index: usize) -> Op {
+        let range = self.range(false);
+        let limit = self
+            .rng
+            .chance(1, 4)
+            .then(|| self.rng.range_i64(1, 5) as u64);
+        let row = self.row();
+        let read = self.read_spec(model, &row);
+        let scan = Box::new(Op::Scan {
+            range,
+            reversed: false,
+            limit,
+            read,
+        });
+        let take = self.rng.index(3);
+        let mut during = Vec::new();
+        for k in 0..self.rng.range_i64(1, 6) {
+            // put, delete, advance, flush, compact, major
+            during.push(match self.rng.weighted(&[6, 6, 1, 3, 1, 2]) {
+                0 => self.put(model.now, &format!("{index}s{k}")),
+                1 => self.delete(model),
+                2 => Op::Advance(self.rng.range_i64(1, 20)),
+                3 => Op::Flush,
+                4 => Op::Compact,
+                _ => Op::MajorCompact,
+            });
+        }
+        Op::ScanInterleaved { scan, take, during }
+    }
+
+    /// A Put; its values are `v<tag>.<cell>` (unique per write, so mix-ups show).
+    fn put(&mut self, now: i64, tag: &str) -> Op {
         let row = self.row();
         let n = self.rng.range_i64(1, 3) as usize;
         let mut cells: Vec<PutCellSpec> = Vec::new();
         for i in 0..n {
-            let mut value = format!("v{index}.{i}").into_bytes();
+            let mut value = format!("v{tag}.{i}").into_bytes();
             if self.rng.chance(1, 10) {
                 // Some longer values, so small blocks fill and files span several blocks.
                 let pad = self.rng.range_i64(1, 400) as usize;
@@ -1305,36 +1391,48 @@ impl Harness {
                     Ok(s) => s,
                     Err(e) => self.fail(&format!("scan failed: {e}")),
                 };
-                let mut actual = Vec::new();
-                let mut rows: Vec<Vec<u8>> = Vec::new();
+                let mut results = Vec::new();
                 for r in scanner {
-                    let r = r.unwrap_or_else(|e| self.fail(&format!("scan next failed: {e}")));
-                    if r.is_empty() {
-                        self.fail(&format!("scan returned an empty row {}", show(r.row())));
-                    }
-                    let cells = tuples(&r).unwrap_or_else(|e: String| self.fail(&e));
-                    if cells.iter().any(|c| c.0 != r.row()) {
-                        self.fail(&format!(
-                            "a RowResult for {} holds other rows' cells",
-                            show(r.row())
-                        ));
-                    }
-                    let ordered = |last: &Vec<u8>| {
-                        if *reversed {
-                            last.as_slice() > r.row()
-                        } else {
-                            last.as_slice() < r.row()
-                        }
-                    };
-                    if rows.last().is_some_and(|last| !ordered(last)) {
-                        self.fail(&format!(
-                            "scan rows out of order / repeated at {}",
-                            show(r.row())
-                        ));
-                    }
-                    rows.push(r.row().to_vec());
-                    actual.extend(cells);
+                    results
+                        .push(r.unwrap_or_else(|e| self.fail(&format!("scan next failed: {e}"))));
                 }
+                let actual = self.scan_cells(&results, *reversed);
+                let expected: Vec<CellTuple> = expected_rows.into_iter().flatten().collect();
+                self.compare(&expected, &actual);
+            }
+            Op::ScanInterleaved { scan, take, during } => {
+                let Op::Scan {
+                    range,
+                    reversed,
+                    limit,
+                    read,
+                } = scan.as_ref()
+                else {
+                    unreachable!("ScanInterleaved holds an Op::Scan")
+                };
+                // The scanner's view: the table as of scan().
+                let expected_rows = self.model.scan(range, *reversed, *limit, read);
+                let mut scanner = match self.t().scan(engine_scan(range, *reversed, *limit, read)) {
+                    Ok(s) => s,
+                    Err(e) => self.fail(&format!("scan failed: {e}")),
+                };
+                let mut results = Vec::new();
+                for r in scanner.by_ref().take(*take) {
+                    results
+                        .push(r.unwrap_or_else(|e| self.fail(&format!("scan next failed: {e}"))));
+                }
+                self.model.open_read_point = Some(self.model.seq);
+                for op in during {
+                    self.run(op);
+                }
+                self.model.open_read_point = None;
+                self.log
+                    .push("got.extend(s); // must equal the table as of t.scan()".to_string());
+                for r in scanner {
+                    results
+                        .push(r.unwrap_or_else(|e| self.fail(&format!("scan next failed: {e}"))));
+                }
+                let actual = self.scan_cells(&results, *reversed);
                 let expected: Vec<CellTuple> = expected_rows.into_iter().flatten().collect();
                 self.compare(&expected, &actual);
             }
@@ -1367,6 +1465,41 @@ impl Harness {
                 self.check_physical();
             }
         }
+    }
+
+    /// The cells of a scan's rows, after checking each row: not empty, only its own cells,
+    /// rows strictly ascending (descending when reversed).
+    fn scan_cells(&self, results: &[RowResult], reversed: bool) -> Vec<CellTuple> {
+        let mut actual = Vec::new();
+        let mut last: Option<&[u8]> = None;
+        for r in results {
+            if r.is_empty() {
+                self.fail(&format!("scan returned an empty row {}", show(r.row())));
+            }
+            let cells = tuples(r).unwrap_or_else(|e: String| self.fail(&e));
+            if cells.iter().any(|c| c.0 != r.row()) {
+                self.fail(&format!(
+                    "a RowResult for {} holds other rows' cells",
+                    show(r.row())
+                ));
+            }
+            let ordered = |prev: &[u8]| {
+                if reversed {
+                    prev > r.row()
+                } else {
+                    prev < r.row()
+                }
+            };
+            if last.is_some_and(|prev| !ordered(prev)) {
+                self.fail(&format!(
+                    "scan rows out of order / repeated at {}",
+                    show(r.row())
+                ));
+            }
+            last = Some(r.row());
+            actual.extend(cells);
+        }
+        actual
     }
 
     fn reopen(&mut self) {
