@@ -151,18 +151,22 @@ impl DbInner {
             let _updates = region.updates.write();
             let mut v = region.version.write();
             if let Some(s) = &v.snapshot {
-                (s.clone(), self.mvcc.last_assigned())
+                // Retry with the sequence id of the original swap: the active memstore holds
+                // later writes that this flush does not cover.
+                (s.clone(), v.snapshot_seq)
             } else {
                 if v.active.is_empty() {
                     return Ok(());
                 }
                 let snap = v.active.clone();
+                let seq = self.mvcc.last_assigned();
                 *v = Arc::new(RegionVersion {
                     active: Arc::new(crate::memstore::MemStore::new()),
                     snapshot: Some(snap.clone()),
+                    snapshot_seq: seq,
                     files: v.files.clone(),
                 });
-                (snap, self.mvcc.last_assigned())
+                (snap, seq)
             }
         };
         // (2) One file per family through the flush matcher [CMP-1].
@@ -222,6 +226,7 @@ impl DbInner {
             *v = Arc::new(RegionVersion {
                 active: v.active.clone(),
                 snapshot: None,
+                snapshot_seq: 0,
                 files,
             });
         }
@@ -401,6 +406,7 @@ impl DbInner {
             *v = Arc::new(RegionVersion {
                 active: v.active.clone(),
                 snapshot: v.snapshot.clone(),
+                snapshot_seq: v.snapshot_seq,
                 files,
             });
         }

@@ -11,7 +11,8 @@ mod error;
 mod flush;
 #[doc(hidden)]
 pub mod io;
-mod manifest;
+#[doc(hidden)]
+pub mod manifest;
 #[doc(hidden)]
 pub mod memstore;
 #[doc(hidden)]

@@ -40,6 +40,8 @@ pub(crate) struct RegionVersion {
     pub active: Arc<MemStore>,
     /// Being flushed, still readable.
     pub snapshot: Option<Arc<MemStore>>,
+    /// Highest sequence id in `snapshot` (every write of the region up to it is there).
+    pub snapshot_seq: u64,
     /// Per family, newest first.
     pub files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>,
 }
@@ -84,6 +86,7 @@ impl Region {
             version: RwLock::new(Arc::new(RegionVersion {
                 active: Arc::new(MemStore::new()),
                 snapshot: None,
+                snapshot_seq: 0,
                 files,
             })),
             updates: RwLock::new(()),

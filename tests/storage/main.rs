@@ -4,8 +4,10 @@
 mod bloom;
 mod concurrency;
 mod corruption;
+mod crash;
 mod deletes;
 mod recovery;
+mod ttl;
 mod versions;
 
 use cellbase::*;
