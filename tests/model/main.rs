@@ -35,7 +35,7 @@ const V: u32 = 1000;
 /// The manual clock's start; explicit timestamps 0..=30 are therefore always "in the past".
 const START_NOW: i64 = 1000;
 /// Operations per seed unless `MODEL_OPS` says otherwise.
-const DEFAULT_OPS: usize = 4000;
+const DEFAULT_OPS: usize = 8000;
 /// The table's families, in byte order (the order results list them [SORT-1]).
 const FAMILIES: [&str; 2] = ["a", "b"];
 /// Qualifiers: the empty one (which family markers share [SORT-5]), a prefix pair ("q" <
