@@ -3,7 +3,15 @@
 //! A naive reference model of the HBase data-model rules (shared/hbase-semantics.md §1.1-1.4,
 //! §1.7) is driven by thousands of random operations from a seeded PRNG next to a real `Db`;
 //! every Get and Scan result is compared cell by cell (row, family, qualifier, timestamp,
-//! value), and after every flush / compaction / reopen the region metrics are cross-checked.
+//! value). After every flush / compaction / reopen the region metrics (store files, write
+//! requests, memstore emptiness) are cross-checked and the whole table is compared.
+//!
+//! Operations: puts (explicit timestamps that collide a lot, "now", future, next to
+//! `i64::MAX`; duplicate coordinates in one Put), every kind of Delete (and combinations,
+//! [DEL-6] [DEL-7]), clock advances, Gets and Scans with random column selection [GET-1],
+//! versions, time ranges, row ranges, prefixes and limits, flush, minor and major compaction,
+//! close + reopen (WAL replay), and scanners left open across writes, flushes and compactions
+//! (`ScanInterleaved`: the scanner must see the table as of `scan()`).
 //!
 //! Replaying: a failure prints its seed, the op index and the tail of the op log (written as
 //! Rust calls, ready to paste into a regression test). Environment:
@@ -17,6 +25,8 @@
 //! families keep [`V`] versions, far more than any column ever gets, so flush and compaction
 //! never prune versions: what a read returns then depends only on which delete markers still
 //! physically exist, which the model tracks exactly (where each cell lives: memstore or files).
+//! Storage settings that must not change results (block size, Bloom filter, compression,
+//! caching) are drawn from the seed.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -1215,6 +1225,8 @@ struct Harness {
     nonempty_reads: u64,
     /// Most store files seen in one family.
     max_files: u32,
+    /// Index of the generated (top-level) op being run.
+    current_op: usize,
     verbose: bool,
 }
 
@@ -1225,13 +1237,14 @@ impl Drop for Harness {
         if std::thread::panicking() {
             let from = self.log.len().saturating_sub(LOG_TAIL);
             let mut s = format!(
-                "\n==== model test failure: seed {} (0x{:x}), op #{} ====\nfamilies (VERSIONS {V}): {}\nreplay: MODEL_SEED={} MODEL_OPS={} cargo test --test model\nop log (last {} of {}):\n",
+                "\n==== model test failure: seed {} (0x{:x}), generated op {} (log line #{}) ====\nfamilies (VERSIONS {V}): {}\nreplay: MODEL_SEED={} MODEL_OPS={} cargo test --test model -- env_seed\nop log (last {} of {} lines; ops inside a ScanInterleaved window are separate lines):\n",
                 self.seed,
                 self.seed,
+                self.current_op,
                 self.log.len().saturating_sub(1),
                 show_families(&self.families),
                 self.seed,
-                self.log.len(),
+                self.current_op + 1,
                 self.log.len() - from,
                 self.log.len()
             );
@@ -1309,6 +1322,7 @@ impl Harness {
             counts: BTreeMap::new(),
             nonempty_reads: 0,
             max_files: 0,
+            current_op: 0,
             verbose: std::env::var_os("MODEL_VERBOSE").is_some(),
         }
     }
@@ -1319,7 +1333,7 @@ impl Harness {
 
     fn fail(&self, what: &str) -> ! {
         panic!(
-            "seed {} op #{}: {}\n  {what}",
+            "seed {} log line #{}: {}\n  {what}",
             self.seed,
             self.log.len().saturating_sub(1),
             self.log.last().map_or("", String::as_str)
@@ -1616,8 +1630,10 @@ fn run_seed(seed: u64, ops: usize) -> String {
     let mut generator = Gen::new(seed);
     for i in 0..ops {
         let op = generator.op(&h.model, i);
+        h.current_op = i;
         h.run(&op);
     }
+    h.current_op = ops;
     h.final_check();
     let counts: Vec<String> = h
         .counts
