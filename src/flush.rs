@@ -60,9 +60,6 @@ struct Output<'a> {
     writer: Option<(u64, SstWriter)>,
     /// Dropping the rest of this column (row, family, qualifier of the cell that said so).
     skip_column: Option<Vec<u8>>,
-    /// Cells above this sequence id may still be invisible to an open scanner: they are kept
-    /// and never used for masking (HBase's `maxReadPointToTrackVersions`, §1.7).
-    smallest_read_point: u64,
 }
 
 impl<'a> Output<'a> {
@@ -76,10 +73,11 @@ impl<'a> Output<'a> {
         Output {
             db,
             family,
-            matcher: CompactionMatcher::new(family, kind, now, earliest_put_ts, 0),
+            // Cells above the smallest open scanner's read point are kept and never mask (§1.7).
+            matcher: CompactionMatcher::new(family, kind, now, earliest_put_ts, 0)
+                .max_read_point(db.smallest_read_point()),
             writer: None,
             skip_column: None,
-            smallest_read_point: db.smallest_read_point(),
         }
     }
 
@@ -97,12 +95,7 @@ impl<'a> Output<'a> {
         let p = PayloadRef::parse(payload).ok_or_else(|| {
             Error::corruption(&self.db.path, "malformed payload during flush/compaction")
         })?;
-        let code = if k.seq > self.smallest_read_point {
-            MatchCode::Include
-        } else {
-            self.matcher.match_cell(&k, &p)
-        };
-        match code {
+        match self.matcher.match_cell(&k, &p) {
             MatchCode::Include => {
                 if self.writer.is_none() {
                     let id = self.db.manifest.lock().next_file_id();

@@ -167,7 +167,16 @@ fn every_byte_flip_is_detected_or_harmless() {
         let t = db.table("t").unwrap();
         let mut got = Vec::new();
         let mut failed = false;
-        for r in t.scan(Scan::new()).unwrap() {
+        let scanner = match t.scan(Scan::new()) {
+            Ok(s) => s,
+            // The scanner opens its first region (and reads its first block) in scan().
+            Err(Error::Corruption { .. }) => {
+                detected += 1;
+                continue;
+            }
+            Err(e) => panic!("byte {i}: unexpected error {e}"),
+        };
+        for r in scanner {
             match r {
                 Ok(r) => got.push((
                     r.row().to_vec(),

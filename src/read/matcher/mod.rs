@@ -498,8 +498,9 @@ pub enum CompactionKind {
 
 /// Decides, cell by cell, what a flush or compaction of one store (family) writes out (1.7).
 ///
-/// Cells above the smallest read point of open scanners must be kept and not used for masking;
-/// the caller handles them (HBase includes them unconditionally) or waits for those scanners.
+/// Cells above the smallest read point of open scanners ([`CompactionMatcher::max_read_point`])
+/// are kept and never used for masking, as in HBase's compaction matchers
+/// (`maxReadPointToTrackVersions`, §1.7).
 #[derive(Debug)]
 pub struct CompactionMatcher {
     rules: FamilyRules,
@@ -511,9 +512,20 @@ pub struct CompactionMatcher {
     pos: Position,
     deletes: DeleteTracker,
     columns: ColumnTracker,
+    max_read_point: u64,
 }
 
 impl CompactionMatcher {
+    /// Sets the smallest read point of open scanners (default: none open, `u64::MAX`). A marker
+    /// above it is kept and not tracked; a Put above it is still dropped when an older-sequence
+    /// marker masks it, otherwise kept without counting as a version
+    /// (`MinorCompactionScanQueryMatcher` / `MajorCompactionScanQueryMatcher.match`,
+    /// `ScanWildcardColumnTracker.checkVersions(ignoreCount)`).
+    pub fn max_read_point(mut self, read_point: u64) -> Self {
+        self.max_read_point = read_point;
+        self
+    }
+
     /// `earliest_put_ts` = min over the inputs' EARLIEST_PUT_TS (`i64::MAX` if none) [KDC-4];
     /// `purge_delete_after_ms` = `hbase.hstore.time.to.purge.deletes` (0 default) [DEL-13].
     pub fn new(
@@ -537,6 +549,7 @@ impl CompactionMatcher {
             pos: Position::default(),
             deletes: DeleteTracker::default(),
             columns,
+            max_read_point: u64::MAX,
         }
     }
 
@@ -579,7 +592,12 @@ impl CompactionMatcher {
             // Not a stored type: keep it rather than lose data.
             return Step::Include;
         };
+        let above_read_point = key.seq > self.max_read_point;
         if ty.is_delete() {
+            if above_read_point {
+                // An open scanner may not see it yet: keep it, mask nothing with it.
+                return Step::Include;
+            }
             match self.kind {
                 CompactionKind::Flush | CompactionKind::Minor => {
                     // [CMP-4]: drop a marker already covered by a tracked newer one.
@@ -608,6 +626,10 @@ impl CompactionMatcher {
                 Deleted::No => {}
                 Deleted::Family | Deleted::Column => return Step::SeekNextCol,
                 Deleted::FamilyVersion | Deleted::Version => return Step::Skip,
+            }
+            if above_read_point {
+                // Kept without counting as a version (`checkVersions(.., ignoreCount)`).
+                return Step::Include;
             }
         }
         // [CMP-2] (d): versions with Vcheck = V, m and expiry; duplicates dropped [VER-4].
