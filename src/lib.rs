@@ -26,6 +26,7 @@ mod region;
 #[doc(hidden)]
 pub mod sst;
 mod table;
+mod table_write;
 mod util;
 #[doc(hidden)]
 pub mod wal;
@@ -38,6 +39,6 @@ pub use model::key::CellType;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
 };
-pub use ops::{Cell, Delete, Get, Put, RowResult, Scan};
+pub use ops::{Append, Cell, Delete, Get, Increment, Mutation, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
 pub use table::{RegionInfo, Scanner, Table};

@@ -1,22 +1,18 @@
 //! `Table`: the user-facing handle for writes and reads of one table, and its `Scanner`.
 
-use crate::clock::LATEST_TIMESTAMP;
 use crate::db::DbInner;
 use crate::error::{Error, Result};
-use crate::model::CellType;
 use crate::model::key::first_on_row;
-use crate::model::payload;
 use crate::model::schema::TableDescriptor;
-use crate::ops::{Columns, Delete, Get, Put, RowResult, Scan};
+use crate::ops::{Columns, Get, RowResult, Scan};
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::row::RowReader;
 use crate::region::{FileSelection, Region};
 use crate::sst::CachePolicy;
-use crate::write::{NewCell, check_cell_size, check_family, check_row, check_ts};
+use crate::write::{check_family, check_row};
 use parking_lot::RwLock;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -132,7 +128,7 @@ fn check_columns(desc: &TableDescriptor, c: &Columns) -> Result<()> {
     c.0.keys().try_for_each(|f| check_family(desc, f))
 }
 
-fn selection(c: &Columns) -> ColumnSelection {
+pub(crate) fn selection(c: &Columns) -> ColumnSelection {
     if c.0.is_empty() {
         ColumnSelection::All
     } else {
@@ -146,7 +142,7 @@ impl Table {
         &self.shared.name
     }
 
-    fn check(&self) -> Result<Arc<TableDescriptor>> {
+    pub(crate) fn check(&self) -> Result<Arc<TableDescriptor>> {
         self.db.check_open()?;
         if self.shared.is_dropped() {
             return Err(Error::TableNotFound(self.shared.name.clone()));
@@ -158,183 +154,9 @@ impl Table {
         Ok(desc)
     }
 
-    /// Writes the cells of one row atomically [ATOM-1].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an empty or oversized row, no cells, a negative
-    /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
-    /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
-    pub fn put(&self, p: Put) -> Result<()> {
-        let desc = self.check()?;
-        check_row(&p.row)?;
-        if p.cells.is_empty() {
-            return Err(Error::invalid("no columns to put"));
-        }
-        let ttl_ms = p
-            .ttl
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        for c in &p.cells {
-            check_family(&desc, &c.family)?;
-            if c.ts != LATEST_TIMESTAMP {
-                check_ts(c.ts)?;
-            }
-            check_cell_size(
-                self.db.opts.max_cell_size,
-                &p.row,
-                &c.family,
-                &c.qualifier,
-                &c.value,
-            )?;
-        }
-        let now = self.db.clock.now_millis();
-        let cells = p
-            .cells
-            .into_iter()
-            .map(|c| NewCell {
-                payload: payload::encode(ttl_ms, &c.value),
-                ts: if c.ts == LATEST_TIMESTAMP { now } else { c.ts },
-                family: c.family,
-                qualifier: c.qualifier,
-                type_code: CellType::Put.code(),
-            })
-            .collect();
-        let region = self.shared.region_for(&p.row);
-        {
-            let _row = region.lock_row(&p.row);
-            self.db
-                .apply(&self.shared, &region, &p.row, cells, p.durability)?;
-        }
-        self.db.maybe_flush(&self.shared, &region)
-    }
-
-    /// Applies several puts in order, each atomic on its row (not atomic as a batch).
-    ///
-    /// # Errors
-    /// As [`Table::put`]; puts before the failing one stay applied.
-    pub fn put_all(&self, ps: impl IntoIterator<Item = Put>) -> Result<()> {
-        ps.into_iter().try_for_each(|p| self.put(p))
-    }
-
-    /// Writes delete markers to one row [DEL-1..7].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
-    /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
-    pub fn delete(&self, d: Delete) -> Result<()> {
-        let desc = self.check()?;
-        check_row(&d.row)?;
-        if d.row_ts.is_some() && !d.entries.is_empty() {
-            return Err(Error::invalid(
-                "Delete::up_to deletes the whole row and cannot be combined with families or columns",
-            ));
-        }
-        if let Some(ts) = d.row_ts {
-            check_ts(ts)?;
-        }
-        for e in &d.entries {
-            check_family(&desc, &e.family)?;
-            if e.ts != LATEST_TIMESTAMP {
-                check_ts(e.ts)?;
-            }
-        }
-        let now = self.db.clock.now_millis();
-        let region = self.shared.region_for(&d.row);
-        {
-            let _row = region.lock_row(&d.row);
-            let mut cells = Vec::new();
-            if d.entries.is_empty() {
-                // A whole-row delete: one DeleteFamily per family [DEL-6].
-                let ts = d.row_ts.unwrap_or(now);
-                for f in desc.families() {
-                    cells.push(NewCell {
-                        family: f.name.clone(),
-                        qualifier: Vec::new(),
-                        ts,
-                        type_code: CellType::DeleteFamily.code(),
-                        payload: payload::encode(None, b""),
-                    });
-                }
-            }
-            // [DEL-6]: the k-th "latest version" delete of a column targets its k-th newest
-            // visible version.
-            let mut latest_counts: BTreeMap<(&[u8], &[u8]), u32> = BTreeMap::new();
-            for e in &d.entries {
-                let ts = if e.ts != LATEST_TIMESTAMP {
-                    e.ts
-                } else if e.kind == CellType::Delete {
-                    let k = latest_counts.entry((&e.family, &e.qualifier)).or_insert(0);
-                    *k += 1;
-                    let versions = self.visible_versions(
-                        &region,
-                        &desc,
-                        &d.row,
-                        &e.family,
-                        &e.qualifier,
-                        *k,
-                        now,
-                    )?;
-                    versions.get(*k as usize - 1).copied().unwrap_or(now)
-                } else {
-                    now
-                };
-                cells.push(NewCell {
-                    family: e.family.clone(),
-                    qualifier: e.qualifier.clone(),
-                    ts,
-                    type_code: e.kind.code(),
-                    payload: payload::encode(None, b""),
-                });
-            }
-            self.db
-                .apply(&self.shared, &region, &d.row, cells, d.durability)?;
-        }
-        self.db.maybe_flush(&self.shared, &region)
-    }
-
-    /// Timestamps of the newest `n` visible versions of a column (internal Get of [DEL-6]).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "internal helper of the delete path"
-    )]
-    fn visible_versions(
-        &self,
-        region: &Arc<Region>,
-        desc: &Arc<TableDescriptor>,
-        row: &[u8],
-        f: &[u8],
-        q: &[u8],
-        n: u32,
-        now: i64,
-    ) -> Result<Vec<i64>> {
-        let mut cols = Columns::default();
-        cols.0
-            .insert(f.to_vec(), Some([q.to_vec()].into_iter().collect()));
-        let spec = ReadSpec {
-            now,
-            time_range: (0, i64::MAX),
-            max_versions: n,
-            columns: selection(&cols),
-            raw: false,
-            has_filter: false,
-        };
-        let mut reader = self.region_reader(
-            region,
-            desc,
-            &cols,
-            spec,
-            row,
-            Some(row),
-            self.db.mvcc.read_point(),
-        )?;
-        Ok(match reader.next_row()? {
-            Some((_, cells)) => cells.iter().map(|c| c.ts).collect(),
-            None => Vec::new(),
-        })
-    }
-
     /// A row reader over one region from `start` (a Get when `get_row` is set).
     #[allow(clippy::too_many_arguments)]
-    fn region_reader(
+    pub(crate) fn region_reader(
         &self,
         region: &Arc<Region>,
         desc: &Arc<TableDescriptor>,

@@ -1,9 +1,11 @@
 //! Request builders (plain data, validated when executed) and results.
 
+mod counter;
 mod mutation;
 mod query;
 mod result;
 
+pub use counter::{Append, Increment, Mutation};
 pub use mutation::{Delete, Put};
 pub(crate) use query::Columns;
 pub use query::{Get, Scan};

@@ -1,0 +1,384 @@
+//! The write operations of [`Table`]: put, delete, mutate_row, increment, append. Each one
+//! validates first (nothing is written on failure), then takes the row lock, reads what it must
+//! (latest-version deletes [DEL-6], counters [INC-1]), and applies all its cells as ONE
+//! mutation: one sequence id, one WAL record, visible at once [ATOM-1].
+
+use crate::clock::LATEST_TIMESTAMP;
+use crate::error::{Error, Result};
+use crate::model::CellType;
+use crate::model::payload;
+use crate::model::schema::TableDescriptor;
+use crate::ops::{Append, Cell, Columns, Delete, Increment, Mutation, Put, RowResult};
+use crate::options::Durability;
+use crate::read::matcher::ReadSpec;
+use crate::region::Region;
+use crate::table::{Table, selection};
+use crate::write::{NewCell, check_cell_size, check_family, check_row, check_ts};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn marker(family: &[u8], qualifier: &[u8], ts: i64, kind: CellType) -> NewCell {
+    NewCell {
+        family: family.to_vec(),
+        qualifier: qualifier.to_vec(),
+        ts,
+        type_code: kind.code(),
+        payload: payload::encode(None, b""),
+    }
+}
+
+fn put_cell(
+    family: &[u8],
+    qualifier: &[u8],
+    ts: i64,
+    ttl_ms: Option<u64>,
+    value: &[u8],
+) -> NewCell {
+    NewCell {
+        family: family.to_vec(),
+        qualifier: qualifier.to_vec(),
+        ts,
+        type_code: CellType::Put.code(),
+        payload: payload::encode(ttl_ms, value),
+    }
+}
+
+fn rank(d: Durability) -> u8 {
+    match d {
+        Durability::SkipWal => 0,
+        Durability::AsyncWal => 1,
+        Durability::SyncWal => 2,
+        Durability::FsyncWal => 3,
+    }
+}
+
+impl Table {
+    /// Checks a put [LIM-1] [LIM-5] [LIM-6] [TS-2]; nothing is written on failure.
+    fn validate_put(&self, desc: &TableDescriptor, p: &Put) -> Result<()> {
+        check_row(&p.row)?;
+        if p.cells.is_empty() {
+            return Err(Error::invalid("no columns to put"));
+        }
+        for c in &p.cells {
+            check_family(desc, &c.family)?;
+            if c.ts != LATEST_TIMESTAMP {
+                check_ts(c.ts)?;
+            }
+            check_cell_size(
+                self.db.opts.max_cell_size,
+                &p.row,
+                &c.family,
+                &c.qualifier,
+                &c.value,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The cells of a put; cells without a timestamp get `now` [TS-1].
+    fn put_cells(p: &Put, now: i64) -> Vec<NewCell> {
+        let ttl_ms = p
+            .ttl
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        p.cells
+            .iter()
+            .map(|c| {
+                let ts = if c.ts == LATEST_TIMESTAMP { now } else { c.ts };
+                put_cell(&c.family, &c.qualifier, ts, ttl_ms, &c.value)
+            })
+            .collect()
+    }
+
+    /// Checks a delete [DEL-8] [TS-2] [LIM-1].
+    fn validate_delete(&self, desc: &TableDescriptor, d: &Delete) -> Result<()> {
+        check_row(&d.row)?;
+        if d.row_ts.is_some() && !d.entries.is_empty() {
+            return Err(Error::invalid(
+                "Delete::up_to deletes the whole row and cannot be combined with families or columns",
+            ));
+        }
+        if let Some(ts) = d.row_ts {
+            check_ts(ts)?;
+        }
+        for e in &d.entries {
+            check_family(desc, &e.family)?;
+            if e.ts != LATEST_TIMESTAMP {
+                check_ts(e.ts)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The markers of a delete with their timestamps resolved [DEL-6]. REQUIRES: the row lock.
+    fn delete_cells(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        d: &Delete,
+        now: i64,
+    ) -> Result<Vec<NewCell>> {
+        let mut cells = Vec::new();
+        if d.entries.is_empty() {
+            // A whole-row delete: one DeleteFamily per family.
+            let ts = d.row_ts.unwrap_or(now);
+            for f in desc.families() {
+                cells.push(marker(&f.name, b"", ts, CellType::DeleteFamily));
+            }
+        }
+        // The k-th "latest version" delete of a column targets its k-th newest visible version.
+        let mut latest_counts: BTreeMap<(&[u8], &[u8]), u32> = BTreeMap::new();
+        for e in &d.entries {
+            let ts = if e.ts != LATEST_TIMESTAMP {
+                e.ts
+            } else if e.kind == CellType::Delete {
+                let k = latest_counts.entry((&e.family, &e.qualifier)).or_insert(0);
+                *k += 1;
+                let versions =
+                    self.read_column(region, desc, &d.row, &e.family, &e.qualifier, *k, now)?;
+                versions.get(*k as usize - 1).map_or(now, |v| v.0)
+            } else {
+                now
+            };
+            cells.push(marker(&e.family, &e.qualifier, ts, e.kind));
+        }
+        Ok(cells)
+    }
+
+    /// The newest `n` visible versions of one column as `(ts, value)` (an internal Get honouring
+    /// deletes, VERSIONS and TTL). REQUIRES: the row lock, so the row's own earlier mutations
+    /// are visible.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "internal helper of the row operations"
+    )]
+    pub(crate) fn read_column(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        row: &[u8],
+        f: &[u8],
+        q: &[u8],
+        n: u32,
+        now: i64,
+    ) -> Result<Vec<(i64, Vec<u8>)>> {
+        let mut cols = Columns::default();
+        cols.0
+            .insert(f.to_vec(), Some([q.to_vec()].into_iter().collect()));
+        let spec = ReadSpec {
+            max_versions: n,
+            columns: selection(&cols),
+            ..ReadSpec::new(now)
+        };
+        let rp = self.db.mvcc.read_point();
+        let mut reader = self.region_reader(region, desc, &cols, spec, row, Some(row), rp)?;
+        Ok(match reader.next_row()? {
+            Some((_, cells)) => cells.into_iter().map(|c| (c.ts, c.value)).collect(),
+            None => Vec::new(),
+        })
+    }
+
+    /// Applies one row's cells as a single mutation, then triggers a flush if due.
+    pub(crate) fn apply_row(
+        &self,
+        region: &Arc<Region>,
+        row: &[u8],
+        cells: Vec<NewCell>,
+        durability: Option<Durability>,
+    ) -> Result<()> {
+        self.db.apply(&self.shared, region, row, cells, durability)
+    }
+
+    /// Writes the cells of one row atomically [ATOM-1].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an empty or oversized row, no cells, a negative
+    /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
+    /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
+    pub fn put(&self, p: Put) -> Result<()> {
+        let desc = self.check()?;
+        self.validate_put(&desc, &p)?;
+        let region = self.shared.region_for(&p.row);
+        {
+            let _row = region.lock_row(&p.row);
+            let cells = Self::put_cells(&p, self.db.clock.now_millis());
+            self.apply_row(&region, &p.row, cells, p.durability)?;
+        }
+        self.db.maybe_flush(&self.shared, &region)
+    }
+
+    /// Applies several puts in order, each atomic on its row (not atomic as a batch).
+    ///
+    /// # Errors
+    /// As [`Table::put`]; puts before the failing one stay applied.
+    pub fn put_all(&self, ps: impl IntoIterator<Item = Put>) -> Result<()> {
+        ps.into_iter().try_for_each(|p| self.put(p))
+    }
+
+    /// Writes delete markers to one row [DEL-1..7].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
+    /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
+    pub fn delete(&self, d: Delete) -> Result<()> {
+        let desc = self.check()?;
+        self.validate_delete(&desc, &d)?;
+        let region = self.shared.region_for(&d.row);
+        {
+            let _row = region.lock_row(&d.row);
+            let cells = self.delete_cells(&region, &desc, &d, self.db.clock.now_millis())?;
+            self.apply_row(&region, &d.row, cells, d.durability)?;
+        }
+        self.db.maybe_flush(&self.shared, &region)
+    }
+
+    /// Applies puts and deletes to one row atomically, in order: all or nothing [RM-1]. The
+    /// batch uses the strongest durability any of its mutations asks for.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a mutation names another row or is invalid;
+    /// [`Error::NoSuchFamily`] when any names an unknown family (nothing is written).
+    pub fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
+        let row = row.as_ref();
+        let desc = self.check()?;
+        check_row(row)?;
+        let mut durability = None::<Durability>;
+        for m in &ms {
+            let (r, d) = match m {
+                Mutation::Put(p) => {
+                    self.validate_put(&desc, p)?;
+                    (&p.row, p.durability)
+                }
+                Mutation::Delete(d) => {
+                    self.validate_delete(&desc, d)?;
+                    (&d.row, d.durability)
+                }
+            };
+            if r.as_slice() != row {
+                return Err(Error::invalid(
+                    "mutate_row: every mutation must name the same row",
+                ));
+            }
+            let d = d.unwrap_or(self.db.opts.durability);
+            durability = Some(durability.map_or(d, |x| if rank(d) > rank(x) { d } else { x }));
+        }
+        if ms.is_empty() {
+            return Ok(());
+        }
+        let region = self.shared.region_for(row);
+        {
+            let _row = region.lock_row(row);
+            let now = self.db.clock.now_millis();
+            let mut cells = Vec::new();
+            for m in &ms {
+                match m {
+                    Mutation::Put(p) => cells.extend(Self::put_cells(p, now)),
+                    Mutation::Delete(d) => cells.extend(self.delete_cells(&region, &desc, d, now)?),
+                }
+            }
+            self.apply_row(&region, row, cells, durability)?;
+        }
+        self.db.maybe_flush(&self.shared, &region)
+    }
+
+    /// Shared body of increment and append: reads each column's latest visible version under
+    /// the row lock, computes the new value, stamps it `max(old ts + 1, now)` [INC-2], and
+    /// writes all new cells as one mutation. Several entries for one column are each computed
+    /// from the same old value; the last one wins [INC-4].
+    fn read_modify_write(
+        &self,
+        row: &[u8],
+        columns: Vec<(Vec<u8>, Vec<u8>)>,
+        mut compute: impl FnMut(usize, Option<&[u8]>) -> Result<Vec<u8>>,
+    ) -> Result<RowResult> {
+        let desc = self.check()?;
+        check_row(row)?;
+        if columns.is_empty() {
+            return Err(Error::invalid("no columns to increment or append"));
+        }
+        for (f, _) in &columns {
+            check_family(&desc, f)?;
+        }
+        let region = self.shared.region_for(row);
+        let result = {
+            let _row = region.lock_row(row);
+            let now = self.db.clock.now_millis();
+            let mut out: BTreeMap<(Vec<u8>, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
+            for (i, (f, q)) in columns.iter().enumerate() {
+                let current = self.read_column(&region, &desc, row, f, q, 1, now)?;
+                let old = current.first();
+                let value = compute(i, old.map(|(_, v)| v.as_slice()))?;
+                check_cell_size(self.db.opts.max_cell_size, row, f, q, &value)?;
+                let ts = old.map_or(now, |(ts, _)| ts.saturating_add(1).max(now));
+                out.insert((f.clone(), q.clone()), (ts, value));
+            }
+            let cells = out
+                .iter()
+                .map(|((f, q), (ts, v))| put_cell(f, q, *ts, None, v))
+                .collect();
+            self.apply_row(&region, row, cells, None)?;
+            out.into_iter()
+                .map(|((family, qualifier), (ts, value))| Cell {
+                    row: row.to_vec(),
+                    family,
+                    qualifier,
+                    ts,
+                    cell_type: CellType::Put,
+                    value,
+                })
+                .collect::<Vec<_>>()
+        };
+        self.db.maybe_flush(&self.shared, &region)?;
+        Ok(RowResult::new(row.to_vec(), result))
+    }
+
+    /// Adds each delta to its counter (8-byte big-endian i64; a missing cell counts as 0) and
+    /// returns the new values [INC-1..5]. Overflow wraps, as Java's long addition.
+    ///
+    /// # Errors
+    /// [`Error::NotACounter`] when a current value is not 8 bytes wide (nothing is written);
+    /// [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] for a bad row or no columns.
+    pub fn increment(&self, i: Increment) -> Result<RowResult> {
+        let columns = i
+            .cells
+            .iter()
+            .map(|(f, q, _)| (f.clone(), q.clone()))
+            .collect();
+        let row = i.row.clone();
+        self.read_modify_write(&i.row, columns, |k, old| {
+            let (f, q, delta) = &i.cells[k];
+            let base = match old {
+                None => 0i64,
+                Some(v) => match <[u8; 8]>::try_from(v) {
+                    Ok(b) => i64::from_be_bytes(b),
+                    Err(_) => {
+                        return Err(Error::NotACounter {
+                            row: row.clone(),
+                            family: f.clone(),
+                            qualifier: q.clone(),
+                        });
+                    }
+                },
+            };
+            Ok(base.wrapping_add(*delta).to_be_bytes().to_vec())
+        })
+    }
+
+    /// Appends each suffix to its cell's latest value (a missing cell counts as empty) and
+    /// returns the new values [APP-1].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when a result exceeds `max_cell_size` [LIM-5], for a bad row
+    /// or no columns; [`Error::NoSuchFamily`].
+    pub fn append(&self, a: Append) -> Result<RowResult> {
+        let columns = a
+            .cells
+            .iter()
+            .map(|(f, q, _)| (f.clone(), q.clone()))
+            .collect();
+        self.read_modify_write(&a.row, columns, |k, old| {
+            let mut v = old.map(<[u8]>::to_vec).unwrap_or_default();
+            v.extend_from_slice(&a.cells[k].2);
+            Ok(v)
+        })
+    }
+}
