@@ -43,6 +43,9 @@ fn put_cell(
     }
 }
 
+/// (family, qualifier).
+type Column = (Vec<u8>, Vec<u8>);
+
 fn rank(d: Durability) -> u8 {
     match d {
         Durability::SkipWal => 0,
@@ -302,7 +305,7 @@ impl Table {
         let result = {
             let _row = region.lock_row(row);
             let now = self.db.clock.now_millis();
-            let mut out: BTreeMap<(Vec<u8>, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
+            let mut out: BTreeMap<Column, (i64, Vec<u8>)> = BTreeMap::new();
             for (i, (f, q)) in columns.iter().enumerate() {
                 let current = self.read_column(&region, &desc, row, f, q, 1, now)?;
                 let old = current.first();
