@@ -124,13 +124,7 @@ impl Db {
             ));
         }
         fs.create_dir_all(&path)?;
-        let lock = fs.lock(&path.join("LOCK")).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::WouldBlock {
-                Error::Locked(path.clone())
-            } else {
-                Error::Io(e)
-            }
-        })?;
+        let lock = lock_dir(fs.as_ref(), &path)?;
         fs.create_dir_all(&path.join("data"))?;
         fs.create_dir_all(&path.join("wal"))?;
         let (manifest, state) = Manifest::open(fs.clone(), &path)?;
@@ -454,6 +448,26 @@ pub struct Metrics {
     pub regions: u64,
     /// Write-ahead-log segment files currently live.
     pub wal_segments: u64,
+}
+
+/// Takes the directory lock. A process that forks while it holds a descriptor of the lock file
+/// (any fork in the embedding program, between fork and exec) keeps the lock alive for a moment
+/// after the previous holder closed it, so a refused lock is retried for up to half a second
+/// before the directory counts as locked by someone else.
+fn lock_dir(fs: &dyn FileSystem, path: &Path) -> Result<Box<dyn FileLock>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    loop {
+        match fs.lock(&path.join("LOCK")) {
+            Ok(l) => return Ok(l),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if std::time::Instant::now() >= deadline {
+                    return Err(Error::Locked(path.to_path_buf()));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => return Err(Error::Io(e)),
+        }
+    }
 }
 
 fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Result<()> {

@@ -186,6 +186,14 @@ impl CellCursor for MemCursor {
         self.fill(Bound::Included(&probe), FIRST_BATCH);
         Ok(())
     }
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        let probe = MemEntry::new(&crate::model::key::first_on_row(row), b"");
+        Ok(self
+            .mem
+            .set
+            .upper_bound(Bound::Excluded(&probe))
+            .and_then(|e| KeyRef::parse(e.value().key()).map(|k| k.row.to_vec())))
+    }
     fn seek_to_first(&mut self) -> Result<()> {
         self.fill(Bound::Unbounded, MAX_BATCH);
         Ok(())

@@ -82,6 +82,19 @@ impl TableShared {
     pub fn is_dropped(&self) -> bool {
         self.dropped.load(Ordering::Acquire)
     }
+    /// The last region (holding the highest rows).
+    pub fn last_region(&self) -> Arc<Region> {
+        let regions = self.regions.read();
+        regions[regions.len() - 1].clone()
+    }
+
+    /// The region just below the region starting at `start` (whose end is `start`).
+    pub fn region_below(&self, start: &[u8]) -> Arc<Region> {
+        let regions = self.regions.read();
+        let i = regions.partition_point(|r| r.start.as_slice() < start);
+        regions[i.saturating_sub(1)].clone()
+    }
+
     /// The region whose `[start, end)` holds `row`.
     pub fn region_for(&self, row: &[u8]) -> Arc<Region> {
         let regions = self.regions.read();
@@ -155,7 +168,42 @@ impl Table {
     }
 
     /// A row reader over one region from `start` (a Get when `get_row` is set).
-    #[allow(clippy::too_many_arguments)]
+    /// A reversed row reader over one region [SCAN-REV-1].
+    pub(crate) fn region_reader_reversed(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        cols: &Columns,
+        spec: ReadSpec,
+        read_point: u64,
+        reverse: crate::read::row::Reverse,
+    ) -> Result<RowReader> {
+        let version = region.current();
+        let fams: Option<Vec<&[u8]>> = if cols.0.is_empty() {
+            None
+        } else {
+            Some(cols.0.keys().map(Vec::as_slice).collect())
+        };
+        let policy = cache_policy(desc);
+        let sel = FileSelection {
+            families: fams,
+            get_row: None,
+            single_column: Default::default(),
+            start: &region.start,
+            stop: &region.end,
+            time_range: spec.time_range,
+            cache: &policy,
+        };
+        let merge = MergeCursor::new(version.cursors(&sel));
+        Ok(RowReader::reversed(
+            merge,
+            UserMatcher::new(desc.families(), spec),
+            read_point,
+            reverse,
+        ))
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "internal read-path constructor")]
     pub(crate) fn region_reader(
         &self,
         region: &Arc<Region>,
@@ -293,17 +341,11 @@ impl Table {
             raw: s.raw,
             has_filter: false,
         };
+        if s.batch == Some(0) {
+            return Err(Error::invalid("scan batch must be at least 1 cell"));
+        }
         let read_point = self.db.register_scanner();
-        let mut scanner = Scanner {
-            table: self.clone(),
-            desc,
-            read_point,
-            next_start: Some(s.start.clone()),
-            spec,
-            scan: s,
-            current: None,
-            returned: 0,
-        };
+        let mut scanner = Scanner::new(self.clone(), desc, s, spec, read_point);
         // Open the first region now: the scanner sees the table as of this call, whatever
         // flushes and compactions happen before its first `next()`.
         scanner.open_next_region()?;
@@ -376,16 +418,46 @@ impl Table {
     }
 }
 
-/// A lazy stream of rows across regions in key order. Sees the table as of `scan()`.
+/// A row-range bound: the key (empty = unbounded) and whether it is included.
+#[derive(Debug, Clone)]
+struct Bound {
+    key: Vec<u8>,
+    inclusive: bool,
+}
+
+impl Bound {
+    fn unbounded(&self) -> bool {
+        self.key.is_empty()
+    }
+}
+
+/// Where the scanner goes next.
+#[derive(Debug)]
+enum NextRegion {
+    /// The region holding this row (forward scans, and reversed scans with a high bound).
+    Holding(Vec<u8>),
+    /// The last region of the table (reversed scans without a high bound).
+    Last,
+    /// The region just below this start key (reversed scans).
+    Below(Vec<u8>),
+}
+
+/// A lazy stream of rows across regions in key order (descending for reversed scans). Sees the
+/// table as of `scan()`.
 pub struct Scanner {
     table: Table,
     desc: Arc<TableDescriptor>,
     scan: Scan,
     spec: ReadSpec,
     read_point: u64,
-    /// Where the next region's read begins; `None` once past the last region or the stop row.
-    next_start: Option<Vec<u8>>,
+    /// Lowest and highest row of the scan.
+    lo: Bound,
+    hi: Bound,
+    /// `None` once no region is left.
+    next: Option<NextRegion>,
     current: Option<(Arc<Region>, RowReader)>,
+    /// Parts of a wide row still to hand out [SCAN-3].
+    pending: std::collections::VecDeque<RowResult>,
     returned: u64,
 }
 
@@ -399,35 +471,156 @@ impl std::fmt::Debug for Scanner {
 }
 
 impl Scanner {
-    /// Opens the reader of the region holding `next_start`; false when the scan has no region
-    /// left.
-    fn open_next_region(&mut self) -> Result<bool> {
-        let Some(start) = self.next_start.take() else {
-            return Ok(false);
+    fn new(
+        table: Table,
+        desc: Arc<TableDescriptor>,
+        scan: Scan,
+        spec: ReadSpec,
+        read_point: u64,
+    ) -> Scanner {
+        // Forward: [start, stop). Reversed: start is the inclusive high end, stop the exclusive
+        // low end [SCAN-REV-1]. A prefix means [prefix, prefix_stop) both ways.
+        let (lo, hi) = match (&scan.prefix, scan.reversed) {
+            (Some(_), _) | (None, false) => (
+                Bound {
+                    key: scan.start.clone(),
+                    inclusive: true,
+                },
+                Bound {
+                    key: scan.stop.clone(),
+                    inclusive: false,
+                },
+            ),
+            (None, true) => (
+                Bound {
+                    key: scan.stop.clone(),
+                    inclusive: false,
+                },
+                Bound {
+                    key: scan.start.clone(),
+                    inclusive: true,
+                },
+            ),
         };
-        if !self.scan.stop.is_empty() && start >= self.scan.stop {
-            return Ok(false);
-        }
-        let region = self.table.shared.region_for(&start);
-        let reader = self.table.region_reader(
-            &region,
-            &self.desc,
-            &self.scan.columns,
-            self.spec.clone(),
-            &start,
-            None,
-            self.read_point,
-        )?;
-        self.next_start = if region.end.is_empty() {
-            None
+        let next = if !scan.reversed {
+            Some(NextRegion::Holding(lo.key.clone()))
+        } else if hi.unbounded() {
+            Some(NextRegion::Last)
         } else {
-            Some(region.end.clone())
+            Some(NextRegion::Holding(hi.key.clone()))
+        };
+        Scanner {
+            table,
+            desc,
+            scan,
+            spec,
+            read_point,
+            lo,
+            hi,
+            next,
+            current: None,
+            pending: Default::default(),
+            returned: 0,
+        }
+    }
+
+    /// Opens the reader of the next region; false when the scan has no region left.
+    fn open_next_region(&mut self) -> Result<bool> {
+        let shared = &self.table.shared;
+        let region = match self.next.take() {
+            None => return Ok(false),
+            Some(NextRegion::Holding(row)) => shared.region_for(&row),
+            Some(NextRegion::Last) => shared.last_region(),
+            Some(NextRegion::Below(start)) => shared.region_below(&start),
+        };
+        let reader = if self.scan.reversed {
+            // Past the low bound: nothing below this region can match.
+            self.next = if region.start.is_empty()
+                || (!self.lo.unbounded() && region.start <= self.lo.key)
+            {
+                None
+            } else {
+                Some(NextRegion::Below(region.start.clone()))
+            };
+            self.reversed_reader(&region)?
+        } else {
+            if !self.hi.unbounded() && !region.start.is_empty() && region.start >= self.hi.key {
+                return Ok(false);
+            }
+            self.next =
+                if region.end.is_empty() || (!self.hi.unbounded() && region.end >= self.hi.key) {
+                    None
+                } else {
+                    Some(NextRegion::Holding(region.end.clone()))
+                };
+            self.table.region_reader(
+                &region,
+                &self.desc,
+                &self.scan.columns,
+                self.spec.clone(),
+                &self.lo.key,
+                None,
+                self.read_point,
+            )?
         };
         self.current = Some((region, reader));
         Ok(true)
     }
 
+    fn reversed_reader(&self, region: &Arc<Region>) -> Result<RowReader> {
+        // The exclusive upper bound inside this region.
+        let mut upper: Option<Vec<u8>> = if self.hi.unbounded() {
+            None
+        } else if self.hi.inclusive {
+            let mut k = self.hi.key.clone();
+            k.push(0);
+            Some(k)
+        } else {
+            Some(self.hi.key.clone())
+        };
+        if !region.end.is_empty() && upper.as_ref().is_none_or(|u| region.end < *u) {
+            upper = Some(region.end.clone());
+        }
+        // Above every possible row (rows are at most 32767 bytes).
+        let upper = upper.unwrap_or_else(|| vec![0xff; crate::write::MAX_ROW_LEN + 1]);
+        let (region_start, lo) = (region.start.clone(), self.lo.clone());
+        let accept = Box::new(move |row: &[u8]| {
+            row >= region_start.as_slice()
+                && (lo.unbounded()
+                    || if lo.inclusive {
+                        row >= lo.key.as_slice()
+                    } else {
+                        row > lo.key.as_slice()
+                    })
+        });
+        self.table.region_reader_reversed(
+            region,
+            &self.desc,
+            &self.scan.columns,
+            self.spec.clone(),
+            self.read_point,
+            crate::read::row::Reverse { upper, accept },
+        )
+    }
+
+    /// True when `row` is past the scan's far bound.
+    fn past_end(&self, row: &[u8]) -> bool {
+        if self.scan.reversed {
+            !self.lo.unbounded()
+                && if self.lo.inclusive {
+                    row < self.lo.key.as_slice()
+                } else {
+                    row <= self.lo.key.as_slice()
+                }
+        } else {
+            !self.hi.unbounded() && row >= self.hi.key.as_slice()
+        }
+    }
+
     fn advance(&mut self) -> Result<Option<RowResult>> {
+        if let Some(part) = self.pending.pop_front() {
+            return Ok(Some(part));
+        }
         loop {
             if self.scan.limit.is_some_and(|l| self.returned >= l) {
                 return Ok(None);
@@ -435,19 +628,31 @@ impl Scanner {
             if self.current.is_none() && !self.open_next_region()? {
                 return Ok(None);
             }
-            let Some((region, reader)) = self.current.as_mut() else {
+            let Some((_, reader)) = self.current.as_mut() else {
                 continue;
             };
             match reader.next_row()? {
                 Some((row, cells)) => {
-                    if !self.scan.stop.is_empty() && row >= self.scan.stop {
-                        self.next_start = None;
+                    if self.past_end(&row) {
+                        self.next = None;
                         self.current = None;
                         return Ok(None);
                     }
-                    region.bump_reads(1);
+                    if let Some((region, _)) = &self.current {
+                        region.bump_reads(1);
+                    }
                     self.returned += 1;
-                    return Ok(Some(RowResult::new(row, cells)));
+                    return Ok(Some(match self.scan.batch {
+                        Some(b) if cells.len() > b as usize => {
+                            let mut parts = cells
+                                .chunks(b as usize)
+                                .map(|c| RowResult::new(row.clone(), c.to_vec()));
+                            let first = parts.next().unwrap_or_default();
+                            self.pending.extend(parts);
+                            first
+                        }
+                        _ => RowResult::new(row, cells),
+                    }));
                 }
                 None => self.current = None,
             }
@@ -467,8 +672,9 @@ impl Iterator for Scanner {
         match self.advance() {
             Ok(r) => r.map(Ok),
             Err(e) => {
-                self.next_start = None;
+                self.next = None;
                 self.current = None;
+                self.pending.clear();
                 Some(Err(e))
             }
         }

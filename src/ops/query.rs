@@ -94,6 +94,10 @@ pub struct Scan {
     pub(crate) time_range: (i64, i64),
     pub(crate) raw: bool,
     pub(crate) limit: Option<u64>,
+    pub(crate) reversed: bool,
+    pub(crate) batch: Option<u32>,
+    /// Set by `prefix`: the bounds then hold in both directions.
+    pub(crate) prefix: Option<Vec<u8>>,
 }
 
 impl Default for Scan {
@@ -113,6 +117,9 @@ impl Scan {
             time_range: (0, i64::MAX),
             raw: false,
             limit: None,
+            reversed: false,
+            batch: None,
+            prefix: None,
         }
     }
     /// First row, inclusive [SCAN-1].
@@ -131,6 +138,7 @@ impl Scan {
         let p = p.as_ref();
         self.start = p.to_vec();
         self.stop = prefix_stop(p);
+        self.prefix = Some(p.to_vec());
         self
     }
     /// Every column of family `f` [GET-1].
@@ -172,6 +180,19 @@ impl Scan {
     /// At most `rows` rows [SCAN-2b].
     pub fn limit(mut self, rows: u64) -> Self {
         self.limit = Some(rows);
+        self
+    }
+    /// Rows in descending order; `start_row` is then the high end (inclusive) and `stop_row`
+    /// the low end (exclusive); cells inside a row keep their order [SCAN-REV-1] [SORT-8]. A
+    /// `prefix` keeps meaning "rows starting with the prefix".
+    pub fn reversed(mut self, yes: bool) -> Self {
+        self.reversed = yes;
+        self
+    }
+    /// At most `cells` cells per [`crate::RowResult`]: a wide row comes in parts, which
+    /// together count as one row for `limit` [SCAN-3].
+    pub fn batch(mut self, cells: u32) -> Self {
+        self.batch = Some(cells);
         self
     }
 }

@@ -20,4 +20,7 @@ pub trait CellCursor: Send {
     fn seek(&mut self, target: &[u8]) -> Result<()>;
     /// Positions at the first cell.
     fn seek_to_first(&mut self) -> Result<()>;
+    /// The row of the last cell sorting before every cell of `row` (the largest row `< row`),
+    /// for reversed scans; `None` when there is none. May leave the cursor unpositioned.
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>>;
 }

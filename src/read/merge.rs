@@ -12,6 +12,8 @@ pub struct MergeCursor {
     children: Vec<Box<dyn CellCursor>>,
     /// Indices of valid children; `heap[0]` is the smallest.
     heap: Vec<usize>,
+    /// Set by `prev_row`: the next seek goes backwards, so every child must move.
+    reposition_all: bool,
 }
 
 impl MergeCursor {
@@ -20,6 +22,7 @@ impl MergeCursor {
         MergeCursor {
             children,
             heap: Vec::new(),
+            reposition_all: false,
         }
     }
 
@@ -85,9 +88,10 @@ impl CellCursor for MergeCursor {
         Ok(())
     }
     fn seek(&mut self, target: &[u8]) -> Result<()> {
+        let all = std::mem::take(&mut self.reposition_all);
         for c in &mut self.children {
-            // Children already at or past the target need not move.
-            if c.valid() && compare_encoded(c.key(), target) != Ordering::Less {
+            // Forward seeks: children already at or past the target need not move.
+            if !all && c.valid() && compare_encoded(c.key(), target) != Ordering::Less {
                 continue;
             }
             c.seek(target)?;
@@ -101,6 +105,20 @@ impl CellCursor for MergeCursor {
         }
         self.rebuild();
         Ok(())
+    }
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        let mut best: Option<Vec<u8>> = None;
+        for c in &mut self.children {
+            if let Some(r) = c.prev_row(row)?
+                && best.as_ref().is_none_or(|b| r > *b)
+            {
+                best = Some(r);
+            }
+        }
+        // The caller seeks before reading again, possibly backwards.
+        self.heap.clear();
+        self.reposition_all = true;
+        Ok(best)
     }
 }
 

@@ -19,6 +19,19 @@ pub(crate) struct RowReader {
     /// Exclusive stop row; empty = none.
     stop: Vec<u8>,
     done: bool,
+    /// Reversed scans: rows are found one at a time, newest first, each read forward.
+    reverse: Option<Reverse>,
+}
+
+/// A test on a row key.
+pub(crate) type RowPredicate = Box<dyn Fn(&[u8]) -> bool + Send>;
+
+/// Bounds of a reversed read of one region.
+pub(crate) struct Reverse {
+    /// The next row must sort before this row (exclusive upper bound).
+    pub upper: Vec<u8>,
+    /// Accepts a row found below `upper` (lower bounds of the scan and the region).
+    pub accept: RowPredicate,
 }
 
 fn bad_key() -> Error {
@@ -37,11 +50,56 @@ impl RowReader {
             read_point,
             stop,
             done: false,
+            reverse: None,
+        }
+    }
+
+    /// A reader returning rows in descending order [SCAN-REV-1]; cells inside a row stay in
+    /// forward order [SORT-8].
+    pub fn reversed(
+        cursor: MergeCursor,
+        matcher: UserMatcher,
+        read_point: u64,
+        reverse: Reverse,
+    ) -> Self {
+        RowReader {
+            cursor,
+            matcher,
+            read_point,
+            stop: Vec::new(),
+            done: false,
+            reverse: Some(reverse),
         }
     }
 
     /// The next row with at least one returned cell, as `(row, cells)`.
     pub fn next_row(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
+        if self.reverse.is_none() {
+            return self.next_forward();
+        }
+        loop {
+            let Some(rev) = self.reverse.as_mut() else {
+                return Ok(None);
+            };
+            let Some(row) = self.cursor.prev_row(&rev.upper)? else {
+                return Ok(None);
+            };
+            if !(rev.accept)(&row) {
+                return Ok(None);
+            }
+            rev.upper = row.clone();
+            self.cursor.seek(&crate::model::key::first_on_row(&row))?;
+            let mut stop = row;
+            stop.push(0);
+            self.stop = stop;
+            self.done = false;
+            if let Some(r) = self.next_forward()? {
+                return Ok(Some(r));
+            }
+        }
+    }
+
+    fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
         let mut cells: Vec<Cell> = Vec::new();
         while !self.done {

@@ -120,6 +120,38 @@ impl SstCursor {
         self.skip_exhausted()
     }
 
+    /// Walks the block that would hold `row`'s first cell (and earlier blocks while they hold
+    /// nothing smaller) for the last key before it. Leaves the cursor's position alone.
+    fn do_prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        let target = crate::model::key::first_on_row(row);
+        let mut i = self.reader.index().find(&target);
+        if i >= self.reader.block_count() {
+            return Ok(None);
+        }
+        let mut last: Vec<u8> = Vec::new();
+        loop {
+            let at = self.reader.handle(i).map_or(0, |h| h.offset);
+            let block = self.reader.block(i, self.policy)?;
+            let mut it = BlockIter::new(block, Vec::new());
+            let err = |e| block_err(self.reader.path(), at, e);
+            it.seek_to_first().map_err(err)?;
+            while it.valid()
+                && crate::model::key::compare_encoded(it.key(), &target) == std::cmp::Ordering::Less
+            {
+                last.clear();
+                last.extend_from_slice(it.key());
+                it.advance().map_err(err)?;
+            }
+            if !last.is_empty() {
+                return Ok(crate::model::key::KeyRef::parse(&last).map(|k| k.row.to_vec()));
+            }
+            if i == 0 {
+                return Ok(None);
+            }
+            i -= 1;
+        }
+    }
+
     #[inline]
     fn do_next(&mut self) -> Result<()> {
         let (reader, idx) = (&self.reader, self.block_idx);
@@ -165,5 +197,13 @@ impl CellCursor for SstCursor {
     fn seek_to_first(&mut self) -> Result<()> {
         let r = self.do_first();
         self.guard(r)
+    }
+
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        let r = self.do_prev_row(row);
+        if r.is_err() {
+            self.invalidate();
+        }
+        r
     }
 }

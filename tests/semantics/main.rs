@@ -2,6 +2,7 @@
 //! writes, admin. Each test names the rule it checks (shared/hbase-semantics.md).
 
 mod counters;
+mod scans;
 
 use cellbase::*;
 
