@@ -23,6 +23,7 @@ mod picker;
 #[doc(hidden)]
 pub mod read;
 mod region;
+pub mod rowkey;
 #[doc(hidden)]
 pub mod sst;
 mod table;
@@ -40,4 +41,5 @@ pub use model::schema::{
 };
 pub use ops::{Cell, Delete, Get, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
+pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
