@@ -25,6 +25,8 @@ pub mod read;
 mod region;
 pub mod rowkey;
 #[doc(hidden)]
+pub mod split_policy;
+#[doc(hidden)]
 pub mod sst;
 mod table;
 mod util;
