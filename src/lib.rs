@@ -23,6 +23,9 @@ mod picker;
 #[doc(hidden)]
 pub mod read;
 mod region;
+pub mod rowkey;
+#[doc(hidden)]
+pub mod split_policy;
 #[doc(hidden)]
 pub mod sst;
 mod table;
@@ -41,4 +44,5 @@ pub use model::schema::{
 };
 pub use ops::{Append, Cell, Delete, Get, Increment, Mutation, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
+pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
