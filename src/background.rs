@@ -16,6 +16,9 @@ use std::time::Duration;
 pub(crate) enum Job {
     Flush(Arc<TableShared>, Arc<Region>),
     Compact(Arc<TableShared>, Arc<Region>),
+    /// Split at the region's split point, then compact the daughters' references away.
+    Split(Arc<TableShared>, Arc<Region>),
+    MajorCompact(Arc<TableShared>, Arc<Region>),
 }
 
 /// The worker pool.
@@ -94,6 +97,15 @@ impl Background {
                     r.compact_queued.store(false, Ordering::Release);
                     db.compact_region(&t, &r, false)
                 }
+                Some(Job::Split(t, r)) => {
+                    r.split_queued.store(false, Ordering::Release);
+                    db.split_region(&t, &r, None).map(|daughters| {
+                        for d in daughters.into_iter().flatten() {
+                            db.bg.submit(Job::MajorCompact(t.clone(), d));
+                        }
+                    })
+                }
+                Some(Job::MajorCompact(t, r)) => db.compact_region(&t, &r, true),
                 None if flushes_wal => db.flush_async_wal(),
                 None => Ok(()),
             };

@@ -247,28 +247,32 @@ impl Db {
         if tables.contains_key(desc.name()) {
             return Err(Error::TableExists(desc.name().to_string()));
         }
+        let keys = desc.initial_split_keys()?;
         let mut m = self.inner.manifest.lock();
         let table_id = m.next_table_id();
-        let region_id = m.next_region_id();
-        let defs = vec![RegionDef {
-            id: region_id,
-            start: Vec::new(),
-            end: Vec::new(),
-        }];
+        // N-1 split keys give N regions ['', k1) [k1, k2) ... [kN-1, '') [PRESPLIT-1].
+        let mut bounds: Vec<Vec<u8>> = vec![Vec::new()];
+        bounds.extend(keys);
+        bounds.push(Vec::new());
+        let defs: Vec<RegionDef> = bounds
+            .windows(2)
+            .map(|w| RegionDef {
+                id: m.next_region_id(),
+                start: w[0].clone(),
+                end: w[1].clone(),
+            })
+            .collect();
         m.append(&Edit::CreateTable {
             table_id,
             desc: desc.clone(),
-            regions: defs,
+            regions: defs.clone(),
         })?;
         drop(m);
-        let region = Arc::new(Region::new(
-            region_id,
-            Vec::new(),
-            Vec::new(),
-            0,
-            BTreeMap::new(),
-        ));
-        let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, vec![region]));
+        let regions = defs
+            .into_iter()
+            .map(|d| Arc::new(Region::new(d.id, d.start, d.end, 0, BTreeMap::new())))
+            .collect();
+        let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, regions));
         tables.insert(desc.name().to_string(), shared.clone());
         Ok(Table {
             db: self.inner.clone(),
@@ -340,11 +344,23 @@ impl Db {
         tables.remove(name);
         drop(tables);
         t.mark_dropped();
-        for r in t.regions.read().iter() {
-            let v = r.current();
-            for f in v.files.values().flatten() {
-                let _ = self.inner.fs.remove(&sst_path(&self.inner.path, f.id));
-            }
+        let mut ids: Vec<u64> = t
+            .regions
+            .read()
+            .iter()
+            .flat_map(|r| {
+                r.current()
+                    .files
+                    .values()
+                    .flatten()
+                    .map(|f| f.id)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let _ = self.inner.fs.remove(&sst_path(&self.inner.path, id));
         }
         self.inner.delete_obsolete_wal()?;
         Ok(())
@@ -507,6 +523,17 @@ impl DbInner {
             .get(name)
             .cloned()
             .ok_or_else(|| Error::TableNotFound(name.to_string()))
+    }
+
+    /// True when some region of some table lists block file `id` (files are shared between the
+    /// regions of a split or merge until compactions rewrite them).
+    pub fn file_in_use(&self, id: u64) -> bool {
+        self.tables.read().values().any(|t| {
+            t.regions
+                .read()
+                .iter()
+                .any(|r| r.current().files.values().flatten().any(|f| f.id == id))
+        })
     }
 
     /// Deletes log segments every record of which is in block files.

@@ -143,11 +143,24 @@ impl DbInner {
         table: &Arc<TableShared>,
         region: &Arc<Region>,
     ) -> Result<()> {
-        let _one = region.flush_lock.lock();
-        if table.is_dropped() {
+        if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
         self.wait_for_store_files(table, region)?;
+        let _one = region.flush_lock.lock();
+        // A split or merge may have replaced the region meanwhile (it flushed it first).
+        if region.is_retired() {
+            return Ok(());
+        }
+        self.flush_locked(table, region)
+    }
+
+    /// [`DbInner::flush_region`] for a caller holding the region's flush lock.
+    pub(crate) fn flush_locked(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+    ) -> Result<()> {
         // (1) Swap memstores; a snapshot left by a failed flush is retried first.
         let (snapshot, flush_seq) = {
             let _updates = region.updates.write();
@@ -237,6 +250,7 @@ impl DbInner {
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
         self.maybe_compact(table, region);
+        self.maybe_split(table, region);
         Ok(())
     }
 
@@ -309,9 +323,21 @@ impl DbInner {
         major: bool,
     ) -> Result<()> {
         let _one = region.compact_lock.lock();
-        if table.is_dropped() {
+        if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
+        self.compact_locked(table, region, major)
+    }
+
+    /// [`DbInner::compact_region`] for a caller holding the region's compaction lock. A store
+    /// holding references (shared with another region after a split or merge) is always
+    /// compacted whole, which rewrites them into files of its own (as HBase forces).
+    pub(crate) fn compact_locked(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        major: bool,
+    ) -> Result<()> {
         let desc: Arc<TableDescriptor> = table.desc_arc();
         let flush_size = desc
             .table_memstore_flush_size()
@@ -323,7 +349,8 @@ impl DbInner {
             };
             // Oldest first for the picker.
             let oldest_first: Vec<Arc<StoreFile>> = files.iter().rev().cloned().collect();
-            let chosen: Vec<Arc<StoreFile>> = if major {
+            let has_references = files.iter().any(|f| region.is_reference(f));
+            let chosen: Vec<Arc<StoreFile>> = if major || has_references {
                 oldest_first
             } else {
                 let sizes: Vec<u64> = oldest_first.iter().map(|f| f.size()).collect();
@@ -342,6 +369,7 @@ impl DbInner {
             };
             self.compact_files(table, region, fd, &chosen, kind)?;
         }
+        self.maybe_split(table, region);
         Ok(())
     }
 
@@ -369,9 +397,16 @@ impl DbInner {
             .map(|f| Box::new(f.reader.cursor(no_cache)) as Box<dyn CellCursor>)
             .collect();
         let mut merge = MergeCursor::new(cursors);
-        merge.seek_to_first()?;
+        // Files shared with another region (references) hold rows outside this region: the
+        // output keeps only the region's own [start, end).
+        merge.seek(&crate::model::key::first_on_row(&region.start))?;
         let mut out = Output::new(self, fd, kind, earliest_put_ts);
         while merge.valid() {
+            if !region.end.is_empty()
+                && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end.as_slice())
+            {
+                break;
+            }
             out.push(merge.key(), merge.payload())?;
             merge.next()?;
         }
@@ -414,7 +449,9 @@ impl DbInner {
         }
         // Open readers keep their mapping; the names go now.
         for id in removed {
-            let _ = self.fs.remove(&sst_path(&self.path, id));
+            if !self.file_in_use(id) {
+                let _ = self.fs.remove(&sst_path(&self.path, id));
+            }
         }
         self.stall.1.notify_all();
         Ok(())

@@ -24,6 +24,7 @@ mod picker;
 pub mod read;
 mod region;
 pub mod rowkey;
+mod split;
 #[doc(hidden)]
 pub mod split_policy;
 #[doc(hidden)]

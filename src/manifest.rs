@@ -86,6 +86,25 @@ pub enum Edit {
         /// The output files (none when everything was purged).
         added: Vec<FileRef>,
     },
+    /// A region replaced by two daughters `[start, split)` and `[split, end)` that list the
+    /// parent's files they overlap (reads clamp them to their own range) [SPLIT-3].
+    Split {
+        /// Table id.
+        table_id: u64,
+        /// The region split.
+        parent_id: u64,
+        /// The daughters, low first, with their files.
+        daughters: Vec<(RegionDef, Vec<FileRef>)>,
+    },
+    /// Two adjacent regions replaced by one listing both parents' files [MERGE-1].
+    Merge {
+        /// Table id.
+        table_id: u64,
+        /// The merged regions.
+        parent_ids: Vec<u64>,
+        /// The new region and its files.
+        merged: (RegionDef, Vec<FileRef>),
+    },
     /// Table enabled or disabled.
     SetEnabled {
         /// Table id.
@@ -183,6 +202,58 @@ impl ManifestState {
                     .ok_or(format!("alter of unknown table {table_id}"))?;
                 t.desc = desc.clone();
             }
+            Edit::Split {
+                table_id,
+                parent_id,
+                daughters,
+            } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("split in unknown table {table_id}"))?;
+                let parent = t
+                    .regions
+                    .remove(parent_id)
+                    .ok_or(format!("split of unknown region {parent_id}"))?;
+                for (def, files) in daughters {
+                    self.next_region_id = self.next_region_id.max(def.id + 1);
+                    t.regions.insert(
+                        def.id,
+                        RegionRecord {
+                            def: def.clone(),
+                            flushed_seq: parent.flushed_seq,
+                            files: files.clone(),
+                        },
+                    );
+                }
+            }
+            Edit::Merge {
+                table_id,
+                parent_ids,
+                merged,
+            } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("merge in unknown table {table_id}"))?;
+                let mut flushed_seq = 0;
+                for id in parent_ids {
+                    let p = t
+                        .regions
+                        .remove(id)
+                        .ok_or(format!("merge of unknown region {id}"))?;
+                    flushed_seq = flushed_seq.max(p.flushed_seq);
+                }
+                self.next_region_id = self.next_region_id.max(merged.0.id + 1);
+                t.regions.insert(
+                    merged.0.id,
+                    RegionRecord {
+                        def: merged.0.clone(),
+                        flushed_seq,
+                        files: merged.1.clone(),
+                    },
+                );
+            }
             Edit::SetEnabled { table_id, enabled } => {
                 let t = self
                     .tables
@@ -265,6 +336,29 @@ fn put_file(out: &mut Vec<u8>, f: &FileRef) {
     codec::put_varint(out, f.size);
 }
 
+fn put_region(out: &mut Vec<u8>, d: &RegionDef) {
+    codec::put_varint(out, d.id);
+    codec::put_bytes(out, &d.start);
+    codec::put_bytes(out, &d.end);
+}
+
+fn get_region(r: &mut Reader<'_>) -> std::result::Result<RegionDef, DecodeError> {
+    Ok(RegionDef {
+        id: r.varint("region id")?,
+        start: r.bytes("start key")?.to_vec(),
+        end: r.bytes("end key")?.to_vec(),
+    })
+}
+
+fn get_files(r: &mut Reader<'_>) -> std::result::Result<Vec<FileRef>, DecodeError> {
+    let n = r.len(r.remaining(), "file count")?;
+    let mut files = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        files.push(get_file(r)?);
+    }
+    Ok(files)
+}
+
 fn get_file(r: &mut Reader<'_>) -> std::result::Result<FileRef, DecodeError> {
     Ok(FileRef {
         family: r.bytes("family")?.to_vec(),
@@ -328,6 +422,36 @@ impl Edit {
                 removed.iter().for_each(|id| codec::put_varint(&mut o, *id));
                 codec::put_varint(&mut o, added.len() as u64);
                 added.iter().for_each(|f| put_file(&mut o, f));
+            }
+            Edit::Split {
+                table_id,
+                parent_id,
+                daughters,
+            } => {
+                o.push(7);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *parent_id);
+                codec::put_varint(&mut o, daughters.len() as u64);
+                for (def, files) in daughters {
+                    put_region(&mut o, def);
+                    codec::put_varint(&mut o, files.len() as u64);
+                    files.iter().for_each(|f| put_file(&mut o, f));
+                }
+            }
+            Edit::Merge {
+                table_id,
+                parent_ids,
+                merged,
+            } => {
+                o.push(8);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, parent_ids.len() as u64);
+                parent_ids
+                    .iter()
+                    .for_each(|id| codec::put_varint(&mut o, *id));
+                put_region(&mut o, &merged.0);
+                codec::put_varint(&mut o, merged.1.len() as u64);
+                merged.1.iter().for_each(|f| put_file(&mut o, f));
             }
             Edit::SetEnabled { table_id, enabled } => {
                 o.push(6);
@@ -414,6 +538,35 @@ impl Edit {
                 table_id: r.varint("table id")?,
                 enabled: r.u8("enabled")? != 0,
             },
+            7 => {
+                let table_id = r.varint("table id")?;
+                let parent_id = r.varint("parent id")?;
+                let n = r.len(r.remaining(), "daughter count")?;
+                let mut daughters = Vec::with_capacity(n.min(16));
+                for _ in 0..n {
+                    let def = get_region(&mut r)?;
+                    daughters.push((def, get_files(&mut r)?));
+                }
+                Edit::Split {
+                    table_id,
+                    parent_id,
+                    daughters,
+                }
+            }
+            8 => {
+                let table_id = r.varint("table id")?;
+                let n = r.len(r.remaining(), "parent count")?;
+                let mut parent_ids = Vec::with_capacity(n.min(16));
+                for _ in 0..n {
+                    parent_ids.push(r.varint("region id")?);
+                }
+                let def = get_region(&mut r)?;
+                Edit::Merge {
+                    table_id,
+                    parent_ids,
+                    merged: (def, get_files(&mut r)?),
+                }
+            }
             _ => {
                 return Err(DecodeError {
                     what: "unknown edit type",
@@ -610,11 +763,45 @@ mod tests {
                 table_id: 1,
                 region_id: 2,
                 removed: vec![3, 4],
-                added: vec![f],
+                added: vec![f.clone()],
             },
             Edit::SetEnabled {
                 table_id: 1,
                 enabled: false,
+            },
+            Edit::Split {
+                table_id: 1,
+                parent_id: 2,
+                daughters: vec![
+                    (
+                        RegionDef {
+                            id: 3,
+                            start: vec![],
+                            end: b"m".to_vec(),
+                        },
+                        vec![f.clone()],
+                    ),
+                    (
+                        RegionDef {
+                            id: 4,
+                            start: b"m".to_vec(),
+                            end: vec![],
+                        },
+                        vec![],
+                    ),
+                ],
+            },
+            Edit::Merge {
+                table_id: 1,
+                parent_ids: vec![3, 4],
+                merged: (
+                    RegionDef {
+                        id: 5,
+                        start: vec![],
+                        end: vec![],
+                    },
+                    vec![f.clone()],
+                ),
             },
         ] {
             assert_eq!(Edit::decode(&e.encode()).unwrap(), e);

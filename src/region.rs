@@ -67,8 +67,13 @@ pub(crate) struct Region {
     pub flush_queued: AtomicBool,
     /// A compaction request is queued for a background thread.
     pub compact_queued: AtomicBool,
+    /// A split request is queued for a background thread.
+    pub split_queued: AtomicBool,
     pub read_requests: AtomicU64,
     pub write_requests: AtomicU64,
+    /// Set (under the update lock) when a split or merge replaces this region: writers that
+    /// find it set re-route their mutation to the new regions.
+    pub retired: AtomicBool,
 }
 
 impl Region {
@@ -96,14 +101,37 @@ impl Region {
             flushed_seq: AtomicU64::new(flushed_seq),
             flush_queued: AtomicBool::new(false),
             compact_queued: AtomicBool::new(false),
+            split_queued: AtomicBool::new(false),
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
+            retired: AtomicBool::new(false),
         }
     }
 
     /// True when `row` lies in `[start, end)`.
     pub fn contains(&self, row: &[u8]) -> bool {
         row >= self.start.as_slice() && (self.end.is_empty() || row < self.end.as_slice())
+    }
+
+    /// True when `f` also holds rows outside this region: a half-file reference left by a split
+    /// or merge until a compaction rewrites it [SPLIT-3].
+    pub fn is_reference(&self, f: &StoreFile) -> bool {
+        let m = f.reader.meta();
+        m.first_row() < self.start.as_slice()
+            || (!self.end.is_empty() && m.last_row() >= self.end.as_slice())
+    }
+
+    /// True when some store of the region holds a reference.
+    pub fn has_references(&self) -> bool {
+        self.current()
+            .files
+            .values()
+            .flatten()
+            .any(|f| self.is_reference(f))
+    }
+
+    pub fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
     }
 
     /// The lock serializing mutations of `row` (striped).

@@ -46,6 +46,8 @@ pub(crate) struct TableShared {
     desc: RwLock<Arc<TableDescriptor>>,
     /// Regions in key order, contiguous from '' to ''.
     pub regions: RwLock<Vec<Arc<Region>>>,
+    /// Serializes splits and merges of this table.
+    pub structure: parking_lot::Mutex<()>,
     enabled: AtomicBool,
     dropped: AtomicBool,
 }
@@ -57,6 +59,7 @@ impl TableShared {
             name: desc.name().to_string(),
             desc: RwLock::new(Arc::new(desc)),
             regions: RwLock::new(regions),
+            structure: parking_lot::Mutex::new(()),
             enabled: AtomicBool::new(enabled),
             dropped: AtomicBool::new(false),
         }
@@ -82,6 +85,18 @@ impl TableShared {
     pub fn is_dropped(&self) -> bool {
         self.dropped.load(Ordering::Acquire)
     }
+    /// Replaces the regions with ids `old` by `new` (contiguous, covering the same range).
+    pub fn replace_regions(&self, old: &[u64], new: Vec<Arc<Region>>) {
+        let mut regions = self.regions.write();
+        regions.retain(|r| !old.contains(&r.id));
+        regions.extend(new);
+        regions.sort_by(|a, b| a.start.cmp(&b.start));
+        debug_assert!(
+            regions.windows(2).all(|w| w[0].end == w[1].start),
+            "regions must stay contiguous"
+        );
+    }
+
     /// The last region (holding the highest rows).
     pub fn last_region(&self) -> Arc<Region> {
         let regions = self.regions.read();
@@ -389,6 +404,82 @@ impl Table {
         Ok(())
     }
 
+    /// Splits the region holding `at` at `at`, or (with `None`) every region at its split point
+    /// [SPLIT-2]; regions without one are left alone. Each region is flushed first, and a
+    /// region still holding references from an earlier split or merge is major-compacted first
+    /// (HBase refuses to split it until a compaction has run).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `at` equals its region's start key (or is not a valid
+    /// row); I/O errors from the flushes and compactions.
+    pub fn split(&self, at: Option<&[u8]>) -> Result<()> {
+        self.check()?;
+        match at {
+            Some(row) => {
+                check_row(row)?;
+                loop {
+                    let region = self.shared.region_for(row);
+                    if row == region.start.as_slice() {
+                        return Err(Error::invalid(format!(
+                            "Split row is equal to startkey: {}",
+                            crate::util::to_string_binary(row)
+                        )));
+                    }
+                    self.db.flush_region(&self.shared, &region)?;
+                    if region.has_references() {
+                        self.db.compact_region(&self.shared, &region, true)?;
+                    }
+                    // `None` only when a concurrent split or merge replaced the region: retry.
+                    if self
+                        .db
+                        .split_region(&self.shared, &region, Some(row))?
+                        .is_some()
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+            None => {
+                for region in self.shared.regions.read().clone() {
+                    self.db.flush_region(&self.shared, &region)?;
+                    if region.has_references() {
+                        self.db.compact_region(&self.shared, &region, true)?;
+                    }
+                    self.db.split_region(&self.shared, &region, None)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Merges two adjacent regions, named as [`Table::regions`] names them [MERGE-1].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for unknown names, the same region twice, or regions that are
+    /// not adjacent.
+    pub fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
+        self.check()?;
+        let find = |name: &str| {
+            self.shared
+                .regions
+                .read()
+                .iter()
+                .find(|r| region_name(&self.shared.name, r) == name)
+                .cloned()
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "no region named {name} in table {}",
+                        self.shared.name
+                    ))
+                })
+        };
+        let (a, b) = (find(region_a)?, find(region_b)?);
+        if a.id == b.id {
+            return Err(Error::invalid("merge needs two different regions"));
+        }
+        self.db.merge_regions(&self.shared, &a, &b).map(|_| ())
+    }
+
     /// Every region in key order with its metrics.
     pub fn regions(&self) -> Vec<RegionInfo> {
         let name = &self.shared.name;
@@ -400,11 +491,7 @@ impl Table {
                 let v = r.current();
                 let files: Vec<_> = v.files.values().flatten().collect();
                 RegionInfo {
-                    name: format!(
-                        "{name},{},{}",
-                        crate::util::to_string_binary(&r.start),
-                        r.id
-                    ),
+                    name: region_name(name, r),
                     start_key: r.start.clone(),
                     end_key: r.end.clone(),
                     memstore_bytes: r.memstore_size(),
@@ -416,6 +503,15 @@ impl Table {
             })
             .collect()
     }
+}
+
+/// HBase-style region name: `table,startKey,id` (start key as `Bytes.toStringBinary`).
+fn region_name(table: &str, r: &Region) -> String {
+    format!(
+        "{table},{},{}",
+        crate::util::to_string_binary(&r.start),
+        r.id
+    )
 }
 
 /// A row-range bound: the key (empty = unbounded) and whether it is included.

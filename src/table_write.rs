@@ -180,14 +180,39 @@ impl Table {
         })
     }
 
-    /// Applies one row's cells as a single mutation, then triggers a flush if due.
+    /// Runs `op` under the row lock of the region holding `row`; `op` returns `None` when the
+    /// region was retired by a split or merge meanwhile, and runs again on the new region. Then
+    /// triggers a flush if one is due.
+    fn with_row<T>(
+        &self,
+        row: &[u8],
+        mut op: impl FnMut(&Arc<Region>) -> Result<Option<T>>,
+    ) -> Result<T> {
+        loop {
+            let region = self.shared.region_for(row);
+            let done = {
+                let _row = region.lock_row(row);
+                op(&region)?
+            };
+            match done {
+                Some(v) => {
+                    self.db.maybe_flush(&self.shared, &region)?;
+                    return Ok(v);
+                }
+                // The split or merge installs the new regions shortly.
+                None => std::thread::sleep(std::time::Duration::from_micros(200)),
+            }
+        }
+    }
+
+    /// Applies one row's cells as a single mutation; false when the region was retired.
     pub(crate) fn apply_row(
         &self,
         region: &Arc<Region>,
         row: &[u8],
         cells: Vec<NewCell>,
         durability: Option<Durability>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.db.apply(&self.shared, region, row, cells, durability)
     }
 
@@ -200,13 +225,12 @@ impl Table {
     pub fn put(&self, p: Put) -> Result<()> {
         let desc = self.check()?;
         self.validate_put(&desc, &p)?;
-        let region = self.shared.region_for(&p.row);
-        {
-            let _row = region.lock_row(&p.row);
+        self.with_row(&p.row, |region| {
             let cells = Self::put_cells(&p, self.db.clock.now_millis());
-            self.apply_row(&region, &p.row, cells, p.durability)?;
-        }
-        self.db.maybe_flush(&self.shared, &region)
+            Ok(self
+                .apply_row(region, &p.row, cells, p.durability)?
+                .then_some(()))
+        })
     }
 
     /// Applies several puts in order, each atomic on its row (not atomic as a batch).
@@ -225,13 +249,12 @@ impl Table {
     pub fn delete(&self, d: Delete) -> Result<()> {
         let desc = self.check()?;
         self.validate_delete(&desc, &d)?;
-        let region = self.shared.region_for(&d.row);
-        {
-            let _row = region.lock_row(&d.row);
-            let cells = self.delete_cells(&region, &desc, &d, self.db.clock.now_millis())?;
-            self.apply_row(&region, &d.row, cells, d.durability)?;
-        }
-        self.db.maybe_flush(&self.shared, &region)
+        self.with_row(&d.row, |region| {
+            let cells = self.delete_cells(region, &desc, &d, self.db.clock.now_millis())?;
+            Ok(self
+                .apply_row(region, &d.row, cells, d.durability)?
+                .then_some(()))
+        })
     }
 
     /// Applies puts and deletes to one row atomically, in order: all or nothing [RM-1]. The
@@ -267,20 +290,19 @@ impl Table {
         if ms.is_empty() {
             return Ok(());
         }
-        let region = self.shared.region_for(row);
-        {
-            let _row = region.lock_row(row);
+        self.with_row(row, |region| {
             let now = self.db.clock.now_millis();
             let mut cells = Vec::new();
             for m in &ms {
                 match m {
                     Mutation::Put(p) => cells.extend(Self::put_cells(p, now)),
-                    Mutation::Delete(d) => cells.extend(self.delete_cells(&region, &desc, d, now)?),
+                    Mutation::Delete(d) => cells.extend(self.delete_cells(region, &desc, d, now)?),
                 }
             }
-            self.apply_row(&region, row, cells, durability)?;
-        }
-        self.db.maybe_flush(&self.shared, &region)
+            Ok(self
+                .apply_row(region, row, cells, durability)?
+                .then_some(()))
+        })
     }
 
     /// Shared body of increment and append: reads each column's latest visible version under
@@ -301,13 +323,11 @@ impl Table {
         for (f, _) in &columns {
             check_family(&desc, f)?;
         }
-        let region = self.shared.region_for(row);
-        let result = {
-            let _row = region.lock_row(row);
+        let result = self.with_row(row, |region| {
             let now = self.db.clock.now_millis();
             let mut out: BTreeMap<Column, (i64, Vec<u8>)> = BTreeMap::new();
             for (i, (f, q)) in columns.iter().enumerate() {
-                let current = self.read_column(&region, &desc, row, f, q, 1, now)?;
+                let current = self.read_column(region, &desc, row, f, q, 1, now)?;
                 let old = current.first();
                 let value = compute(i, old.map(|(_, v)| v.as_slice()))?;
                 check_cell_size(self.db.opts.max_cell_size, row, f, q, &value)?;
@@ -318,19 +338,22 @@ impl Table {
                 .iter()
                 .map(|((f, q), (ts, v))| put_cell(f, q, *ts, None, v))
                 .collect();
-            self.apply_row(&region, row, cells, None)?;
-            out.into_iter()
-                .map(|((family, qualifier), (ts, value))| Cell {
-                    row: row.to_vec(),
-                    family,
-                    qualifier,
-                    ts,
-                    cell_type: CellType::Put,
-                    value,
-                })
-                .collect::<Vec<_>>()
-        };
-        self.db.maybe_flush(&self.shared, &region)?;
+            if !self.apply_row(region, row, cells, None)? {
+                return Ok(None);
+            }
+            Ok(Some(
+                out.into_iter()
+                    .map(|((family, qualifier), (ts, value))| Cell {
+                        row: row.to_vec(),
+                        family,
+                        qualifier,
+                        ts,
+                        cell_type: CellType::Put,
+                        value,
+                    })
+                    .collect::<Vec<_>>(),
+            ))
+        })?;
         Ok(RowResult::new(row.to_vec(), result))
     }
 

@@ -148,8 +148,9 @@ pub(crate) fn replay_entry(
 }
 
 impl DbInner {
-    /// Applies one row mutation's cells atomically. REQUIRES: the caller holds the row lock and
-    /// validated the cells.
+    /// Applies one row mutation's cells atomically; `Ok(false)` (nothing written) when the
+    /// region was retired by a split or merge and the caller must route the row again.
+    /// REQUIRES: the caller holds the row lock and validated the cells.
     pub(crate) fn apply(
         &self,
         table: &TableShared,
@@ -157,9 +158,12 @@ impl DbInner {
         row: &[u8],
         cells: Vec<NewCell>,
         durability: Option<Durability>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let durability = durability.unwrap_or(self.opts.durability);
         let _updates = region.updates.read();
+        if region.is_retired() {
+            return Ok(false);
+        }
         let seq = self.mvcc.begin();
         let encoded: Vec<(Vec<u8>, Vec<u8>)> = cells
             .into_iter()
@@ -191,6 +195,6 @@ impl DbInner {
         }
         self.mvcc.complete(seq);
         region.write_requests.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(true)
     }
 }

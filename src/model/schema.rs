@@ -3,6 +3,7 @@
 
 use crate::codec::{self, DecodeError, Reader};
 use crate::error::{Error, Result};
+use crate::rowkey::SplitAlgorithm;
 use std::time::Duration;
 
 /// Bloom filter kind of a family [BLOOM-1].
@@ -231,6 +232,8 @@ pub struct TableDescriptor {
     families: Vec<FamilyDescriptor>,
     max_region_size: Option<u64>,
     memstore_flush_size: Option<u64>,
+    split_keys: Vec<Vec<u8>>,
+    pre_split: Option<(SplitAlgorithm, u32)>,
 }
 
 impl TableDescriptor {
@@ -241,6 +244,55 @@ impl TableDescriptor {
             families: Vec::new(),
             max_region_size: None,
             memstore_flush_size: None,
+            split_keys: Vec::new(),
+            pre_split: None,
+        }
+    }
+    /// Pre-splits the table at these keys: N-1 keys give N regions `['', k1) … [kN-1, '')`
+    /// (sorted at create; empty or duplicate keys are rejected there) [PRESPLIT-1].
+    pub fn split_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
+        self.split_keys = keys.into_iter().map(|k| k.as_ref().to_vec()).collect();
+        self
+    }
+    /// Pre-splits the table into `regions` regions with HBase's RegionSplitter arithmetic
+    /// (`NUMREGIONS` / `SPLITALGO`) [PRESPLIT-2]. Cannot be combined with `split_keys`.
+    pub fn pre_split(mut self, algorithm: SplitAlgorithm, regions: u32) -> Self {
+        self.pre_split = Some((algorithm, regions));
+        self
+    }
+    /// The split keys the table is created with: explicit keys sorted, or the pre-split
+    /// algorithm's keys.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for empty or duplicate keys, both kinds of pre-split, or a
+    /// pre-split into fewer than 2 regions.
+    pub fn initial_split_keys(&self) -> Result<Vec<Vec<u8>>> {
+        match self.pre_split {
+            Some(_) if !self.split_keys.is_empty() => Err(Error::invalid(
+                "use either split_keys (SPLITS) or pre_split (NUMREGIONS/SPLITALGO), not both",
+            )),
+            Some((alg, n)) => crate::rowkey::split_keys_checked(alg, n),
+            None => {
+                let mut keys = self.split_keys.clone();
+                keys.sort();
+                if keys.iter().any(Vec::is_empty) {
+                    return Err(Error::invalid(
+                        "Empty split key must not be passed in the split keys.",
+                    ));
+                }
+                if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(Error::invalid(format!(
+                        "All split keys must be unique, found duplicate: {}",
+                        crate::util::to_string_binary(&w[0])
+                    )));
+                }
+                if keys.iter().any(|k| k.len() > 32767) {
+                    return Err(Error::invalid(
+                        "split keys are row keys: at most 32767 bytes",
+                    ));
+                }
+                Ok(keys)
+            }
         }
     }
     /// Adds a family.
@@ -311,12 +363,12 @@ impl TableDescriptor {
                 "max_region_size and memstore_flush_size must be > 0",
             ));
         }
-        Ok(())
+        self.initial_split_keys().map(|_| ())
     }
 
-    /// Appends the encoding (format version 1).
+    /// Appends the encoding (format version 2: version 1 plus the pre-split).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.push(1); // descriptor encoding version
+        out.push(2); // descriptor encoding version
         codec::put_bytes(out, self.name.as_bytes());
         codec::put_varint(out, opt(self.max_region_size));
         codec::put_varint(out, opt(self.memstore_flush_size));
@@ -324,12 +376,27 @@ impl TableDescriptor {
         for f in &self.families {
             encode_family(out, f);
         }
+        codec::put_varint(out, self.split_keys.len() as u64);
+        for k in &self.split_keys {
+            codec::put_bytes(out, k);
+        }
+        match self.pre_split {
+            None => out.push(0),
+            Some((alg, n)) => {
+                out.push(match alg {
+                    SplitAlgorithm::HexString => 1,
+                    SplitAlgorithm::Uniform => 2,
+                    SplitAlgorithm::DecimalString => 3,
+                });
+                codec::put_varint(out, u64::from(n));
+            }
+        }
     }
 
     /// Decodes what [`TableDescriptor::encode_into`] wrote.
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let v = r.u8("descriptor version")?;
-        if v != 1 {
+        if v != 1 && v != 2 {
             return Err(DecodeError {
                 what: "unknown descriptor version",
                 offset: r.pos(),
@@ -348,11 +415,41 @@ impl TableDescriptor {
         for _ in 0..n {
             families.push(decode_family(r)?);
         }
+        let (mut split_keys, mut pre_split) = (Vec::new(), None);
+        if v >= 2 {
+            let n = r.len(r.remaining(), "split key count")?;
+            for _ in 0..n {
+                split_keys.push(r.bytes("split key")?.to_vec());
+            }
+            pre_split = match r.u8("pre-split algorithm")? {
+                0 => None,
+                code => {
+                    let alg = match code {
+                        1 => SplitAlgorithm::HexString,
+                        2 => SplitAlgorithm::Uniform,
+                        3 => SplitAlgorithm::DecimalString,
+                        _ => {
+                            return Err(DecodeError {
+                                what: "unknown split algorithm",
+                                offset: r.pos(),
+                            });
+                        }
+                    };
+                    let n = u32::try_from(r.varint("region count")?).map_err(|_| DecodeError {
+                        what: "region count",
+                        offset: r.pos(),
+                    })?;
+                    Some((alg, n))
+                }
+            };
+        }
         Ok(TableDescriptor {
             name,
             families,
             max_region_size,
             memstore_flush_size,
+            split_keys,
+            pre_split,
         })
     }
 }
