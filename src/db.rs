@@ -227,10 +227,8 @@ impl Db {
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
         // Memstores refilled by replay may already be over their flush size.
-        for t in inner.tables.read().values() {
-            for r in t.regions.read().iter() {
-                inner.maybe_flush(t, r)?;
-            }
+        for (t, r) in inner.all_regions() {
+            inner.maybe_flush(&t, &r)?;
         }
         Ok(Db { inner })
     }
@@ -413,10 +411,8 @@ impl Db {
         let result = self.inner.wal.close();
         // Writers that passed the open check before `closed` was set may still be finishing;
         // the update locks of every region drain them before the lock is released.
-        for t in self.inner.tables.read().values() {
-            for r in t.regions.read().iter() {
-                drop(r.updates.write());
-            }
+        for (_, r) in self.inner.all_regions() {
+            drop(r.updates.write());
         }
         self.inner.lock.lock().take();
         result
@@ -435,8 +431,8 @@ impl Db {
             wal_segments: self.inner.wal.segment_count() as u64,
             ..Metrics::default()
         };
-        for t in self.inner.tables.read().values() {
-            for r in t.regions.read().iter() {
+        for (_, r) in self.inner.all_regions() {
+            {
                 m.regions += 1;
                 for f in r.current().files.values().flatten() {
                     m.store_files += 1;
@@ -525,15 +521,21 @@ impl DbInner {
             .ok_or_else(|| Error::TableNotFound(name.to_string()))
     }
 
+    /// A snapshot of every region of every table (no lock held afterwards).
+    pub fn all_regions(&self) -> Vec<(Arc<TableShared>, Arc<Region>)> {
+        let tables: Vec<Arc<TableShared>> = self.tables.read().values().cloned().collect();
+        tables
+            .into_iter()
+            .flat_map(|t| t.region_list().into_iter().map(move |r| (t.clone(), r)))
+            .collect()
+    }
+
     /// True when some region of some table lists block file `id` (files are shared between the
     /// regions of a split or merge until compactions rewrite them).
     pub fn file_in_use(&self, id: u64) -> bool {
-        self.tables.read().values().any(|t| {
-            t.regions
-                .read()
-                .iter()
-                .any(|r| r.current().files.values().flatten().any(|f| f.id == id))
-        })
+        self.all_regions()
+            .iter()
+            .any(|(_, r)| r.current().files.values().flatten().any(|f| f.id == id))
     }
 
     /// Deletes log segments every record of which is in block files.
@@ -541,10 +543,8 @@ impl DbInner {
         // A mutation in flight has its log record written but may not be in a memstore yet;
         // its sequence id is above the read point, so the read point bounds it.
         let mut min = self.mvcc.read_point() + 1;
-        for t in self.tables.read().values() {
-            for r in t.regions.read().iter() {
-                min = min.min(r.min_unflushed_seq());
-            }
+        for (_, r) in self.all_regions() {
+            min = min.min(r.min_unflushed_seq());
         }
         self.wal.delete_obsolete(min)?;
         Ok(())

@@ -24,6 +24,8 @@ mod picker;
 pub mod read;
 mod region;
 pub mod rowkey;
+mod salted;
+mod scanner;
 mod split;
 #[doc(hidden)]
 pub mod split_policy;

@@ -10,6 +10,7 @@ use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::row::RowReader;
 use crate::region::{FileSelection, Region};
+pub use crate::scanner::Scanner;
 use crate::sst::CachePolicy;
 use crate::write::{check_family, check_row};
 use parking_lot::RwLock;
@@ -85,6 +86,12 @@ impl TableShared {
     pub fn is_dropped(&self) -> bool {
         self.dropped.load(Ordering::Acquire)
     }
+    /// A snapshot of the regions in key order (the lock is not held afterwards: work on
+    /// regions must never run under it, as flushes and splits take it again).
+    pub fn region_list(&self) -> Vec<Arc<Region>> {
+        self.regions.read().clone()
+    }
+
     /// Replaces the regions with ids `old` by `new` (contiguous, covering the same range).
     pub fn replace_regions(&self, old: &[u64], new: Vec<Arc<Region>>) {
         let mut regions = self.regions.write();
@@ -338,6 +345,23 @@ impl Table {
     /// [`Error::InvalidArgument`] for zero versions, a bad time range, oversized start/stop
     /// rows, or a raw scan naming columns [SCAN-RAW-1]; [`Error::NoSuchFamily`].
     pub fn scan(&self, s: Scan) -> Result<Scanner> {
+        let (desc, spec) = self.prepare_scan(&s)?;
+        Scanner::open(self.clone(), desc, s, spec)
+    }
+
+    /// `s`'s row range under every salt prefix of `buckets` ([`crate::rowkey::salt`]), scanned
+    /// in parallel (one thread per bucket) and merged in order of the unsalted key; rows keep
+    /// their salted keys. `limit` applies to the merged rows. The seeds' salted-scan fan-out.
+    ///
+    /// # Errors
+    /// As [`Table::scan`].
+    pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
+        let (desc, spec) = self.prepare_scan(&s)?;
+        crate::salted::open(self.clone(), desc, s, spec, buckets).map(Scanner::salted)
+    }
+
+    /// Validates a scan [SCAN-1] [SCAN-3] [SCAN-RAW-1] and fixes its `now`.
+    fn prepare_scan(&self, s: &Scan) -> Result<(Arc<TableDescriptor>, ReadSpec)> {
         let desc = self.check()?;
         self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
         if s.start.len() > crate::write::MAX_ROW_LEN || s.stop.len() > crate::write::MAX_ROW_LEN {
@@ -348,6 +372,9 @@ impl Table {
         if s.raw && s.columns.has_explicit_columns() {
             return Err(Error::invalid("Cannot specify any column for a raw scan"));
         }
+        if s.batch == Some(0) {
+            return Err(Error::invalid("scan batch must be at least 1 cell"));
+        }
         let spec = ReadSpec {
             now: self.db.clock.now_millis(),
             time_range: s.time_range,
@@ -356,15 +383,7 @@ impl Table {
             raw: s.raw,
             has_filter: false,
         };
-        if s.batch == Some(0) {
-            return Err(Error::invalid("scan batch must be at least 1 cell"));
-        }
-        let read_point = self.db.register_scanner();
-        let mut scanner = Scanner::new(self.clone(), desc, s, spec, read_point);
-        // Open the first region now: the scanner sees the table as of this call, whatever
-        // flushes and compactions happen before its first `next()`.
-        scanner.open_next_region()?;
-        Ok(scanner)
+        Ok((desc, spec))
     }
 
     /// Flushes every region's memstore to block files.
@@ -373,7 +392,7 @@ impl Table {
     /// [`Error::Io`] / [`Error::Corruption`] from writing or reading files.
     pub fn flush(&self) -> Result<()> {
         self.check()?;
-        for r in self.shared.regions.read().clone() {
+        for r in self.shared.region_list() {
             self.db.flush_region(&self.shared, &r)?;
         }
         Ok(())
@@ -385,7 +404,7 @@ impl Table {
     /// As [`Table::flush`].
     pub fn compact(&self) -> Result<()> {
         self.check()?;
-        for r in self.shared.regions.read().clone() {
+        for r in self.shared.region_list() {
             self.db.compact_region(&self.shared, &r, false)?;
         }
         Ok(())
@@ -398,7 +417,7 @@ impl Table {
     /// As [`Table::flush`].
     pub fn major_compact(&self) -> Result<()> {
         self.check()?;
-        for r in self.shared.regions.read().clone() {
+        for r in self.shared.region_list() {
             self.db.compact_region(&self.shared, &r, true)?;
         }
         Ok(())
@@ -440,7 +459,7 @@ impl Table {
                 }
             }
             None => {
-                for region in self.shared.regions.read().clone() {
+                for region in self.shared.region_list() {
                     self.db.flush_region(&self.shared, &region)?;
                     if region.has_references() {
                         self.db.compact_region(&self.shared, &region, true)?;
@@ -512,267 +531,4 @@ fn region_name(table: &str, r: &Region) -> String {
         crate::util::to_string_binary(&r.start),
         r.id
     )
-}
-
-/// A row-range bound: the key (empty = unbounded) and whether it is included.
-#[derive(Debug, Clone)]
-struct Bound {
-    key: Vec<u8>,
-    inclusive: bool,
-}
-
-impl Bound {
-    fn unbounded(&self) -> bool {
-        self.key.is_empty()
-    }
-}
-
-/// Where the scanner goes next.
-#[derive(Debug)]
-enum NextRegion {
-    /// The region holding this row (forward scans, and reversed scans with a high bound).
-    Holding(Vec<u8>),
-    /// The last region of the table (reversed scans without a high bound).
-    Last,
-    /// The region just below this start key (reversed scans).
-    Below(Vec<u8>),
-}
-
-/// A lazy stream of rows across regions in key order (descending for reversed scans). Sees the
-/// table as of `scan()`.
-pub struct Scanner {
-    table: Table,
-    desc: Arc<TableDescriptor>,
-    scan: Scan,
-    spec: ReadSpec,
-    read_point: u64,
-    /// Lowest and highest row of the scan.
-    lo: Bound,
-    hi: Bound,
-    /// `None` once no region is left.
-    next: Option<NextRegion>,
-    current: Option<(Arc<Region>, RowReader)>,
-    /// Parts of a wide row still to hand out [SCAN-3].
-    pending: std::collections::VecDeque<RowResult>,
-    returned: u64,
-}
-
-impl std::fmt::Debug for Scanner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scanner")
-            .field("scan", &self.scan)
-            .field("returned", &self.returned)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Scanner {
-    fn new(
-        table: Table,
-        desc: Arc<TableDescriptor>,
-        scan: Scan,
-        spec: ReadSpec,
-        read_point: u64,
-    ) -> Scanner {
-        // Forward: [start, stop). Reversed: start is the inclusive high end, stop the exclusive
-        // low end [SCAN-REV-1]. A prefix means [prefix, prefix_stop) both ways.
-        let (lo, hi) = match (&scan.prefix, scan.reversed) {
-            (Some(_), _) | (None, false) => (
-                Bound {
-                    key: scan.start.clone(),
-                    inclusive: true,
-                },
-                Bound {
-                    key: scan.stop.clone(),
-                    inclusive: false,
-                },
-            ),
-            (None, true) => (
-                Bound {
-                    key: scan.stop.clone(),
-                    inclusive: false,
-                },
-                Bound {
-                    key: scan.start.clone(),
-                    inclusive: true,
-                },
-            ),
-        };
-        let next = if !scan.reversed {
-            Some(NextRegion::Holding(lo.key.clone()))
-        } else if hi.unbounded() {
-            Some(NextRegion::Last)
-        } else {
-            Some(NextRegion::Holding(hi.key.clone()))
-        };
-        Scanner {
-            table,
-            desc,
-            scan,
-            spec,
-            read_point,
-            lo,
-            hi,
-            next,
-            current: None,
-            pending: Default::default(),
-            returned: 0,
-        }
-    }
-
-    /// Opens the reader of the next region; false when the scan has no region left.
-    fn open_next_region(&mut self) -> Result<bool> {
-        let shared = &self.table.shared;
-        let region = match self.next.take() {
-            None => return Ok(false),
-            Some(NextRegion::Holding(row)) => shared.region_for(&row),
-            Some(NextRegion::Last) => shared.last_region(),
-            Some(NextRegion::Below(start)) => shared.region_below(&start),
-        };
-        let reader = if self.scan.reversed {
-            // Past the low bound: nothing below this region can match.
-            self.next = if region.start.is_empty()
-                || (!self.lo.unbounded() && region.start <= self.lo.key)
-            {
-                None
-            } else {
-                Some(NextRegion::Below(region.start.clone()))
-            };
-            self.reversed_reader(&region)?
-        } else {
-            if !self.hi.unbounded() && !region.start.is_empty() && region.start >= self.hi.key {
-                return Ok(false);
-            }
-            self.next =
-                if region.end.is_empty() || (!self.hi.unbounded() && region.end >= self.hi.key) {
-                    None
-                } else {
-                    Some(NextRegion::Holding(region.end.clone()))
-                };
-            self.table.region_reader(
-                &region,
-                &self.desc,
-                &self.scan.columns,
-                self.spec.clone(),
-                &self.lo.key,
-                None,
-                self.read_point,
-            )?
-        };
-        self.current = Some((region, reader));
-        Ok(true)
-    }
-
-    fn reversed_reader(&self, region: &Arc<Region>) -> Result<RowReader> {
-        // The exclusive upper bound inside this region.
-        let mut upper: Option<Vec<u8>> = if self.hi.unbounded() {
-            None
-        } else if self.hi.inclusive {
-            let mut k = self.hi.key.clone();
-            k.push(0);
-            Some(k)
-        } else {
-            Some(self.hi.key.clone())
-        };
-        if !region.end.is_empty() && upper.as_ref().is_none_or(|u| region.end < *u) {
-            upper = Some(region.end.clone());
-        }
-        // Above every possible row (rows are at most 32767 bytes).
-        let upper = upper.unwrap_or_else(|| vec![0xff; crate::write::MAX_ROW_LEN + 1]);
-        let (region_start, lo) = (region.start.clone(), self.lo.clone());
-        let accept = Box::new(move |row: &[u8]| {
-            row >= region_start.as_slice()
-                && (lo.unbounded()
-                    || if lo.inclusive {
-                        row >= lo.key.as_slice()
-                    } else {
-                        row > lo.key.as_slice()
-                    })
-        });
-        self.table.region_reader_reversed(
-            region,
-            &self.desc,
-            &self.scan.columns,
-            self.spec.clone(),
-            self.read_point,
-            crate::read::row::Reverse { upper, accept },
-        )
-    }
-
-    /// True when `row` is past the scan's far bound.
-    fn past_end(&self, row: &[u8]) -> bool {
-        if self.scan.reversed {
-            !self.lo.unbounded()
-                && if self.lo.inclusive {
-                    row < self.lo.key.as_slice()
-                } else {
-                    row <= self.lo.key.as_slice()
-                }
-        } else {
-            !self.hi.unbounded() && row >= self.hi.key.as_slice()
-        }
-    }
-
-    fn advance(&mut self) -> Result<Option<RowResult>> {
-        if let Some(part) = self.pending.pop_front() {
-            return Ok(Some(part));
-        }
-        loop {
-            if self.scan.limit.is_some_and(|l| self.returned >= l) {
-                return Ok(None);
-            }
-            if self.current.is_none() && !self.open_next_region()? {
-                return Ok(None);
-            }
-            let Some((_, reader)) = self.current.as_mut() else {
-                continue;
-            };
-            match reader.next_row()? {
-                Some((row, cells)) => {
-                    if self.past_end(&row) {
-                        self.next = None;
-                        self.current = None;
-                        return Ok(None);
-                    }
-                    if let Some((region, _)) = &self.current {
-                        region.bump_reads(1);
-                    }
-                    self.returned += 1;
-                    return Ok(Some(match self.scan.batch {
-                        Some(b) if cells.len() > b as usize => {
-                            let mut parts = cells
-                                .chunks(b as usize)
-                                .map(|c| RowResult::new(row.clone(), c.to_vec()));
-                            let first = parts.next().unwrap_or_default();
-                            self.pending.extend(parts);
-                            first
-                        }
-                        _ => RowResult::new(row, cells),
-                    }));
-                }
-                None => self.current = None,
-            }
-        }
-    }
-}
-
-impl Drop for Scanner {
-    fn drop(&mut self) {
-        self.table.db.unregister_scanner(self.read_point);
-    }
-}
-
-impl Iterator for Scanner {
-    type Item = Result<RowResult>;
-    fn next(&mut self) -> Option<Result<RowResult>> {
-        match self.advance() {
-            Ok(r) => r.map(Ok),
-            Err(e) => {
-                self.next = None;
-                self.current = None;
-                self.pending.clear();
-                Some(Err(e))
-            }
-        }
-    }
 }

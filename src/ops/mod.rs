@@ -7,6 +7,6 @@ mod result;
 
 pub use counter::{Append, Increment, Mutation};
 pub use mutation::{Delete, Put};
-pub(crate) use query::Columns;
+pub(crate) use query::{Columns, prefix_stop};
 pub use query::{Get, Scan};
 pub use result::{Cell, RowResult};

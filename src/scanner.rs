@@ -1,0 +1,339 @@
+//! `Scanner`: a lazy stream of rows across regions, forward or reversed, and the salted
+//! fan-out of [`crate::Table::scan_salted`].
+
+use crate::error::Result;
+use crate::model::schema::TableDescriptor;
+use crate::ops::{RowResult, Scan};
+use crate::read::matcher::ReadSpec;
+use crate::read::row::RowReader;
+use crate::region::Region;
+use crate::table::Table;
+use std::sync::Arc;
+
+/// A row-range bound: the key (empty = unbounded) and whether it is included.
+#[derive(Debug, Clone)]
+pub(crate) struct Bound {
+    pub key: Vec<u8>,
+    pub inclusive: bool,
+}
+
+impl Bound {
+    pub(crate) fn unbounded(&self) -> bool {
+        self.key.is_empty()
+    }
+}
+
+/// Where the scanner goes next.
+#[derive(Debug)]
+enum NextRegion {
+    /// The region holding this row (forward scans, and reversed scans with a high bound).
+    Holding(Vec<u8>),
+    /// The last region of the table (reversed scans without a high bound).
+    Last,
+    /// The region just below this start key (reversed scans).
+    Below(Vec<u8>),
+}
+
+/// A lazy stream of rows across regions in key order (descending for reversed scans). Sees the
+/// table as of `scan()`.
+pub struct Scanner {
+    inner: Inner,
+}
+
+enum Inner {
+    Plain(Box<RangeScanner>),
+    Salted(crate::salted::SaltedMerge),
+}
+
+/// Scans one row range across regions.
+pub(crate) struct RangeScanner {
+    table: Table,
+    desc: Arc<TableDescriptor>,
+    scan: Scan,
+    spec: ReadSpec,
+    read_point: u64,
+    /// Lowest and highest row of the scan.
+    lo: Bound,
+    hi: Bound,
+    /// `None` once no region is left.
+    next: Option<NextRegion>,
+    current: Option<(Arc<Region>, RowReader)>,
+    /// Parts of a wide row still to hand out [SCAN-3].
+    pending: std::collections::VecDeque<RowResult>,
+    returned: u64,
+    /// False for the sub-scanners of a salted scan: their parent registered the read point.
+    registered: bool,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Plain(s) => f
+                .debug_struct("Scanner")
+                .field("scan", &s.scan)
+                .field("returned", &s.returned)
+                .finish_non_exhaustive(),
+            Inner::Salted(m) => f
+                .debug_struct("Scanner")
+                .field("salted", m)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl Scanner {
+    /// Opens a plain scanner with a registered read point; the first region is opened now.
+    pub(crate) fn open(
+        table: Table,
+        desc: Arc<TableDescriptor>,
+        scan: Scan,
+        spec: ReadSpec,
+    ) -> Result<Scanner> {
+        let read_point = table.db.register_scanner();
+        let mut s = RangeScanner::new(table, desc, scan, spec, read_point);
+        // Open the first region now: the scanner sees the table as of this call, whatever
+        // flushes and compactions happen before its first `next()`.
+        s.open_next_region()?;
+        Ok(Scanner {
+            inner: Inner::Plain(s),
+        })
+    }
+
+    pub(crate) fn salted(m: crate::salted::SaltedMerge) -> Scanner {
+        Scanner {
+            inner: Inner::Salted(m),
+        }
+    }
+}
+
+/// The low and high row bounds of a scan. Forward: [start, stop). Reversed: start is the
+/// inclusive high end, stop the exclusive low end [SCAN-REV-1]. A prefix means
+/// [prefix, prefix_stop) both ways.
+pub(crate) fn scan_bounds(scan: &Scan) -> (Bound, Bound) {
+    let b = |key: &[u8], inclusive| Bound {
+        key: key.to_vec(),
+        inclusive,
+    };
+    if scan.prefix.is_some() || !scan.reversed {
+        (b(&scan.start, true), b(&scan.stop, false))
+    } else {
+        (b(&scan.stop, false), b(&scan.start, true))
+    }
+}
+
+impl RangeScanner {
+    pub(crate) fn new(
+        table: Table,
+        desc: Arc<TableDescriptor>,
+        scan: Scan,
+        spec: ReadSpec,
+        read_point: u64,
+    ) -> RangeScanner {
+        let (lo, hi) = scan_bounds(&scan);
+        RangeScanner::with_bounds(table, desc, scan, spec, read_point, lo, hi, true)
+    }
+
+    /// A scanner of the rows between `lo` and `hi` (the scan's own bounds are ignored).
+    /// `registered`: whether dropping it unregisters `read_point`.
+    #[expect(clippy::too_many_arguments, reason = "internal constructor")]
+    pub(crate) fn with_bounds(
+        table: Table,
+        desc: Arc<TableDescriptor>,
+        scan: Scan,
+        spec: ReadSpec,
+        read_point: u64,
+        lo: Bound,
+        hi: Bound,
+        registered: bool,
+    ) -> RangeScanner {
+        let next = if !scan.reversed {
+            Some(NextRegion::Holding(lo.key.clone()))
+        } else if hi.unbounded() {
+            Some(NextRegion::Last)
+        } else {
+            Some(NextRegion::Holding(hi.key.clone()))
+        };
+        RangeScanner {
+            table,
+            desc,
+            scan,
+            spec,
+            read_point,
+            lo,
+            hi,
+            next,
+            current: None,
+            pending: Default::default(),
+            returned: 0,
+            registered,
+        }
+    }
+
+    /// Opens the reader of the next region; false when the scan has no region left.
+    pub(crate) fn open_next_region(&mut self) -> Result<bool> {
+        let shared = &self.table.shared;
+        let region = match self.next.take() {
+            None => return Ok(false),
+            Some(NextRegion::Holding(row)) => shared.region_for(&row),
+            Some(NextRegion::Last) => shared.last_region(),
+            Some(NextRegion::Below(start)) => shared.region_below(&start),
+        };
+        let reader = if self.scan.reversed {
+            // Past the low bound: nothing below this region can match.
+            self.next = if region.start.is_empty()
+                || (!self.lo.unbounded() && region.start <= self.lo.key)
+            {
+                None
+            } else {
+                Some(NextRegion::Below(region.start.clone()))
+            };
+            self.reversed_reader(&region)?
+        } else {
+            if !self.hi.unbounded() && !region.start.is_empty() && region.start >= self.hi.key {
+                return Ok(false);
+            }
+            self.next =
+                if region.end.is_empty() || (!self.hi.unbounded() && region.end >= self.hi.key) {
+                    None
+                } else {
+                    Some(NextRegion::Holding(region.end.clone()))
+                };
+            self.table.region_reader(
+                &region,
+                &self.desc,
+                &self.scan.columns,
+                self.spec.clone(),
+                &self.lo.key,
+                None,
+                self.read_point,
+            )?
+        };
+        self.current = Some((region, reader));
+        Ok(true)
+    }
+
+    fn reversed_reader(&self, region: &Arc<Region>) -> Result<RowReader> {
+        // The exclusive upper bound inside this region.
+        let mut upper: Option<Vec<u8>> = if self.hi.unbounded() {
+            None
+        } else if self.hi.inclusive {
+            let mut k = self.hi.key.clone();
+            k.push(0);
+            Some(k)
+        } else {
+            Some(self.hi.key.clone())
+        };
+        if !region.end.is_empty() && upper.as_ref().is_none_or(|u| region.end < *u) {
+            upper = Some(region.end.clone());
+        }
+        // Above every possible row (rows are at most 32767 bytes).
+        let upper = upper.unwrap_or_else(|| vec![0xff; crate::write::MAX_ROW_LEN + 1]);
+        let (region_start, lo) = (region.start.clone(), self.lo.clone());
+        let accept = Box::new(move |row: &[u8]| {
+            row >= region_start.as_slice()
+                && (lo.unbounded()
+                    || if lo.inclusive {
+                        row >= lo.key.as_slice()
+                    } else {
+                        row > lo.key.as_slice()
+                    })
+        });
+        self.table.region_reader_reversed(
+            region,
+            &self.desc,
+            &self.scan.columns,
+            self.spec.clone(),
+            self.read_point,
+            crate::read::row::Reverse { upper, accept },
+        )
+    }
+
+    /// True when `row` is past the scan's far bound.
+    fn past_end(&self, row: &[u8]) -> bool {
+        if self.scan.reversed {
+            !self.lo.unbounded()
+                && if self.lo.inclusive {
+                    row < self.lo.key.as_slice()
+                } else {
+                    row <= self.lo.key.as_slice()
+                }
+        } else {
+            !self.hi.unbounded() && row >= self.hi.key.as_slice()
+        }
+    }
+
+    fn advance(&mut self) -> Result<Option<RowResult>> {
+        if let Some(part) = self.pending.pop_front() {
+            return Ok(Some(part));
+        }
+        loop {
+            if self.scan.limit.is_some_and(|l| self.returned >= l) {
+                return Ok(None);
+            }
+            if self.current.is_none() && !self.open_next_region()? {
+                return Ok(None);
+            }
+            let Some((_, reader)) = self.current.as_mut() else {
+                continue;
+            };
+            match reader.next_row()? {
+                Some((row, cells)) => {
+                    if self.past_end(&row) {
+                        self.next = None;
+                        self.current = None;
+                        return Ok(None);
+                    }
+                    if let Some((region, _)) = &self.current {
+                        region.bump_reads(1);
+                    }
+                    self.returned += 1;
+                    return Ok(Some(match self.scan.batch {
+                        Some(b) if cells.len() > b as usize => {
+                            let mut parts = cells
+                                .chunks(b as usize)
+                                .map(|c| RowResult::new(row.clone(), c.to_vec()));
+                            let first = parts.next().unwrap_or_default();
+                            self.pending.extend(parts);
+                            first
+                        }
+                        _ => RowResult::new(row, cells),
+                    }));
+                }
+                None => self.current = None,
+            }
+        }
+    }
+}
+
+impl Drop for RangeScanner {
+    fn drop(&mut self) {
+        if self.registered {
+            self.table.db.unregister_scanner(self.read_point);
+        }
+    }
+}
+
+impl Iterator for Scanner {
+    type Item = Result<RowResult>;
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        match &mut self.inner {
+            Inner::Plain(s) => s.next(),
+            Inner::Salted(m) => m.next(),
+        }
+    }
+}
+
+impl Iterator for RangeScanner {
+    type Item = Result<RowResult>;
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        match self.advance() {
+            Ok(r) => r.map(Ok),
+            Err(e) => {
+                self.next = None;
+                self.current = None;
+                self.pending.clear();
+                Some(Err(e))
+            }
+        }
+    }
+}
