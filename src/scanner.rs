@@ -95,7 +95,7 @@ impl Scanner {
         // flushes and compactions happen before its first `next()`.
         s.open_next_region()?;
         Ok(Scanner {
-            inner: Inner::Plain(s),
+            inner: Inner::Plain(Box::new(s)),
         })
     }
 
