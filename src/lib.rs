@@ -41,3 +41,5 @@ pub use model::schema::{
 pub use ops::{Cell, Delete, Get, Put, RowResult, Scan};
 pub use options::{DbOptions, Durability};
 pub use table::{RegionInfo, Scanner, Table};
+pub mod filter;
+pub use filter::{Comparator, CompareOp, Filter};
