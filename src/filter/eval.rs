@@ -1013,3 +1013,77 @@ impl FilterRunner {
         self.root.filter_row()
     }
 }
+
+#[cfg(test)]
+mod merge_tables {
+    //! The merge functions against the matrices in HBase's `FilterListWithAND` /
+    //! `FilterListWithOR` Javadoc (rows: the member's code; columns: the code so far).
+    use super::{Rc, merge_and, merge_or};
+
+    const ORDER: [Rc; 7] = [
+        Rc::Include,
+        Rc::IncludeAndNextCol,
+        Rc::IncludeAndSeekNextRow,
+        Rc::Skip,
+        Rc::NextCol,
+        Rc::NextRow,
+        Rc::SeekNextUsingHint,
+    ];
+
+    fn code(s: &str) -> Rc {
+        match s {
+            "I" => Rc::Include,
+            "INC" => Rc::IncludeAndNextCol,
+            "INR" => Rc::IncludeAndSeekNextRow,
+            "S" => Rc::Skip,
+            "NC" => Rc::NextCol,
+            "NR" => Rc::NextRow,
+            "H" => Rc::SeekNextUsingHint,
+            _ => unreachable!("{s}"),
+        }
+    }
+
+    fn check(table: &str, merge: impl Fn(Rc, Rc) -> Rc) {
+        for (local, line) in ORDER
+            .iter()
+            .zip(table.lines().filter(|l| !l.trim().is_empty()))
+        {
+            for (rc, want) in ORDER.iter().zip(line.split_whitespace()) {
+                assert_eq!(merge(*rc, *local), code(want), "rc {rc:?}, local {local:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn and_is_the_maximal_step() {
+        check(
+            "
+            I   INC INR S  NC NR H
+            INC INC INR NC NC NR H
+            INR INR INR NR NR NR H
+            S   NC  NR  S  NC NR H
+            NC  NC  NR  NC NC NR H
+            NR  NR  NR  NR NR NR H
+            H   H   H   H  H  H  H
+            ",
+            merge_and,
+        );
+    }
+
+    #[test]
+    fn or_is_the_minimal_step() {
+        check(
+            "
+            I I   I   I I   I   I
+            I INC INC I INC INC I
+            I INC INR I INC INR I
+            I I   I   S S   S   S
+            I INC INC S NC  NC  S
+            I INC INR S NC  NR  S
+            I I   I   S S   S   H
+            ",
+            |rc, local| merge_or(Some(rc), local),
+        );
+        assert_eq!(merge_or(None, Rc::NextCol), Rc::NextCol);
+    }
+}
