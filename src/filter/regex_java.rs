@@ -16,7 +16,8 @@
 //! back-references, `\G \X \N{..} \k<..>`, the flags `d u U`, `\p{In..}` blocks and `java*`
 //! properties. Remaining known differences (documented, not translated): `(?i)` folds
 //! Unicode case (Java folds ASCII only unless `UNICODE_CASE`), `\b` uses Unicode word
-//! characters, and in `MULTILINE` mode `^`/`$` only treat `\n` as a line terminator.
+//! characters, in `MULTILINE` mode `^`/`$` only treat `\n` as a line terminator, and inside
+//! `(?-s)` groups `.` excludes only `\n`.
 
 use crate::error::{Error, Result};
 use regex::{Regex, RegexBuilder};
