@@ -49,3 +49,5 @@ pub use ops::{Append, Cell, Delete, Get, Increment, Mutation, Put, RowResult, Sc
 pub use options::{DbOptions, Durability};
 pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
+pub mod filter;
+pub use filter::{Comparator, CompareOp, Filter};
