@@ -6,12 +6,9 @@
 //! next row.
 
 use crate::error::{Error, Result};
-use crate::model::schema::TableDescriptor;
 use crate::ops::{RowResult, Scan};
-use crate::read::matcher::ReadSpec;
 use crate::scanner::{Bound, RangeScanner, scan_bounds};
-use crate::table::Table;
-use std::sync::Arc;
+use crate::table::{Query, Table};
 use std::sync::mpsc::{Receiver, sync_channel};
 
 /// Rows buffered per bucket ahead of the merge.
@@ -82,13 +79,7 @@ fn bucket_bounds(p: &[u8], lo: &Bound, hi: &Bound) -> (Bound, Bound) {
 
 /// Opens the sub-scans (their first regions now, for a consistent snapshot) and starts one
 /// thread per bucket.
-pub(crate) fn open(
-    table: Table,
-    desc: Arc<TableDescriptor>,
-    scan: Scan,
-    spec: ReadSpec,
-    buckets: u16,
-) -> Result<SaltedMerge> {
+pub(crate) fn open(table: Table, query: Query, scan: Scan, buckets: u16) -> Result<SaltedMerge> {
     let prefixes = crate::rowkey::salted_prefixes(buckets);
     let prefix_len = prefixes.first().map_or(0, Vec::len);
     let (lo, hi) = scan_bounds(&scan);
@@ -108,9 +99,8 @@ pub(crate) fn open(
         let (blo, bhi) = bucket_bounds(p, &lo, &hi);
         let mut sub = RangeScanner::with_bounds(
             table.clone(),
-            desc.clone(),
+            query.clone(),
             scan.clone(),
-            spec.clone(),
             read_point,
             blo,
             bhi,

@@ -2,12 +2,10 @@
 //! fan-out of [`crate::Table::scan_salted`].
 
 use crate::error::Result;
-use crate::model::schema::TableDescriptor;
 use crate::ops::{RowResult, Scan};
-use crate::read::matcher::ReadSpec;
 use crate::read::row::RowReader;
 use crate::region::Region;
-use crate::table::Table;
+use crate::table::{Query, Table};
 use std::sync::Arc;
 
 /// A row-range bound: the key (empty = unbounded) and whether it is included.
@@ -48,9 +46,8 @@ enum Inner {
 /// Scans one row range across regions.
 pub(crate) struct RangeScanner {
     table: Table,
-    desc: Arc<TableDescriptor>,
+    query: Query,
     scan: Scan,
-    spec: ReadSpec,
     read_point: u64,
     /// Lowest and highest row of the scan.
     lo: Bound,
@@ -83,14 +80,9 @@ impl std::fmt::Debug for Scanner {
 
 impl Scanner {
     /// Opens a plain scanner with a registered read point; the first region is opened now.
-    pub(crate) fn open(
-        table: Table,
-        desc: Arc<TableDescriptor>,
-        scan: Scan,
-        spec: ReadSpec,
-    ) -> Result<Scanner> {
+    pub(crate) fn open(table: Table, query: Query, scan: Scan) -> Result<Scanner> {
         let read_point = table.db.register_scanner();
-        let mut s = RangeScanner::new(table, desc, scan, spec, read_point);
+        let mut s = RangeScanner::new(table, query, scan, read_point);
         // Open the first region now: the scanner sees the table as of this call, whatever
         // flushes and compactions happen before its first `next()`.
         s.open_next_region()?;
@@ -122,25 +114,17 @@ pub(crate) fn scan_bounds(scan: &Scan) -> (Bound, Bound) {
 }
 
 impl RangeScanner {
-    pub(crate) fn new(
-        table: Table,
-        desc: Arc<TableDescriptor>,
-        scan: Scan,
-        spec: ReadSpec,
-        read_point: u64,
-    ) -> RangeScanner {
+    pub(crate) fn new(table: Table, query: Query, scan: Scan, read_point: u64) -> RangeScanner {
         let (lo, hi) = scan_bounds(&scan);
-        RangeScanner::with_bounds(table, desc, scan, spec, read_point, lo, hi, true)
+        RangeScanner::with_bounds(table, query, scan, read_point, lo, hi, true)
     }
 
     /// A scanner of the rows between `lo` and `hi` (the scan's own bounds are ignored).
     /// `registered`: whether dropping it unregisters `read_point`.
-    #[expect(clippy::too_many_arguments, reason = "internal constructor")]
     pub(crate) fn with_bounds(
         table: Table,
-        desc: Arc<TableDescriptor>,
+        query: Query,
         scan: Scan,
-        spec: ReadSpec,
         read_point: u64,
         lo: Bound,
         hi: Bound,
@@ -155,9 +139,8 @@ impl RangeScanner {
         };
         RangeScanner {
             table,
-            desc,
+            query,
             scan,
-            spec,
             read_point,
             lo,
             hi,
@@ -198,15 +181,8 @@ impl RangeScanner {
                 } else {
                     Some(NextRegion::Holding(region.end.clone()))
                 };
-            self.table.region_reader(
-                &region,
-                &self.desc,
-                &self.scan.columns,
-                self.spec.clone(),
-                &self.lo.key,
-                None,
-                self.read_point,
-            )?
+            self.table
+                .region_reader(&region, &self.query, &self.lo.key, None, self.read_point)?
         };
         self.current = Some((region, reader));
         Ok(true)
@@ -240,9 +216,7 @@ impl RangeScanner {
         });
         self.table.region_reader_reversed(
             region,
-            &self.desc,
-            &self.scan.columns,
-            self.spec.clone(),
+            &self.query,
             self.read_point,
             crate::read::row::Reverse { upper, accept },
         )

@@ -2,6 +2,8 @@
 
 use crate::db::DbInner;
 use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::filter::eval::FilterRunner;
 use crate::model::key::first_on_row;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Get, RowResult, Scan};
@@ -194,70 +196,58 @@ impl Table {
     pub(crate) fn region_reader_reversed(
         &self,
         region: &Arc<Region>,
-        desc: &Arc<TableDescriptor>,
-        cols: &Columns,
-        spec: ReadSpec,
+        q: &Query,
         read_point: u64,
         reverse: crate::read::row::Reverse,
     ) -> Result<RowReader> {
         let version = region.current();
-        let fams: Option<Vec<&[u8]>> = if cols.0.is_empty() {
-            None
-        } else {
-            Some(cols.0.keys().map(Vec::as_slice).collect())
-        };
-        let policy = cache_policy(desc);
+        let policy = cache_policy(&q.desc);
         let sel = FileSelection {
-            families: fams,
+            families: q.families(),
             get_row: None,
             single_column: Default::default(),
             start: &region.start,
             stop: &region.end,
-            time_range: spec.time_range,
+            time_range: q.spec.time_range,
             cache: &policy,
         };
         let merge = MergeCursor::new(version.cursors(&sel));
         Ok(RowReader::reversed(
             merge,
-            UserMatcher::new(desc.families(), spec),
+            q.matcher(),
+            q.runner()?,
             read_point,
             reverse,
         ))
     }
 
-    #[expect(clippy::too_many_arguments, reason = "internal read-path constructor")]
+    /// A row reader over one region from `start` (a Get when `get_row` is set).
     pub(crate) fn region_reader(
         &self,
         region: &Arc<Region>,
-        desc: &Arc<TableDescriptor>,
-        cols: &Columns,
-        spec: ReadSpec,
+        q: &Query,
         start: &[u8],
         get_row: Option<&[u8]>,
         read_point: u64,
     ) -> Result<RowReader> {
         let version = region.current();
-        let fams: Option<Vec<&[u8]>> = if cols.0.is_empty() {
-            None
-        } else {
-            Some(cols.0.keys().map(Vec::as_slice).collect())
-        };
-        let single_column = cols
+        let single_column = q
+            .cols
             .0
             .iter()
             .filter_map(|(f, qs)| match qs {
-                Some(s) if s.len() == 1 => s.iter().next().map(|q| (f.as_slice(), q.as_slice())),
+                Some(s) if s.len() == 1 => s.iter().next().map(|x| (f.as_slice(), x.as_slice())),
                 _ => None,
             })
             .collect();
-        let policy = cache_policy(desc);
+        let policy = cache_policy(&q.desc);
         let sel = FileSelection {
-            families: fams,
+            families: q.families(),
             get_row,
             single_column,
             start,
             stop: &region.end,
-            time_range: spec.time_range,
+            time_range: q.spec.time_range,
             cache: &policy,
         };
         let mut merge = MergeCursor::new(version.cursors(&sel));
@@ -277,7 +267,8 @@ impl Table {
         };
         Ok(RowReader::new(
             merge,
-            UserMatcher::new(desc.families(), spec),
+            q.matcher(),
+            q.runner()?,
             read_point,
             stop,
         ))
@@ -312,19 +303,19 @@ impl Table {
             max_versions: g.max_versions,
             columns: selection(&g.columns),
             raw: false,
-            has_filter: false,
+            has_filter: g.filter.is_some(),
+        };
+        let q = Query {
+            desc,
+            cols: g.columns,
+            spec,
+            filter: g.filter,
+            reversed: false,
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        let mut reader = self.region_reader(
-            &region,
-            &desc,
-            &g.columns,
-            spec,
-            &g.row,
-            Some(&g.row),
-            self.db.mvcc.read_point(),
-        )?;
+        let mut reader =
+            self.region_reader(&region, &q, &g.row, Some(&g.row), self.db.mvcc.read_point())?;
         Ok(match reader.next_row()? {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),
@@ -345,8 +336,8 @@ impl Table {
     /// [`Error::InvalidArgument`] for zero versions, a bad time range, oversized start/stop
     /// rows, or a raw scan naming columns [SCAN-RAW-1]; [`Error::NoSuchFamily`].
     pub fn scan(&self, s: Scan) -> Result<Scanner> {
-        let (desc, spec) = self.prepare_scan(&s)?;
-        Scanner::open(self.clone(), desc, s, spec)
+        let q = self.prepare_scan(&s)?;
+        Scanner::open(self.clone(), q, s)
     }
 
     /// `s`'s row range under every salt prefix of `buckets` ([`crate::rowkey::salt`]), scanned
@@ -356,12 +347,12 @@ impl Table {
     /// # Errors
     /// As [`Table::scan`].
     pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
-        let (desc, spec) = self.prepare_scan(&s)?;
-        crate::salted::open(self.clone(), desc, s, spec, buckets).map(Scanner::salted)
+        let q = self.prepare_scan(&s)?;
+        crate::salted::open(self.clone(), q, s, buckets).map(Scanner::salted)
     }
 
     /// Validates a scan [SCAN-1] [SCAN-3] [SCAN-RAW-1] and fixes its `now`.
-    fn prepare_scan(&self, s: &Scan) -> Result<(Arc<TableDescriptor>, ReadSpec)> {
+    fn prepare_scan(&self, s: &Scan) -> Result<Query> {
         let desc = self.check()?;
         self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
         if s.start.len() > crate::write::MAX_ROW_LEN || s.stop.len() > crate::write::MAX_ROW_LEN {
@@ -381,9 +372,23 @@ impl Table {
             max_versions: s.max_versions,
             columns: selection(&s.columns),
             raw: s.raw,
-            has_filter: false,
+            has_filter: s.filter.is_some(),
         };
-        Ok((desc, spec))
+        if let Some(f) = &s.filter {
+            f.validate()?;
+            if s.batch.is_some() && f.has_filter_row() {
+                return Err(Error::invalid(
+                    "batch cannot be combined with a filter that decides on whole rows (SingleColumnValue, Page)",
+                ));
+            }
+        }
+        Ok(Query {
+            desc,
+            cols: s.columns.clone(),
+            spec,
+            filter: s.filter.clone(),
+            reversed: s.reversed,
+        })
     }
 
     /// Flushes every region's memstore to block files.
@@ -521,6 +526,35 @@ impl Table {
                 }
             })
             .collect()
+    }
+}
+
+/// What a Get or Scan asks of a region reader.
+#[derive(Clone, Debug)]
+pub(crate) struct Query {
+    pub desc: Arc<TableDescriptor>,
+    pub cols: Columns,
+    pub spec: ReadSpec,
+    pub filter: Option<Filter>,
+    pub reversed: bool,
+}
+
+impl Query {
+    fn families(&self) -> Option<Vec<&[u8]>> {
+        if self.cols.0.is_empty() {
+            None
+        } else {
+            Some(self.cols.0.keys().map(Vec::as_slice).collect())
+        }
+    }
+    fn matcher(&self) -> UserMatcher {
+        UserMatcher::new(self.desc.families(), self.spec.clone())
+    }
+    fn runner(&self) -> Result<Option<FilterRunner>> {
+        self.filter
+            .as_ref()
+            .map(|f| FilterRunner::new(f, self.reversed))
+            .transpose()
     }
 }
 

@@ -172,8 +172,15 @@ impl Table {
             columns: selection(&cols),
             ..ReadSpec::new(now)
         };
+        let q = crate::table::Query {
+            desc: desc.clone(),
+            cols,
+            spec,
+            filter: None,
+            reversed: false,
+        };
         let rp = self.db.mvcc.read_point();
-        let mut reader = self.region_reader(region, desc, &cols, spec, row, Some(row), rp)?;
+        let mut reader = self.region_reader(region, &q, row, Some(row), rp)?;
         Ok(match reader.next_row()? {
             Some((_, cells)) => cells.into_iter().map(|c| (c.ts, c.value)).collect(),
             None => Vec::new(),

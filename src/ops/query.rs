@@ -1,5 +1,6 @@
 //! `Get` and `Scan`.
 
+use crate::filter::Filter;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Column selection of a read [GET-1]: empty = every family and column; a family mapped to
@@ -39,6 +40,7 @@ pub struct Get {
     pub(crate) columns: Columns,
     pub(crate) max_versions: u32,
     pub(crate) time_range: (i64, i64),
+    pub(crate) filter: Option<Filter>,
 }
 
 impl Get {
@@ -49,7 +51,14 @@ impl Get {
             columns: Columns::default(),
             max_versions: 1,
             time_range: (0, i64::MAX),
+            filter: None,
         }
+    }
+    /// Applies a filter to the row's cells [FLT-*]; up to the family's VERSIONS versions reach
+    /// it [VER-6].
+    pub fn filter(mut self, f: Filter) -> Self {
+        self.filter = Some(f);
+        self
     }
     /// Every column of family `f` (widens an earlier `column` of `f`) [GET-1].
     pub fn family(mut self, f: impl AsRef<[u8]>) -> Self {
@@ -98,6 +107,7 @@ pub struct Scan {
     pub(crate) batch: Option<u32>,
     /// Set by `prefix`: the bounds then hold in both directions.
     pub(crate) prefix: Option<Vec<u8>>,
+    pub(crate) filter: Option<Filter>,
 }
 
 impl Default for Scan {
@@ -120,7 +130,15 @@ impl Scan {
             reversed: false,
             batch: None,
             prefix: None,
+            filter: None,
         }
+    }
+    /// Applies a filter to every row [FLT-*]; up to the family's VERSIONS versions reach it
+    /// [VER-6]. A filter deciding on whole rows (SingleColumnValue, Page) cannot be combined
+    /// with `batch` [SCAN-3].
+    pub fn filter(mut self, f: Filter) -> Self {
+        self.filter = Some(f);
+        self
     }
     /// First row, inclusive [SCAN-1].
     pub fn start_row(mut self, row: impl AsRef<[u8]>) -> Self {

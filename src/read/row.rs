@@ -2,6 +2,7 @@
 //! includes into rows.
 
 use crate::error::{Error, Result};
+use crate::filter::eval::{CellView, FilterRunner, ReturnCode};
 use crate::model::CellType;
 use crate::model::key::{KeyRef, first_after_family, first_after_row, last_on_column};
 use crate::model::payload::PayloadRef;
@@ -21,6 +22,8 @@ pub(crate) struct RowReader {
     done: bool,
     /// Reversed scans: rows are found one at a time, newest first, each read forward.
     reverse: Option<Reverse>,
+    /// The read's filter, driven by HBase's protocol (see `filter::eval`).
+    filter: Option<FilterRunner>,
 }
 
 /// A test on a row key.
@@ -43,7 +46,13 @@ fn bad_key() -> Error {
 
 impl RowReader {
     /// REQUIRES: `cursor` already positioned at the first candidate cell.
-    pub fn new(cursor: MergeCursor, matcher: UserMatcher, read_point: u64, stop: Vec<u8>) -> Self {
+    pub fn new(
+        cursor: MergeCursor,
+        matcher: UserMatcher,
+        filter: Option<FilterRunner>,
+        read_point: u64,
+        stop: Vec<u8>,
+    ) -> Self {
         RowReader {
             cursor,
             matcher,
@@ -51,6 +60,7 @@ impl RowReader {
             stop,
             done: false,
             reverse: None,
+            filter,
         }
     }
 
@@ -59,6 +69,7 @@ impl RowReader {
     pub fn reversed(
         cursor: MergeCursor,
         matcher: UserMatcher,
+        filter: Option<FilterRunner>,
         read_point: u64,
         reverse: Reverse,
     ) -> Self {
@@ -69,7 +80,15 @@ impl RowReader {
             stop: Vec::new(),
             done: false,
             reverse: Some(reverse),
+            filter,
         }
+    }
+
+    /// True when the filter says no later row can pass (Page limit, Prefix passed).
+    fn filter_done(&self) -> bool {
+        self.filter
+            .as_ref()
+            .is_some_and(FilterRunner::filter_all_remaining)
     }
 
     /// The next row with at least one returned cell, as `(row, cells)`.
@@ -78,6 +97,9 @@ impl RowReader {
             return self.next_forward();
         }
         loop {
+            if self.filter_done() {
+                return Ok(None);
+            }
             let Some(rev) = self.reverse.as_mut() else {
                 return Ok(None);
             };
@@ -99,6 +121,19 @@ impl RowReader {
         }
     }
 
+    /// Applies the filter's row-level decision [FLT-5] [FLT-7]; `None` when the row is dropped.
+    fn finish_row(&mut self, row: Vec<u8>, mut cells: Vec<Cell>) -> Option<(Vec<u8>, Vec<Cell>)> {
+        if let Some(f) = &mut self.filter {
+            if f.has_filter_row() {
+                f.filter_row_cells(&mut cells);
+            }
+            if !cells.is_empty() && f.filter_row() {
+                return None;
+            }
+        }
+        (!cells.is_empty()).then_some((row, cells))
+    }
+
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
         let mut cells: Vec<Cell> = Vec::new();
@@ -108,19 +143,28 @@ impl RowReader {
                 break;
             }
             let key = KeyRef::parse(self.cursor.key()).ok_or_else(bad_key)?;
-            match &row {
-                Some(r) if r.as_slice() != key.row => {
-                    if !cells.is_empty() {
-                        return Ok(row.map(|r| (r, cells)));
-                    }
-                    row = None;
+            if let Some(r) = &row
+                && r.as_slice() != key.row
+            {
+                let finished = std::mem::take(&mut cells);
+                if let Some(done) = row.take().and_then(|r| self.finish_row(r, finished)) {
+                    return Ok(Some(done));
                 }
-                _ => {}
+                continue;
             }
             if row.is_none() {
-                if !self.stop.is_empty() && key.row >= self.stop.as_slice() {
+                if (!self.stop.is_empty() && key.row >= self.stop.as_slice()) || self.filter_done()
+                {
                     self.done = true;
                     break;
+                }
+                // [FLT-3] a row filter decides before the row's cells are read.
+                if let Some(f) = &mut self.filter
+                    && f.filter_row_key(key.row)
+                {
+                    let next = first_after_row(key.row);
+                    self.cursor.seek(&next)?;
+                    continue;
                 }
                 row = Some(key.row.to_vec());
             }
@@ -132,19 +176,63 @@ impl RowReader {
             let seek = match self.matcher.match_cell(&key, &payload) {
                 MatchCode::Include => {
                     let cell_type = key.cell_type().ok_or_else(bad_key)?;
-                    cells.push(Cell {
-                        row: key.row.to_vec(),
-                        family: key.family.to_vec(),
-                        qualifier: key.qualifier.to_vec(),
-                        ts: key.ts,
-                        cell_type,
-                        value: if cell_type == CellType::Put {
-                            payload.value.to_vec()
-                        } else {
-                            Vec::new()
-                        },
-                    });
-                    None
+                    let value = if cell_type == CellType::Put {
+                        payload.value
+                    } else {
+                        &[][..]
+                    };
+                    let (keep, seek) = match &mut self.filter {
+                        None => (Some(value.to_vec()), None),
+                        Some(f) => {
+                            let view = CellView {
+                                row: key.row,
+                                family: key.family,
+                                qualifier: key.qualifier,
+                                ts: key.ts,
+                                value,
+                            };
+                            // Never seek past the empty-qualifier column: family delete
+                            // markers sort there behind newer empty-qualifier puts; step
+                            // instead (HBASE-18471, `getKeyForNextColumn`).
+                            let column = || {
+                                (!key.qualifier.is_empty())
+                                    .then(|| last_on_column(key.row, key.family, key.qualifier))
+                            };
+                            match f.filter_cell(&view) {
+                                code @ (ReturnCode::Include | ReturnCode::IncludeAndNextCol) => {
+                                    // [VER-6] at most min(query, VERSIONS) filter-included versions.
+                                    let kept = self.matcher.note_filter_included(&key).then(|| {
+                                        f.transform_cell(value).unwrap_or_else(|| value.to_vec())
+                                    });
+                                    let seek = if code == ReturnCode::IncludeAndNextCol
+                                        || kept.is_none()
+                                    {
+                                        column()
+                                    } else {
+                                        None
+                                    };
+                                    (kept, seek)
+                                }
+                                ReturnCode::Skip => (None, None),
+                                ReturnCode::NextCol => (None, column()),
+                                // HBase's NEXT_ROW, per family (filter::eval module docs).
+                                ReturnCode::NextRow => {
+                                    (None, Some(first_after_family(key.row, key.family)))
+                                }
+                            }
+                        }
+                    };
+                    if let Some(value) = keep {
+                        cells.push(Cell {
+                            row: key.row.to_vec(),
+                            family: key.family.to_vec(),
+                            qualifier: key.qualifier.to_vec(),
+                            ts: key.ts,
+                            cell_type,
+                            value,
+                        });
+                    }
+                    seek
                 }
                 MatchCode::Skip => None,
                 MatchCode::SeekNextColumn => {
@@ -162,10 +250,6 @@ impl RowReader {
                 Some(target) => self.cursor.seek(&target)?,
             }
         }
-        Ok(if cells.is_empty() {
-            None
-        } else {
-            row.map(|r| (r, cells))
-        })
+        Ok(row.and_then(|r| self.finish_row(r, cells)))
     }
 }
