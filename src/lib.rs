@@ -45,7 +45,9 @@ pub use model::key::CellType;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
 };
-pub use ops::{Append, Cell, Delete, Get, Increment, Mutation, Put, RowResult, Scan};
+pub use ops::{
+    Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
+};
 pub use options::{DbOptions, Durability};
 pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};

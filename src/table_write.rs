@@ -5,10 +5,13 @@
 
 use crate::clock::LATEST_TIMESTAMP;
 use crate::error::{Error, Result};
+use crate::filter::CompareOp;
 use crate::model::CellType;
 use crate::model::payload;
 use crate::model::schema::TableDescriptor;
-use crate::ops::{Append, Cell, Columns, Delete, Increment, Mutation, Put, RowResult};
+use crate::ops::{
+    Append, Cell, CheckAndMutate, Columns, Condition, Delete, Increment, Mutation, Put, RowResult,
+};
 use crate::options::Durability;
 use crate::read::matcher::ReadSpec;
 use crate::region::Region;
@@ -45,6 +48,28 @@ fn put_cell(
 
 /// (family, qualifier).
 type Column = (Vec<u8>, Vec<u8>);
+
+/// [CAM-2] [CAM-3]: `expected OP stored`; an empty expected value matches a missing cell
+/// (unless NotEqual) or an empty one; a non-empty expected value never matches a missing cell.
+fn condition_holds(c: &Condition, stored: Option<&[u8]>) -> bool {
+    if c.expected.is_empty() {
+        let positive = c.op != CompareOp::NotEqual;
+        return match stored {
+            None => positive,
+            Some(v) => v.is_empty() == positive,
+        };
+    }
+    let Some(v) = stored else { return false };
+    let ord = c.expected.as_slice().cmp(v);
+    match c.op {
+        CompareOp::Less => ord.is_lt(),
+        CompareOp::LessOrEqual => ord.is_le(),
+        CompareOp::Equal => ord.is_eq(),
+        CompareOp::NotEqual => ord.is_ne(),
+        CompareOp::GreaterOrEqual => ord.is_ge(),
+        CompareOp::Greater => ord.is_gt(),
+    }
+}
 
 fn rank(d: Durability) -> u8 {
     match d {
@@ -274,41 +299,109 @@ impl Table {
         let row = row.as_ref();
         let desc = self.check()?;
         check_row(row)?;
-        let mut durability = None::<Durability>;
-        for m in &ms {
-            let (r, d) = match m {
-                Mutation::Put(p) => {
-                    self.validate_put(&desc, p)?;
-                    (&p.row, p.durability)
-                }
-                Mutation::Delete(d) => {
-                    self.validate_delete(&desc, d)?;
-                    (&d.row, d.durability)
-                }
-            };
-            if r.as_slice() != row {
-                return Err(Error::invalid(
-                    "mutate_row: every mutation must name the same row",
-                ));
-            }
-            let d = d.unwrap_or(self.db.opts.durability);
-            durability = Some(durability.map_or(d, |x| if rank(d) > rank(x) { d } else { x }));
-        }
+        let durability = self.validate_batch(&desc, row, &ms)?;
         if ms.is_empty() {
             return Ok(());
         }
         self.with_row(row, |region| {
             let now = self.db.clock.now_millis();
-            let mut cells = Vec::new();
-            for m in &ms {
-                match m {
-                    Mutation::Put(p) => cells.extend(Self::put_cells(p, now)),
-                    Mutation::Delete(d) => cells.extend(self.delete_cells(region, &desc, d, now)?),
-                }
-            }
+            let cells = self.batch_cells(region, &desc, &ms, now, now)?;
             Ok(self
                 .apply_row(region, row, cells, durability)?
                 .then_some(()))
+        })
+    }
+
+    /// Validates a batch of mutations of `row`: each valid and naming `row` [RM-1] [CAM-5];
+    /// returns the strongest durability they ask for.
+    fn validate_batch(
+        &self,
+        desc: &TableDescriptor,
+        row: &[u8],
+        ms: &[Mutation],
+    ) -> Result<Option<Durability>> {
+        let mut durability = None::<Durability>;
+        for m in ms {
+            let (r, d) = match m {
+                Mutation::Put(p) => {
+                    self.validate_put(desc, p)?;
+                    (&p.row, p.durability)
+                }
+                Mutation::Delete(d) => {
+                    self.validate_delete(desc, d)?;
+                    (&d.row, d.durability)
+                }
+            };
+            if r.as_slice() != row {
+                return Err(Error::invalid(
+                    "every mutation of a row operation must name the same row",
+                ));
+            }
+            let d = d.unwrap_or(self.db.opts.durability);
+            durability = Some(durability.map_or(d, |x| if rank(d) > rank(x) { d } else { x }));
+        }
+        Ok(durability)
+    }
+
+    /// The cells of a batch in order (deletes resolved [DEL-6]); puts without a timestamp get
+    /// `put_now`. REQUIRES: the row lock.
+    fn batch_cells(
+        &self,
+        region: &Arc<Region>,
+        desc: &Arc<TableDescriptor>,
+        ms: &[Mutation],
+        now: i64,
+        put_now: i64,
+    ) -> Result<Vec<NewCell>> {
+        let mut cells = Vec::new();
+        for m in ms {
+            match m {
+                Mutation::Put(p) => cells.extend(Self::put_cells(p, put_now)),
+                Mutation::Delete(d) => cells.extend(self.delete_cells(region, desc, d, now)?),
+            }
+        }
+        Ok(cells)
+    }
+
+    /// Applies the actions when every condition holds on the row's latest visible values,
+    /// atomically under the row lock [CAM-1]. Conditions read `expected OP stored` [CAM-2];
+    /// empty expected values follow [CAM-3]; puts without a timestamp get
+    /// `max(now, newest checked timestamp)` [CAM-4]. Returns whether the actions were applied.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] with no condition or no action, or an action on another row
+    /// [CAM-5]; [`Error::NoSuchFamily`] for an unknown family in a condition or action.
+    pub fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
+        let desc = self.check()?;
+        check_row(&c.row)?;
+        if c.conditions.is_empty() || c.actions.is_empty() {
+            return Err(Error::invalid(
+                "check_and_mutate needs at least one condition and one action",
+            ));
+        }
+        for cond in &c.conditions {
+            check_family(&desc, &cond.family)?;
+        }
+        let durability = self.validate_batch(&desc, &c.row, &c.actions)?;
+        self.with_row(&c.row, |region| {
+            let now = self.db.clock.now_millis();
+            let mut newest_checked = i64::MIN;
+            for cond in &c.conditions {
+                let current =
+                    self.read_column(region, &desc, &c.row, &cond.family, &cond.qualifier, 1, now)?;
+                let stored = current.first();
+                if let Some((ts, _)) = stored {
+                    newest_checked = newest_checked.max(*ts);
+                }
+                if !condition_holds(cond, stored.map(|(_, v)| v.as_slice())) {
+                    return Ok(Some(false));
+                }
+            }
+            let cells =
+                self.batch_cells(region, &desc, &c.actions, now, now.max(newest_checked))?;
+            Ok(self
+                .apply_row(region, &c.row, cells, durability)?
+                .then_some(true))
         })
     }
 

@@ -1,5 +1,6 @@
 //! `Increment`, `Append` and `Mutation`.
 
+use crate::filter::CompareOp;
 use crate::ops::{Delete, Put};
 
 /// Adds 8-byte big-endian deltas to counter cells of one row (HBase `Increment`) [INC-1..6].
@@ -65,4 +66,77 @@ pub enum Mutation {
     Put(Put),
     /// A delete.
     Delete(Delete),
+}
+
+/// One condition of a [`CheckAndMutate`].
+#[derive(Clone, Debug)]
+pub(crate) struct Condition {
+    pub family: Vec<u8>,
+    pub qualifier: Vec<u8>,
+    pub op: CompareOp,
+    /// Empty = "missing or empty" per [CAM-3].
+    pub expected: Vec<u8>,
+}
+
+/// Applies puts and deletes to one row only if conditions on its current values hold, atomically
+/// (HBase `CheckAndMutate`) [CAM-1..5]. Several conditions must all hold.
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct CheckAndMutate {
+    pub(crate) row: Vec<u8>,
+    pub(crate) conditions: Vec<Condition>,
+    pub(crate) actions: Vec<Mutation>,
+}
+
+impl CheckAndMutate {
+    /// A check-and-mutate of `row`.
+    pub fn new(row: impl AsRef<[u8]>) -> Self {
+        CheckAndMutate {
+            row: row.as_ref().to_vec(),
+            conditions: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+    /// The latest visible value of `f:q` equals `value`; an empty `value` also matches a
+    /// missing cell [CAM-3].
+    pub fn if_equals(
+        self,
+        f: impl AsRef<[u8]>,
+        q: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+    ) -> Self {
+        self.if_compare(f, q, CompareOp::Equal, value)
+    }
+    /// `f:q` has no visible cell (HBase `ifNotExists`; as in HBase a cell with an empty value
+    /// also matches [CAM-3]).
+    pub fn if_absent(self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>) -> Self {
+        self.if_compare(f, q, CompareOp::Equal, b"")
+    }
+    /// `value OP stored` holds, read as HBase does: the operator compares the EXPECTED value
+    /// with the stored one, so `Less` succeeds when `value < stored` [CAM-2].
+    pub fn if_compare(
+        mut self,
+        f: impl AsRef<[u8]>,
+        q: impl AsRef<[u8]>,
+        op: CompareOp,
+        value: impl AsRef<[u8]>,
+    ) -> Self {
+        self.conditions.push(Condition {
+            family: f.as_ref().to_vec(),
+            qualifier: q.as_ref().to_vec(),
+            op,
+            expected: value.as_ref().to_vec(),
+        });
+        self
+    }
+    /// The put applied when the conditions hold.
+    pub fn then_put(mut self, p: Put) -> Self {
+        self.actions.push(Mutation::Put(p));
+        self
+    }
+    /// The delete applied when the conditions hold.
+    pub fn then_delete(mut self, d: Delete) -> Self {
+        self.actions.push(Mutation::Delete(d));
+        self
+    }
 }

@@ -5,7 +5,8 @@ mod mutation;
 mod query;
 mod result;
 
-pub use counter::{Append, Increment, Mutation};
+pub(crate) use counter::Condition;
+pub use counter::{Append, CheckAndMutate, Increment, Mutation};
 pub use mutation::{Delete, Put};
 pub(crate) use query::{Columns, prefix_stop};
 pub use query::{Get, Scan};

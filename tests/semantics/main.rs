@@ -1,7 +1,9 @@
 //! HBase semantics beyond the storage core: counters, appends, row mutations, conditional
 //! writes, admin. Each test names the rule it checks (shared/hbase-semantics.md).
 
+mod cam;
 mod counters;
+mod filters;
 mod scans;
 
 use cellbase::*;
