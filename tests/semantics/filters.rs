@@ -211,8 +211,10 @@ fn filter_language_through_scans() {
         Filter::parse("NoSuchFilter('x')"),
         Err(Error::InvalidArgument(_))
     ));
-    // HBase quirk kept: ParseFilter accepts an unclosed parenthesis.
-    assert_eq!(Filter::parse("PrefixFilter('x'").unwrap(), Filter::Prefix(b"x".to_vec()));
+    assert!(matches!(
+        Filter::parse("PrefixFilter('x'"),
+        Err(Error::InvalidArgument(_))
+    ));
     assert!(matches!(
         t.scan(Scan::new().filter(Filter::Value(
             CompareOp::Equal,
