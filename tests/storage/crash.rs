@@ -8,7 +8,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 const CHILD_ENV: &str = "CELLBASE_CRASH_CHILD_DIR";
+const SPLITS_ENV: &str = "CELLBASE_CRASH_CHILD_SPLITS";
 const TEST_NAME: &str = "crash::kill9_keeps_every_acknowledged_syncwal_write";
+const SPLIT_TEST_NAME: &str = "crash::kill9_during_splits_and_merges_keeps_writes_and_layout";
 
 fn row(i: u64) -> String {
     format!("row{i:08}")
@@ -18,12 +20,14 @@ fn value(i: u64) -> Vec<u8> {
     format!("value-{i}-{}", "x".repeat((i % 50) as usize)).into_bytes()
 }
 
-/// The child: continue the workload after the last row present, forever.
-fn child(dir: &str) {
+/// The child: continue the workload after the last row present, forever. With `splits`, the
+/// table also splits automatically (tiny max_region_size) and the child splits and merges
+/// regions itself.
+fn child(dir: &str, splits: bool) {
     let db = Db::open_with(
         dir,
         DbOptions::default()
-            .background_threads(1)
+            .background_threads(if splits { 2 } else { 1 })
             .durability(Durability::SyncWal),
     )
     .unwrap();
@@ -32,8 +36,9 @@ fn child(dir: &str) {
         Err(_) => db
             .create_table(
                 TableDescriptor::new("t")
-                    .family(FamilyDescriptor::new("f"))
-                    .memstore_flush_size(16 << 10),
+                    .family(FamilyDescriptor::new("f").block_size(1024))
+                    .memstore_flush_size(16 << 10)
+                    .max_region_size(if splits { 48 << 10 } else { 10 << 30 }),
             )
             .unwrap(),
     };
@@ -47,6 +52,16 @@ fn child(dir: &str) {
         if i % 700 == 0 {
             t.compact().unwrap();
         }
+        if splits && i % 300 == 150 {
+            t.split(None).unwrap();
+        }
+        if splits && i % 900 == 450 {
+            let rs = t.regions();
+            if rs.len() > 2 {
+                let k = (i as usize / 900) % (rs.len() - 1);
+                t.merge(&rs[k].name, &rs[k + 1].name).unwrap();
+            }
+        }
     }
 }
 
@@ -54,9 +69,24 @@ fn child(dir: &str) {
 #[test]
 fn kill9_keeps_every_acknowledged_syncwal_write() {
     if let Ok(dir) = std::env::var(CHILD_ENV) {
-        child(&dir);
+        child(&dir, false);
         return;
     }
+    run_cycles(TEST_NAME, false);
+}
+
+/// kill -9 while the table splits (automatically and by hand) and merges: nothing acknowledged
+/// is lost and the region layout after reopen is contiguous and ordered.
+#[test]
+fn kill9_during_splits_and_merges_keeps_writes_and_layout() {
+    if let Ok(dir) = std::env::var(CHILD_ENV) {
+        child(&dir, std::env::var(SPLITS_ENV).is_ok());
+        return;
+    }
+    run_cycles(SPLIT_TEST_NAME, true);
+}
+
+fn run_cycles(test_name: &str, splits: bool) {
     let seed: u64 = std::env::var("CRASH_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -79,8 +109,16 @@ fn kill9_keeps_every_acknowledged_syncwal_write() {
     for cycle in 0..cycles {
         let kill_after = 200 + next_rand() % 1500;
         let mut c = Command::new(std::env::current_exe().unwrap())
-            .args([TEST_NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, dir.path())
+            .env(
+                if splits {
+                    SPLITS_ENV
+                } else {
+                    "CELLBASE_CRASH_UNUSED"
+                },
+                "1",
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -125,9 +163,18 @@ fn kill9_keeps_every_acknowledged_syncwal_write() {
                 "cycle {cycle}: row {i}"
             );
         }
+        let regions = t.regions();
+        for w in regions.windows(2) {
+            assert_eq!(
+                w[0].end_key, w[1].start_key,
+                "cycle {cycle}: regions not contiguous"
+            );
+        }
+        assert!(regions[0].start_key.is_empty() && regions[regions.len() - 1].end_key.is_empty());
         println!(
-            "cycle {cycle}: killed after {acked_this_cycle} acks; {} rows recovered",
-            rows.len()
+            "cycle {cycle}: killed after {acked_this_cycle} acks; {} rows recovered in {} regions",
+            rows.len(),
+            regions.len()
         );
     }
 }
