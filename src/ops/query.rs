@@ -32,6 +32,43 @@ impl Columns {
     }
 }
 
+/// The read options `Get` and `Scan` share [GET-1] [VER-2] [TS-5] [VER-5].
+macro_rules! read_options {
+    () => {
+        /// Every column of family `f` (widens an earlier `column` of `f`) [GET-1].
+        pub fn family(mut self, f: impl AsRef<[u8]>) -> Self {
+            self.columns.family(f.as_ref());
+            self
+        }
+        /// Column `f:q` (narrows an earlier `family(f)`) [GET-1].
+        pub fn column(mut self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>) -> Self {
+            self.columns.column(f.as_ref(), q.as_ref());
+            self
+        }
+        /// At most `n` versions per column (default 1; 0 is rejected when executed) [VER-2].
+        pub fn max_versions(mut self, n: u32) -> Self {
+            self.max_versions = n;
+            self
+        }
+        /// Every version the family keeps.
+        pub fn all_versions(mut self) -> Self {
+            self.max_versions = u32::MAX;
+            self
+        }
+        /// Only cells with `min_inclusive <= ts < max_exclusive`, applied before version
+        /// counting [TS-5] [VER-5].
+        pub fn time_range(mut self, min_inclusive: i64, max_exclusive: i64) -> Self {
+            self.time_range = (min_inclusive, max_exclusive);
+            self
+        }
+        /// Only cells at exactly `ts` (the range `[ts, ts + 1)`) [TS-5].
+        pub fn timestamp(mut self, ts: i64) -> Self {
+            self.time_range = (ts, ts.saturating_add(1));
+            self
+        }
+    };
+}
+
 /// Reads one row (HBase `Get`).
 #[derive(Clone, Debug)]
 #[must_use]
@@ -44,6 +81,8 @@ pub struct Get {
 }
 
 impl Get {
+    read_options!();
+
     /// A get of `row`: every family and column, newest version.
     pub fn new(row: impl AsRef<[u8]>) -> Self {
         Get {
@@ -58,36 +97,6 @@ impl Get {
     /// it [VER-6].
     pub fn filter(mut self, f: Filter) -> Self {
         self.filter = Some(f);
-        self
-    }
-    /// Every column of family `f` (widens an earlier `column` of `f`) [GET-1].
-    pub fn family(mut self, f: impl AsRef<[u8]>) -> Self {
-        self.columns.family(f.as_ref());
-        self
-    }
-    /// Column `f:q` (narrows an earlier `family(f)`) [GET-1].
-    pub fn column(mut self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>) -> Self {
-        self.columns.column(f.as_ref(), q.as_ref());
-        self
-    }
-    /// At most `n` versions per column (default 1; 0 is rejected when executed) [VER-2].
-    pub fn max_versions(mut self, n: u32) -> Self {
-        self.max_versions = n;
-        self
-    }
-    /// Every version the family keeps.
-    pub fn all_versions(mut self) -> Self {
-        self.max_versions = u32::MAX;
-        self
-    }
-    /// Only cells with `min_inclusive <= ts < max_exclusive` [TS-5] [VER-5].
-    pub fn time_range(mut self, min_inclusive: i64, max_exclusive: i64) -> Self {
-        self.time_range = (min_inclusive, max_exclusive);
-        self
-    }
-    /// Only cells at exactly `ts` (the range `[ts, ts + 1)`) [TS-5].
-    pub fn timestamp(mut self, ts: i64) -> Self {
-        self.time_range = (ts, ts.saturating_add(1));
         self
     }
 }
@@ -117,6 +126,8 @@ impl Default for Scan {
 }
 
 impl Scan {
+    read_options!();
+
     /// The whole table, every column, newest versions.
     pub fn new() -> Self {
         Scan {
@@ -157,36 +168,6 @@ impl Scan {
         self.start = p.to_vec();
         self.stop = prefix_stop(p);
         self.prefix = Some(p.to_vec());
-        self
-    }
-    /// Every column of family `f` [GET-1].
-    pub fn family(mut self, f: impl AsRef<[u8]>) -> Self {
-        self.columns.family(f.as_ref());
-        self
-    }
-    /// Column `f:q` [GET-1].
-    pub fn column(mut self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>) -> Self {
-        self.columns.column(f.as_ref(), q.as_ref());
-        self
-    }
-    /// At most `n` versions per column (default 1) [VER-2].
-    pub fn max_versions(mut self, n: u32) -> Self {
-        self.max_versions = n;
-        self
-    }
-    /// Every version the family keeps.
-    pub fn all_versions(mut self) -> Self {
-        self.max_versions = u32::MAX;
-        self
-    }
-    /// Only cells with `min_inclusive <= ts < max_exclusive` [TS-5] [VER-5].
-    pub fn time_range(mut self, min_inclusive: i64, max_exclusive: i64) -> Self {
-        self.time_range = (min_inclusive, max_exclusive);
-        self
-    }
-    /// Only cells at exactly `ts` [TS-5].
-    pub fn timestamp(mut self, ts: i64) -> Self {
-        self.time_range = (ts, ts.saturating_add(1));
         self
     }
     /// Raw scan: also delete markers (empty values) and deleted or expired cells not yet

@@ -5,7 +5,7 @@
 //! - [`Wal`]: one log per database, a directory of segment files `{id:010}.log`, appended with
 //!   group commit at three durability levels ([`WalSync`]), poisoned after any failed write or
 //!   sync.
-//! - [`replay`]: recovery, truncating a torn tail of the newest segment.
+//! - [`replay()`]: recovery, truncating a torn tail of the newest segment.
 //!
 //! docs/FORMAT.md (section 3) describes the bytes.
 
