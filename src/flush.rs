@@ -34,13 +34,7 @@ const BLOCK_MULTIPLIER: u64 = 4;
 
 /// Orders a store's files newest first.
 pub(crate) fn sort_newest_first(files: &mut [Arc<StoreFile>]) {
-    files.sort_by(|a, b| {
-        b.reader
-            .meta()
-            .max_seq
-            .cmp(&a.reader.meta().max_seq)
-            .then(b.id.cmp(&a.id))
-    });
+    files.sort_by_key(|f| f.recency());
 }
 
 fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {

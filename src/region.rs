@@ -31,6 +31,12 @@ impl StoreFile {
     pub fn size(&self) -> u64 {
         self.reader.meta().file_size
     }
+
+    /// Sorts newest first by this key, reversed: the highest max sequence id (then file id)
+    /// is the newest, so it wins equal keys [SORT-6].
+    pub fn recency(&self) -> std::cmp::Reverse<(u64, u64)> {
+        std::cmp::Reverse((self.reader.meta().max_seq, self.id))
+    }
 }
 
 /// An immutable view of a region's data sources.
@@ -203,13 +209,7 @@ impl RegionVersion {
             }
         }
         // Newest first across families too (ties between families cannot hold equal keys).
-        files.sort_by(|a, b| {
-            b.reader
-                .meta()
-                .max_seq
-                .cmp(&a.reader.meta().max_seq)
-                .then(b.id.cmp(&a.id))
-        });
+        files.sort_by_key(|f| f.recency());
         for f in files {
             out.push(Box::new(f.reader.cursor((sel.cache)(&f.family))));
         }
