@@ -336,6 +336,11 @@ fn put_file(out: &mut Vec<u8>, f: &FileRef) {
     codec::put_varint(out, f.size);
 }
 
+fn put_files(out: &mut Vec<u8>, files: &[FileRef]) {
+    codec::put_varint(out, files.len() as u64);
+    files.iter().for_each(|f| put_file(out, f));
+}
+
 fn put_region(out: &mut Vec<u8>, d: &RegionDef) {
     codec::put_varint(out, d.id);
     codec::put_bytes(out, &d.start);
@@ -406,8 +411,7 @@ impl Edit {
                 codec::put_varint(&mut o, *table_id);
                 codec::put_varint(&mut o, *region_id);
                 codec::put_varint(&mut o, *flushed_seq);
-                codec::put_varint(&mut o, files.len() as u64);
-                files.iter().for_each(|f| put_file(&mut o, f));
+                put_files(&mut o, files);
             }
             Edit::Compact {
                 table_id,
@@ -420,8 +424,7 @@ impl Edit {
                 codec::put_varint(&mut o, *region_id);
                 codec::put_varint(&mut o, removed.len() as u64);
                 removed.iter().for_each(|id| codec::put_varint(&mut o, *id));
-                codec::put_varint(&mut o, added.len() as u64);
-                added.iter().for_each(|f| put_file(&mut o, f));
+                put_files(&mut o, added);
             }
             Edit::Split {
                 table_id,
@@ -434,8 +437,7 @@ impl Edit {
                 codec::put_varint(&mut o, daughters.len() as u64);
                 for (def, files) in daughters {
                     put_region(&mut o, def);
-                    codec::put_varint(&mut o, files.len() as u64);
-                    files.iter().for_each(|f| put_file(&mut o, f));
+                    put_files(&mut o, files);
                 }
             }
             Edit::Merge {
@@ -450,8 +452,7 @@ impl Edit {
                     .iter()
                     .for_each(|id| codec::put_varint(&mut o, *id));
                 put_region(&mut o, &merged.0);
-                codec::put_varint(&mut o, merged.1.len() as u64);
-                merged.1.iter().for_each(|f| put_file(&mut o, f));
+                put_files(&mut o, &merged.1);
             }
             Edit::SetEnabled { table_id, enabled } => {
                 o.push(6);
@@ -502,11 +503,7 @@ impl Edit {
                 let table_id = r.varint("table id")?;
                 let region_id = r.varint("region id")?;
                 let flushed_seq = r.varint("flushed seq")?;
-                let n = r.len(r.remaining(), "file count")?;
-                let mut files = Vec::with_capacity(n.min(4096));
-                for _ in 0..n {
-                    files.push(get_file(&mut r)?);
-                }
+                let files = get_files(&mut r)?;
                 Edit::Flush {
                     table_id,
                     region_id,
@@ -522,11 +519,7 @@ impl Edit {
                 for _ in 0..n {
                     removed.push(r.varint("file id")?);
                 }
-                let n = r.len(r.remaining(), "added count")?;
-                let mut added = Vec::with_capacity(n.min(4096));
-                for _ in 0..n {
-                    added.push(get_file(&mut r)?);
-                }
+                let added = get_files(&mut r)?;
                 Edit::Compact {
                     table_id,
                     region_id,
