@@ -49,7 +49,10 @@ fn alter_family_and_describe() {
     env.db
         .create_table(TableDescriptor::new("t").family(f.clone()))
         .unwrap();
-    assert_eq!(env.db.describe("t").unwrap().families(), [f.clone()]);
+    assert_eq!(
+        env.db.describe("t").unwrap().families(),
+        std::slice::from_ref(&f)
+    );
     let t = env.db.table("t").unwrap();
     for ts in 1..=3 {
         t.put(Put::new("r").add_at("f", "q", ts, "v")).unwrap();
