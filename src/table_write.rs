@@ -412,6 +412,7 @@ impl Table {
     fn read_modify_write(
         &self,
         row: &[u8],
+        ttl: Option<std::time::Duration>,
         columns: Vec<(Vec<u8>, Vec<u8>)>,
         mut compute: impl FnMut(usize, Option<&[u8]>) -> Result<Vec<u8>>,
     ) -> Result<RowResult> {
@@ -423,6 +424,7 @@ impl Table {
         for (f, _) in &columns {
             check_family(&desc, f)?;
         }
+        let ttl_ms = ttl.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let result = self.with_row(row, |region| {
             let now = self.db.clock.now_millis();
             let mut out: BTreeMap<Column, (i64, Vec<u8>)> = BTreeMap::new();
@@ -436,7 +438,7 @@ impl Table {
             }
             let cells = out
                 .iter()
-                .map(|((f, q), (ts, v))| put_cell(f, q, *ts, None, v))
+                .map(|((f, q), (ts, v))| put_cell(f, q, *ts, ttl_ms, v))
                 .collect();
             if !self.apply_row(region, row, cells, None)? {
                 return Ok(None);
@@ -470,7 +472,7 @@ impl Table {
             .map(|(f, q, _)| (f.clone(), q.clone()))
             .collect();
         let row = i.row.clone();
-        self.read_modify_write(&i.row, columns, |k, old| {
+        self.read_modify_write(&i.row, i.ttl, columns, |k, old| {
             let (f, q, delta) = &i.cells[k];
             let base = match old {
                 None => 0i64,
@@ -501,7 +503,7 @@ impl Table {
             .iter()
             .map(|(f, q, _)| (f.clone(), q.clone()))
             .collect();
-        self.read_modify_write(&a.row, columns, |k, old| {
+        self.read_modify_write(&a.row, a.ttl, columns, |k, old| {
             let mut v = old.map(<[u8]>::to_vec).unwrap_or_default();
             v.extend_from_slice(&a.cells[k].2);
             Ok(v)

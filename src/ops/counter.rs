@@ -9,6 +9,7 @@ use crate::ops::{Delete, Put};
 pub struct Increment {
     pub(crate) row: Vec<u8>,
     pub(crate) cells: Vec<(Vec<u8>, Vec<u8>, i64)>,
+    pub(crate) ttl: Option<std::time::Duration>,
 }
 
 impl Increment {
@@ -17,7 +18,14 @@ impl Increment {
         Increment {
             row: row.as_ref().to_vec(),
             cells: Vec::new(),
+            ttl: None,
         }
+    }
+    /// Per-cell TTL (ms precision) of the new values; when it expires the previous value, if
+    /// still stored, is visible again [INC-6] [TTL-5].
+    pub fn ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
     }
     /// Adds `delta` to `f:q` (a missing cell counts as 0).
     pub fn add(mut self, f: impl AsRef<[u8]>, q: impl AsRef<[u8]>, delta: i64) -> Self {
@@ -33,6 +41,7 @@ impl Increment {
 pub struct Append {
     pub(crate) row: Vec<u8>,
     pub(crate) cells: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    pub(crate) ttl: Option<std::time::Duration>,
 }
 
 impl Append {
@@ -41,7 +50,13 @@ impl Append {
         Append {
             row: row.as_ref().to_vec(),
             cells: Vec::new(),
+            ttl: None,
         }
+    }
+    /// Per-cell TTL (ms precision) of the new values [TTL-3].
+    pub fn ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
     }
     /// Appends `suffix` to `f:q` (a missing cell counts as empty).
     pub fn add(

@@ -7,7 +7,6 @@
 //! | TS-4 | no `Put::new(row, ts)`; `Delete::up_to` is the row default (time.rs) |
 //! | DEL-10 | shell mapping, not part of the library API |
 //! | DEL-13 | purge delay fixed at 0 (deletes.rs::purge_delay_is_zero) |
-//! | INC-6 | no `Increment::ttl`; emulated with `Put::ttl` (ttl.rs) |
 //! | GET-3 | no per-family limit/offset in the API |
 //! | SCAN-4 | no RPC caching / max result size: nothing to configure |
 //! | SCAN-5 | no per-family time range in the API |

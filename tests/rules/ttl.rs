@@ -133,14 +133,12 @@ fn expiry_reexposes_older_versions_and_is_purged() {
     env.clock.advance(ms(1));
     let r = t.increment(Increment::new("r").add("f", "c", 10)).unwrap();
     assert_eq!(r.value("f", "c"), Some(&15i64.to_be_bytes()[..]));
-    // Increment has no TTL builder: write the TTL'd successor as a put to emulate setTTL.
+    // [INC-6] an Increment with a TTL: its new value expires and the previous one reappears.
     env.clock.advance(ms(1));
-    t.put(
-        Put::new("r")
-            .add("f", "c", 99i64.to_be_bytes())
-            .ttl(ms(100)),
-    )
-    .unwrap();
+    let r = t
+        .increment(Increment::new("r").add("f", "c", 84).ttl(ms(100)))
+        .unwrap();
+    assert_eq!(r.value("f", "c"), Some(&99i64.to_be_bytes()[..]));
     env.clock.advance(ms(1));
     assert_eq!(
         t.get(Get::new("r")).unwrap().value("f", "c"),
