@@ -301,6 +301,7 @@ mod tests {
         const { assert!(!DEFAULT_OVERALL_FILES) };
     }
 
+    /// [SPLIT-1] TestRegionSplitPolicy's numbers: 256 MiB, 2 GiB, 6.75 GiB, then the max.
     #[test]
     fn increasing_to_upper_bound_sizes() {
         let c = cfg(SplitPolicy::IncreasingToUpperBound);

@@ -368,7 +368,7 @@ fn split_merge_reopen_in_any_order_keep_all_data() {
     assert_eq!(got, want);
 }
 
-/// Automatic splits (background threads, tiny max_region_size): every row is readable with
+/// [SPLIT-1] Automatic splits (background threads, tiny max_region_size): every row is readable with
 /// the right versions, regions stay contiguous and ordered, and no region grows unbounded.
 #[test]
 fn automatic_splits_under_load() {

@@ -4,7 +4,7 @@ use super::*;
 use std::sync::Arc;
 
 /// [INC-1] a missing counter starts at the delta (0 included); [INC-5] the result holds the
-/// new values.
+/// new values, 8-byte big-endian two's complement [ENC-1].
 #[test]
 fn increment_missing_column_starts_at_delta() {
     let (_db, t, _) = setup(1_000, 3);
