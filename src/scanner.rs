@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::ops::{RowResult, Scan};
 use crate::read::row::RowReader;
-use crate::region::Region;
+use crate::region::{Region, RegionVersion};
 use crate::table::{Query, Table};
 use std::sync::Arc;
 
@@ -19,17 +19,6 @@ impl Bound {
     pub(crate) fn unbounded(&self) -> bool {
         self.key.is_empty()
     }
-}
-
-/// Where the scanner goes next.
-#[derive(Debug)]
-enum NextRegion {
-    /// The region holding this row (forward scans, and reversed scans with a high bound).
-    Holding(Vec<u8>),
-    /// The last region of the table (reversed scans without a high bound).
-    Last,
-    /// The region just below this start key (reversed scans).
-    Below(Vec<u8>),
 }
 
 /// A lazy stream of rows across regions in key order (descending for reversed scans). Sees the
@@ -52,8 +41,10 @@ pub(crate) struct RangeScanner {
     /// Lowest and highest row of the scan.
     lo: Bound,
     hi: Bound,
-    /// `None` once no region is left.
-    next: Option<NextRegion>,
+    /// The regions still to read, in scan order, each with the version captured at `scan()`:
+    /// every region is read as of that moment, whatever flushes, compactions, splits and
+    /// merges happen before the scan reaches it.
+    queue: std::collections::VecDeque<(Arc<Region>, Arc<RegionVersion>)>,
     current: Option<(Arc<Region>, RowReader)>,
     /// Parts of a wide row still to hand out [SCAN-3].
     pending: std::collections::VecDeque<RowResult>,
@@ -113,6 +104,15 @@ pub(crate) fn scan_bounds(scan: &Scan) -> (Bound, Bound) {
     }
 }
 
+/// True when some row of `r` can lie between `lo` and `hi`.
+fn overlaps(r: &Region, lo: &Bound, hi: &Bound) -> bool {
+    let below = !lo.unbounded() && !r.end.is_empty() && r.end <= lo.key;
+    let above = !hi.unbounded()
+        && !r.start.is_empty()
+        && (r.start > hi.key || (r.start == hi.key && !hi.inclusive));
+    !below && !above
+}
+
 impl RangeScanner {
     pub(crate) fn new(table: Table, query: Query, scan: Scan, read_point: u64) -> RangeScanner {
         let (lo, hi) = scan_bounds(&scan);
@@ -130,13 +130,19 @@ impl RangeScanner {
         hi: Bound,
         registered: bool,
     ) -> RangeScanner {
-        let next = if !scan.reversed {
-            Some(NextRegion::Holding(lo.key.clone()))
-        } else if hi.unbounded() {
-            Some(NextRegion::Last)
-        } else {
-            Some(NextRegion::Holding(hi.key.clone()))
-        };
+        let mut queue: std::collections::VecDeque<_> = table
+            .shared
+            .region_list()
+            .into_iter()
+            .filter(|r| overlaps(r, &lo, &hi))
+            .map(|r| {
+                let v = r.current();
+                (r, v)
+            })
+            .collect();
+        if scan.reversed {
+            queue.make_contiguous().reverse();
+        }
         RangeScanner {
             table,
             query,
@@ -144,7 +150,7 @@ impl RangeScanner {
             read_point,
             lo,
             hi,
-            next,
+            queue,
             current: None,
             pending: Default::default(),
             returned: 0,
@@ -154,41 +160,26 @@ impl RangeScanner {
 
     /// Opens the reader of the next region; false when the scan has no region left.
     pub(crate) fn open_next_region(&mut self) -> Result<bool> {
-        let shared = &self.table.shared;
-        let region = match self.next.take() {
-            None => return Ok(false),
-            Some(NextRegion::Holding(row)) => shared.region_for(&row),
-            Some(NextRegion::Last) => shared.last_region(),
-            Some(NextRegion::Below(start)) => shared.region_below(&start),
+        let Some((region, version)) = self.queue.pop_front() else {
+            return Ok(false);
         };
         let reader = if self.scan.reversed {
-            // Past the low bound: nothing below this region can match.
-            self.next = if region.start.is_empty()
-                || (!self.lo.unbounded() && region.start <= self.lo.key)
-            {
-                None
-            } else {
-                Some(NextRegion::Below(region.start.clone()))
-            };
-            self.reversed_reader(&region)?
+            self.reversed_reader(&region, &version)?
         } else {
-            if !self.hi.unbounded() && !region.start.is_empty() && region.start >= self.hi.key {
-                return Ok(false);
-            }
-            self.next =
-                if region.end.is_empty() || (!self.hi.unbounded() && region.end >= self.hi.key) {
-                    None
-                } else {
-                    Some(NextRegion::Holding(region.end.clone()))
-                };
-            self.table
-                .region_reader(&region, &self.query, &self.lo.key, None, self.read_point)?
+            self.table.region_reader(
+                &region,
+                &version,
+                &self.query,
+                &self.lo.key,
+                None,
+                self.read_point,
+            )?
         };
         self.current = Some((region, reader));
         Ok(true)
     }
 
-    fn reversed_reader(&self, region: &Arc<Region>) -> Result<RowReader> {
+    fn reversed_reader(&self, region: &Arc<Region>, version: &RegionVersion) -> Result<RowReader> {
         // The exclusive upper bound inside this region.
         let mut upper: Option<Vec<u8>> = if self.hi.unbounded() {
             None
@@ -216,6 +207,7 @@ impl RangeScanner {
         });
         self.table.region_reader_reversed(
             region,
+            version,
             &self.query,
             self.read_point,
             crate::read::row::Reverse { upper, accept },
@@ -253,7 +245,7 @@ impl RangeScanner {
             match reader.next_row()? {
                 Some((row, cells)) => {
                     if self.past_end(&row) {
-                        self.next = None;
+                        self.queue.clear();
                         self.current = None;
                         return Ok(None);
                     }
@@ -303,7 +295,7 @@ impl Iterator for RangeScanner {
         match self.advance() {
             Ok(r) => r.map(Ok),
             Err(e) => {
-                self.next = None;
+                self.queue.clear();
                 self.current = None;
                 self.pending.clear();
                 Some(Err(e))

@@ -11,7 +11,7 @@ use crate::read::cursor::CellCursor;
 use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::row::RowReader;
-use crate::region::{FileSelection, Region};
+use crate::region::{FileSelection, Region, RegionVersion};
 pub use crate::scanner::Scanner;
 use crate::sst::CachePolicy;
 use crate::write::{check_family, check_row};
@@ -106,19 +106,6 @@ impl TableShared {
         );
     }
 
-    /// The last region (holding the highest rows).
-    pub fn last_region(&self) -> Arc<Region> {
-        let regions = self.regions.read();
-        regions[regions.len() - 1].clone()
-    }
-
-    /// The region just below the region starting at `start` (whose end is `start`).
-    pub fn region_below(&self, start: &[u8]) -> Arc<Region> {
-        let regions = self.regions.read();
-        let i = regions.partition_point(|r| r.start.as_slice() < start);
-        regions[i.saturating_sub(1)].clone()
-    }
-
     /// The region whose `[start, end)` holds `row`.
     pub fn region_for(&self, row: &[u8]) -> Arc<Region> {
         let regions = self.regions.read();
@@ -196,11 +183,11 @@ impl Table {
     pub(crate) fn region_reader_reversed(
         &self,
         region: &Arc<Region>,
+        version: &RegionVersion,
         q: &Query,
         read_point: u64,
         reverse: crate::read::row::Reverse,
     ) -> Result<RowReader> {
-        let version = region.current();
         let policy = cache_policy(&q.desc);
         let sel = FileSelection {
             families: q.families(),
@@ -225,12 +212,12 @@ impl Table {
     pub(crate) fn region_reader(
         &self,
         region: &Arc<Region>,
+        version: &RegionVersion,
         q: &Query,
         start: &[u8],
         get_row: Option<&[u8]>,
         read_point: u64,
     ) -> Result<RowReader> {
-        let version = region.current();
         let single_column = q
             .cols
             .0
@@ -314,8 +301,14 @@ impl Table {
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        let mut reader =
-            self.region_reader(&region, &q, &g.row, Some(&g.row), self.db.mvcc.read_point())?;
+        let mut reader = self.region_reader(
+            &region,
+            &region.current(),
+            &q,
+            &g.row,
+            Some(&g.row),
+            self.db.mvcc.read_point(),
+        )?;
         Ok(match reader.next_row()? {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),

@@ -205,7 +205,7 @@ impl Table {
             reversed: false,
         };
         let rp = self.db.mvcc.read_point();
-        let mut reader = self.region_reader(region, &q, row, Some(row), rp)?;
+        let mut reader = self.region_reader(region, &region.current(), &q, row, Some(row), rp)?;
         Ok(match reader.next_row()? {
             Some((_, cells)) => cells.into_iter().map(|c| (c.ts, c.value)).collect(),
             None => Vec::new(),
