@@ -53,10 +53,10 @@ const FAMILIES: [&str; 2] = ["a", "b"];
 const QUALIFIERS: [&[u8]; 5] = [b"", b"q", b"q1", b"x", b"\xe1"];
 /// Row keys beyond "r00".."r19": "r1" is a prefix of "r10".."r19".
 const EXTRA_ROWS: [&str; 1] = ["r1"];
-/// Reversed scans [SCAN-REV-1] belong to the "semantics" part of the API, which the engine
-/// does not have yet; the model supports them. To enable: set this and call
-/// `Scan::reversed(true)` in [`engine_scan`].
-const REVERSED_SCANS: bool = false;
+/// Reversed scans [SCAN-REV-1] [SORT-8]: `Scan::reversed(true)`, start = inclusive high end,
+/// stop = exclusive low end, a prefix = the rows with that prefix (in descending order).
+const REVERSED_SCANS: bool = true;
+
 /// Scan bounds and Get rows that are not (all) rows.
 const BOUNDS: [&str; 8] = ["r", "r0", "r055", "r1", "r10", "r2", "s", "a"];
 
@@ -137,7 +137,7 @@ enum Op {
         row: Vec<u8>,
         read: ReadSpec,
     },
-    /// `reversed`: rows descending, `start` the high bound [SCAN-REV-1] (never with a prefix).
+    /// `reversed`: rows descending, `start` the high bound [SCAN-REV-1].
     Scan {
         range: RowRange,
         reversed: bool,
@@ -530,7 +530,10 @@ impl Model {
             RowRange::Prefix(p) => (p.clone(), prefix_stop(p)),
         };
         let in_range = |row: &[u8]| {
-            if reversed {
+            if let RowRange::Prefix(p) = range {
+                // A prefix scan returns the rows with the prefix, in either direction.
+                row.starts_with(p)
+            } else if reversed {
                 (start.is_empty() || row <= start.as_slice())
                     && (stop.is_empty() || row > stop.as_slice())
             } else {
@@ -877,7 +880,8 @@ impl Gen {
 
     /// A scanner left open across writes, flushes and compactions.
     fn scan_interleaved(&mut self, model: &Model, index: usize) -> Op {
-        let range = self.range(false);
+        let reversed = REVERSED_SCANS && self.rng.chance(1, 4);
+        let range = self.range(reversed);
         let limit = self
             .rng
             .chance(1, 4)
@@ -886,7 +890,7 @@ impl Gen {
         let read = self.read_spec(model, &row);
         let scan = Box::new(Op::Scan {
             range,
-            reversed: false,
+            reversed,
             limit,
             read,
         });
@@ -1022,7 +1026,6 @@ impl Gen {
                     RowRange::StartStop(lo, hi)
                 }
             }
-            _ if reversed => RowRange::All,
             _ => {
                 let p: &[&str] = &["", "r", "r0", "r1", "r05", "r19", "s", "q"];
                 RowRange::Prefix(self.rng.pick(p).as_bytes().to_vec())
@@ -1129,8 +1132,9 @@ fn engine_scan(range: &RowRange, reversed: bool, limit: Option<u64>, read: &Read
         RowRange::StartStop(a, b) => Scan::new().start_row(a).stop_row(b),
         RowRange::Prefix(p) => Scan::new().prefix(p),
     };
-    // Replace with `s = s.reversed(true)` once the engine has it (see REVERSED_SCANS).
-    assert!(!reversed, "Scan::reversed is not in the engine yet");
+    if reversed {
+        s = s.reversed(true);
+    }
     if let Some(n) = limit {
         s = s.limit(n);
     }
