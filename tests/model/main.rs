@@ -59,6 +59,28 @@ const REVERSED_SCANS: bool = true;
 
 /// Scan bounds and Get rows that are not (all) rows.
 const BOUNDS: [&str; 8] = ["r", "r0", "r055", "r1", "r10", "r2", "s", "a"];
+/// Family "b"'s TTL [TTL-1] (whole seconds) in the seeds that have one (see [`ttl_b_ms`]).
+const TTL_B_SECS: i64 = 60;
+
+/// Family "b"'s TTL in ms for this seed, if any; seeds with a family TTL also write cell TTLs.
+/// Not in the "many-files" profile: a minor compaction (> 10 files) may drop every cell of
+/// its (unknown) 10 files as expired and write no file, which the file count cannot follow;
+/// for the same reason TTL seeds turn `compact()` into `major_compact()` once a store holds
+/// 10 files.
+///
+/// Why TTL keeps the model exact (VERSIONS = 1000, MIN_VERSIONS = 0): a read filters expired
+/// Puts before counting versions [VER-3] [TTL-5], and `now` only grows, so an expired Put is
+/// invisible forever; whether flush/compaction still holds it physically changes nothing.
+/// A family-expired marker [TTL-7] (ts < now - ttl) only masks Puts with ts <= its own ts,
+/// which are family-expired too (same family, same TTL) and stay so: dropping the marker can
+/// expose nothing. Cell-TTL'd markers do not exist (Put::ttl only). Pruning by VERSIONS never
+/// happens (< 1000 versions per column). The one physical dependence left: two writes of the
+/// same (row, family, qualifier, ts) where the NEWER one carries a cell TTL and expires — HBase
+/// then shows the older one only if no flush/compaction deduplicated it first; the generator
+/// never gives a TTL to a Put that would shadow an existing cell that way.
+fn ttl_b_ms(seed: u64) -> Option<i64> {
+    (seed % 3 != 1).then_some(TTL_B_SECS * 1000)
+}
 
 // ---- operations -----------------------------------------------------------------------------
 
@@ -125,6 +147,8 @@ enum Op {
     Put {
         row: Vec<u8>,
         cells: Vec<PutCellSpec>,
+        /// `Put::ttl` in ms: a cell TTL on every cell [TTL-3].
+        ttl: Option<i64>,
     },
     /// `calls` empty: whole-row delete, at `up_to` or now.
     Delete {
@@ -239,8 +263,11 @@ fn show_ts(t: i64) -> String {
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Op::Put { row, cells } => {
+            Op::Put { row, cells, ttl } => {
                 write!(f, "t.put(Put::new({})", lit(row))?;
+                if let Some(ms) = ttl {
+                    write!(f, ".ttl(Duration::from_millis({ms}))")?;
+                }
                 for c in cells {
                     match c.ts {
                         Some(ts) => write!(
@@ -355,6 +382,8 @@ struct MCell {
     value: Vec<u8>,
     /// In a store file (else in the memstore).
     in_files: bool,
+    /// Cell TTL in ms (`Put::ttl`) [TTL-3].
+    ttl: Option<i64>,
 }
 
 /// Does marker `m` mask put `p` (same row assumed)? Write order plays no part [DEL-1], equal
@@ -440,9 +469,28 @@ struct Model {
     writes_since_open: u64,
     /// The last mutation visible to a scanner still open (its MVCC read point), if any.
     open_read_point: Option<u64>,
+    /// Family TTLs in ms (None = forever).
+    family_ttl: [Option<i64>; 2],
 }
 
 impl Model {
+    /// A Put expired at `now`: family-expired iff `ts < now - ttl` (strict) [TTL-2], or
+    /// cell-expired iff `ts + cell ttl < now` [TTL-3].
+    /// What flush and compaction may drop for TTL: expired Puts [TTL-5], family-expired
+    /// markers [TTL-7] (invisible either way, see `ttl_b_ms`).
+    fn droppable(&self, c: &MCell) -> bool {
+        if c.kind == Kind::Put {
+            self.expired(c)
+        } else {
+            self.family_ttl[c.family].is_some_and(|t| c.ts < self.now.saturating_sub(t))
+        }
+    }
+
+    fn expired(&self, p: &MCell) -> bool {
+        self.family_ttl[p.family].is_some_and(|t| p.ts < self.now.saturating_sub(t))
+            || p.ttl.is_some_and(|t| p.ts.saturating_add(t) < self.now)
+    }
+
     /// Visible versions of one column, newest first, uncapped: unmasked Puts [DEL-1]
     /// [DEL-5] inside the time range [VER-5], one per timestamp (the newest write) [VER-4].
     /// Masked and out-of-range cells are simply absent, so they consume no version [VER-3].
@@ -458,7 +506,7 @@ impl Model {
             if p.kind != Kind::Put || p.family != family || p.qualifier != qualifier {
                 continue;
             }
-            if p.ts < tr.0 || p.ts >= tr.1 || is_masked(cells, p) {
+            if p.ts < tr.0 || p.ts >= tr.1 || self.expired(p) || is_masked(cells, p) {
                 continue;
             }
             match by_ts.get(&p.ts) {
@@ -561,7 +609,7 @@ impl Model {
         out
     }
 
-    fn apply_put(&mut self, row: &[u8], cells: &[PutCellSpec]) {
+    fn apply_put(&mut self, row: &[u8], cells: &[PutCellSpec], ttl: Option<i64>) {
         self.seq += 1;
         self.writes_since_open += 1;
         let list = self.rows.entry(row.to_vec()).or_default();
@@ -581,6 +629,7 @@ impl Model {
                 kind: Kind::Put,
                 value: c.value.clone(),
                 in_files: false,
+                ttl,
             });
         }
     }
@@ -651,6 +700,7 @@ impl Model {
                 kind,
                 value: Vec::new(),
                 in_files: false,
+                ttl: None,
             });
         }
     }
@@ -658,6 +708,21 @@ impl Model {
     /// Flush: every memstore cell goes to a new file of its family (masked Puts may be
     /// dropped by the engine [DEL-11] [CMP-1], which is invisible either way).
     fn flush(&mut self) {
+        let dropped: Vec<(Vec<u8>, usize)> = self
+            .rows
+            .iter()
+            .flat_map(|(r, cells)| {
+                cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.in_files && self.droppable(c))
+                    .map(move |(i, _)| (r.clone(), i))
+            })
+            .collect();
+        for (r, i) in dropped.into_iter().rev() {
+            self.rows.get_mut(&r).expect("row").remove(i);
+        }
+        self.rows.retain(|_, cells| !cells.is_empty());
         let mut had = [false; 2];
         for cells in self.rows.values_mut() {
             for c in cells.iter_mut().filter(|c| !c.in_files) {
@@ -684,7 +749,13 @@ impl Model {
         let read_point = self.open_read_point.unwrap_or(u64::MAX);
         let tracked = |c: &MCell| c.kind != Kind::Put && c.seq <= read_point;
         let mut any_left = false;
+        let probe = Model {
+            now: self.now,
+            family_ttl: self.family_ttl,
+            ..Model::default()
+        };
         for cells in self.rows.values_mut() {
+            cells.retain(|c| !(c.in_files && c.family == f && probe.droppable(c)));
             let markers: Vec<MCell> = cells
                 .iter()
                 .filter(|c| c.in_files && c.family == f && tracked(c))
@@ -783,6 +854,9 @@ struct Gen {
     rows: Vec<Vec<u8>>,
     profile: usize,
     weights: [u64; 10],
+    ttl_b: Option<i64>,
+    /// Store files per family as of the last op (see `ttl_b_ms`).
+    files: [u32; 2],
 }
 
 impl Gen {
@@ -799,6 +873,8 @@ impl Gen {
             rows,
             profile,
             weights,
+            ttl_b: ttl_b_ms(seed),
+            files: [0; 2],
         }
     }
 
@@ -817,8 +893,13 @@ impl Gen {
     /// An explicit timestamp: mostly small past ones that collide a lot, sometimes close to
     /// now, sometimes in the future [DEL-9].
     fn ts(&mut self, now: i64) -> i64 {
-        match self.rng.weighted(&[56, 12, 8, 1]) {
+        match self.rng.weighted(&[56, 12, 8, 1, 4]) {
             0 => self.rng.range_i64(0, 30),
+            // Right at family "b"'s expiry boundary [TTL-2] (ts == now - ttl is still visible).
+            4 => match self.ttl_b {
+                Some(t) => (now - t + self.rng.range_i64(-3, 3)).max(0),
+                None => self.rng.range_i64(0, 30),
+            },
             1 => self.rng.range_i64((now - 40).max(START_NOW), now),
             2 => now + self.rng.range_i64(1, 15),
             // Far future, next to LATEST_TIMESTAMP (which itself means "now").
@@ -835,12 +916,24 @@ impl Gen {
         Some(self.rng.pick(cells).clone())
     }
 
+    /// `compact()`, or `major_compact()` when a TTL seed's store might compact only part.
+    fn compact(&self) -> Op {
+        if self.ttl_b.is_some() && self.files.iter().any(|&n| n >= 10) {
+            Op::MajorCompact
+        } else {
+            Op::Compact
+        }
+    }
+
     fn op(&mut self, model: &Model, index: usize) -> Op {
-        let now = model.now;
+        self.files = model.files;
         match self.rng.weighted(&self.weights) {
-            0 => self.put(now, &index.to_string()),
+            0 => self.put(model, &index.to_string(), true),
             1 => self.delete(model),
-            2 => Op::Advance(if self.rng.chance(1, 10) {
+            2 => Op::Advance(if self.ttl_b.is_some() && self.rng.chance(1, 40) {
+                // Large enough to expire family "b" cells [TTL-2].
+                self.rng.range_i64(5_000, 70_000)
+            } else if self.rng.chance(1, 10) {
                 100
             } else {
                 self.rng.range_i64(1, 20)
@@ -871,7 +964,7 @@ impl Gen {
                 }
             }
             5 => Op::Flush,
-            6 => Op::Compact,
+            6 => self.compact(),
             7 => Op::MajorCompact,
             8 => Op::Reopen,
             _ => self.scan_interleaved(model, index),
@@ -899,11 +992,13 @@ impl Gen {
         for k in 0..self.rng.range_i64(1, 6) {
             // put, delete, advance, flush, compact, major
             during.push(match self.rng.weighted(&[6, 6, 1, 3, 1, 2]) {
-                0 => self.put(model.now, &format!("{index}s{k}")),
+                // No cell TTL: the model is not updated between these ops, so the shadowing
+                // check in `put` could not see the earlier ones.
+                0 => self.put(model, &format!("{index}s{k}"), false),
                 1 => self.delete(model),
                 2 => Op::Advance(self.rng.range_i64(1, 20)),
                 3 => Op::Flush,
-                4 => Op::Compact,
+                4 => self.compact(),
                 _ => Op::MajorCompact,
             });
         }
@@ -911,7 +1006,8 @@ impl Gen {
     }
 
     /// A Put; its values are `v<tag>.<cell>` (unique per write, so mix-ups show).
-    fn put(&mut self, now: i64, tag: &str) -> Op {
+    fn put(&mut self, model: &Model, tag: &str, allow_ttl: bool) -> Op {
+        let now = model.now;
         let row = self.row();
         let n = self.rng.range_i64(1, 3) as usize;
         let mut cells: Vec<PutCellSpec> = Vec::new();
@@ -940,7 +1036,32 @@ impl Gen {
                 value,
             });
         }
-        Op::Put { row, cells }
+        // A cell TTL [TTL-3] on some puts: short (expires soon), medium, long.
+        let mut ttl = (allow_ttl && self.ttl_b.is_some() && self.rng.chance(1, 6)).then(|| {
+            match self.rng.weighted(&[3, 3, 1]) {
+                0 => self.rng.range_i64(0, 40),
+                1 => self.rng.range_i64(100, 3000),
+                _ => self.rng.range_i64(60_000, 200_000),
+            }
+        });
+        // No TTL when a cell would shadow an existing write of the same coordinates (see
+        // `ttl_b_ms`) or sits next to i64::MAX (ts + ttl would overflow).
+        let existing = model.rows.get(&row);
+        if cells.iter().any(|c| {
+            let ts = c.ts.unwrap_or(now);
+            ts > i64::MAX / 2
+                || existing.is_some_and(|l| {
+                    l.iter().any(|x| {
+                        x.kind == Kind::Put
+                            && x.family == c.family
+                            && x.qualifier == c.qualifier
+                            && x.ts == ts
+                    })
+                })
+        }) {
+            ttl = None;
+        }
+        Op::Put { row, cells, ttl }
     }
 
     fn delete(&mut self, model: &Model) -> Op {
@@ -1156,8 +1277,11 @@ fn engine_scan(range: &RowRange, reversed: bool, limit: Option<u64>, read: &Read
     )
 }
 
-fn engine_put(row: &[u8], cells: &[PutCellSpec]) -> Put {
+fn engine_put(row: &[u8], cells: &[PutCellSpec], ttl: Option<i64>) -> Put {
     let mut p = Put::new(row);
+    if let Some(ms) = ttl {
+        p = p.ttl(Duration::from_millis(ms as u64));
+    }
     for c in cells {
         p = match c.ts {
             Some(ts) => p.add_at(FAMILIES[c.family], &c.qualifier, ts, &c.value),
@@ -1268,15 +1392,23 @@ fn family_descriptors(seed: u64) -> Vec<FamilyDescriptor> {
     FAMILIES
         .iter()
         .map(|name| {
+            let ttl = match ttl_b_ms(seed) {
+                Some(ms) if *name == "b" => Some(Duration::from_millis(ms as u64)),
+                _ => None,
+            };
             let bloom = *rng.pick(&[BloomType::None, BloomType::Row, BloomType::RowCol]);
             let compression = *rng.pick(&[Compression::None, Compression::Snappy]);
-            FamilyDescriptor::new(name)
+            let f = FamilyDescriptor::new(name)
                 .max_versions(V)
                 .block_size(*rng.pick(&[1024, 1024, 4096, 65536]))
                 .bloom_filter(bloom)
                 .compression(compression)
                 .block_cache(rng.chance(3, 4))
-                .in_memory(rng.chance(1, 4))
+                .in_memory(rng.chance(1, 4));
+            match ttl {
+                Some(d) => f.ttl(d),
+                None => f,
+            }
         })
         .collect()
 }
@@ -1286,13 +1418,15 @@ fn show_families(families: &[FamilyDescriptor]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{}: block {} bloom {:?} {:?}{}{}",
+                "{}: block {} bloom {:?} {:?}{}{}{}",
                 show(&f.name),
                 f.block_size,
                 f.bloom_filter,
                 f.compression,
                 if f.block_cache { "" } else { " no-cache" },
-                if f.in_memory { " in-memory" } else { "" }
+                if f.in_memory { " in-memory" } else { "" },
+                f.ttl
+                    .map_or(String::new(), |d| format!(" ttl {}s", d.as_secs()))
             )
         })
         .collect();
@@ -1312,6 +1446,7 @@ impl Harness {
         let table = db.create_table(desc).expect("create table");
         let model = Model {
             now: START_NOW,
+            family_ttl: [None, ttl_b_ms(seed)],
             ..Model::default()
         };
         Harness {
@@ -1358,11 +1493,11 @@ impl Harness {
 
     fn execute(&mut self, op: &Op) {
         match op {
-            Op::Put { row, cells } => {
-                if let Err(e) = self.t().put(engine_put(row, cells)) {
+            Op::Put { row, cells, ttl } => {
+                if let Err(e) = self.t().put(engine_put(row, cells, *ttl)) {
                     self.fail(&format!("put failed: {e}"));
                 }
-                self.model.apply_put(row, cells);
+                self.model.apply_put(row, cells, *ttl);
                 let n = self.model.max_column_versions();
                 assert!(
                     n <= V as usize,
@@ -1746,6 +1881,7 @@ fn model_self_check() {
             put(Some(3), "3"),
             put(Some(2), "2b"),
         ],
+        None,
     );
     // [SORT-7] last of two identical cells in one put wins.
     assert_eq!(
@@ -1764,12 +1900,12 @@ fn model_self_check() {
     assert_eq!(m.read_row(b"r", &all), vec![cell(1, "1")]);
     // [DEL-1] a DC masks a later put with an older ts; [DEL-12] until a major compaction.
     m.apply_delete(b"r", &[DelCall::VersionsUpTo(0, b"q".to_vec(), 5)], None);
-    m.apply_put(b"r", &[put(Some(4), "4")]);
+    m.apply_put(b"r", &[put(Some(4), "4")], None);
     assert_eq!(m.read_row(b"r", &all), vec![]);
     m.flush();
     m.major_family(0);
     assert_eq!(m.files, [0, 0]);
-    m.apply_put(b"r", &[put(Some(4), "4again"), put(None, "now")]);
+    m.apply_put(b"r", &[put(Some(4), "4again"), put(None, "now")], None);
     assert_eq!(
         m.read_row(b"r", &all),
         vec![cell(100, "now"), cell(4, "4again")]
@@ -1810,4 +1946,20 @@ fn model_self_check() {
         Some(&None)
     );
     assert_eq!(prefix_stop(b"r1"), b"r2");
+    // [TTL-2] strict family expiry; [TTL-3] cell expiry `ts + ttl < now`.
+    let mut m = Model {
+        now: 100,
+        family_ttl: [Some(10), None],
+        ..Model::default()
+    };
+    m.apply_put(b"r", &[put(Some(90), "edge"), put(Some(89), "old")], None);
+    m.apply_put(b"r", &[put(Some(95), "cell")], Some(6));
+    assert_eq!(
+        m.read_row(b"r", &all),
+        vec![cell(95, "cell"), cell(90, "edge")]
+    );
+    m.now = 101;
+    assert_eq!(m.read_row(b"r", &all), vec![cell(95, "cell")]);
+    m.now = 102;
+    assert_eq!(m.read_row(b"r", &all), vec![]);
 }
