@@ -53,12 +53,45 @@ const FAMILIES: [&str; 2] = ["a", "b"];
 const QUALIFIERS: [&[u8]; 5] = [b"", b"q", b"q1", b"x", b"\xe1"];
 /// Row keys beyond "r00".."r19": "r1" is a prefix of "r10".."r19".
 const EXTRA_ROWS: [&str; 1] = ["r1"];
-/// Reversed scans [SCAN-REV-1] belong to the "semantics" part of the API, which the engine
-/// does not have yet; the model supports them. To enable: set this and call
-/// `Scan::reversed(true)` in [`engine_scan`].
-const REVERSED_SCANS: bool = false;
+/// Reversed scans [SCAN-REV-1] [SORT-8]: `Scan::reversed(true)`, start = inclusive high end,
+/// stop = exclusive low end, a prefix = the rows with that prefix (in descending order).
+const REVERSED_SCANS: bool = true;
+
 /// Scan bounds and Get rows that are not (all) rows.
 const BOUNDS: [&str; 8] = ["r", "r0", "r055", "r1", "r10", "r2", "s", "a"];
+/// Family "b"'s TTL [TTL-1] (whole seconds) in the seeds that have one (see [`ttl_b_ms`]).
+const TTL_B_SECS: i64 = 60;
+
+/// Family "b"'s TTL in ms for this seed, if any; seeds with a family TTL also write cell TTLs.
+/// Not in the "many-files" profile: a minor compaction (> 10 files) may drop every cell of
+/// its (unknown) 10 files as expired and write no file, which the file count cannot follow;
+/// for the same reason TTL seeds turn `compact()` into `major_compact()` once a store holds
+/// 10 files.
+///
+/// Why TTL keeps the model exact (VERSIONS = 1000, MIN_VERSIONS = 0): a read filters expired
+/// Puts before counting versions [VER-3] [TTL-5], and `now` only grows, so an expired Put is
+/// invisible forever; whether flush/compaction still holds it physically changes nothing.
+/// A family-expired marker [TTL-7] (ts < now - ttl) only masks Puts with ts <= its own ts,
+/// which are family-expired too (same family, same TTL) and stay so: dropping the marker can
+/// expose nothing. Cell-TTL'd markers do not exist (Put::ttl only). Pruning by VERSIONS never
+/// happens (< 1000 versions per column). The one physical dependence left: two writes of the
+/// same (row, family, qualifier, ts) where the NEWER one carries a cell TTL and expires — HBase
+/// then shows the older one only if no flush/compaction deduplicated it first; the generator
+/// never gives a TTL to a Put that would shadow an existing cell that way.
+/// Seeds with regions: pre-split at [`SPLIT_KEYS`], then `split`/`merge` ops. Their model
+/// does not follow per-region store files, so these seeds never issue `compact()` (whose
+/// choice depends on per-store file counts); `split` of a region that may hold references is
+/// preceded by an explicit `major_compact()` (which leaves no references), so the engine's own
+/// forced compaction before a split never has anything semantic to do.
+fn has_regions(seed: u64) -> bool {
+    seed % 4 == 2
+}
+
+const SPLIT_KEYS: [&str; 2] = ["r05", "r12"];
+
+fn ttl_b_ms(seed: u64) -> Option<i64> {
+    (seed % 3 != 1).then_some(TTL_B_SECS * 1000)
+}
 
 // ---- operations -----------------------------------------------------------------------------
 
@@ -125,6 +158,8 @@ enum Op {
     Put {
         row: Vec<u8>,
         cells: Vec<PutCellSpec>,
+        /// `Put::ttl` in ms: a cell TTL on every cell [TTL-3].
+        ttl: Option<i64>,
     },
     /// `calls` empty: whole-row delete, at `up_to` or now.
     Delete {
@@ -137,7 +172,7 @@ enum Op {
         row: Vec<u8>,
         read: ReadSpec,
     },
-    /// `reversed`: rows descending, `start` the high bound [SCAN-REV-1] (never with a prefix).
+    /// `reversed`: rows descending, `start` the high bound [SCAN-REV-1].
     Scan {
         range: RowRange,
         reversed: bool,
@@ -157,6 +192,10 @@ enum Op {
     Compact,
     MajorCompact,
     Reopen,
+    /// `t.split(Some(row))` / `t.split(None)`.
+    Split(Option<Vec<u8>>),
+    /// `t.merge` of region `i` and `i + 1` (names from `t.regions()`).
+    Merge(usize),
 }
 
 impl Op {
@@ -172,6 +211,8 @@ impl Op {
             Op::Compact => "compact",
             Op::MajorCompact => "major_compact",
             Op::Reopen => "reopen",
+            Op::Split(_) => "split",
+            Op::Merge(_) => "merge",
         }
     }
 }
@@ -239,8 +280,11 @@ fn show_ts(t: i64) -> String {
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Op::Put { row, cells } => {
+            Op::Put { row, cells, ttl } => {
                 write!(f, "t.put(Put::new({})", lit(row))?;
+                if let Some(ms) = ttl {
+                    write!(f, ".ttl(Duration::from_millis({ms}))")?;
+                }
                 for c in cells {
                     match c.ts {
                         Some(ts) => write!(
@@ -324,6 +368,13 @@ impl fmt::Display for Op {
             Op::Compact => write!(f, "t.compact().unwrap();"),
             Op::MajorCompact => write!(f, "t.major_compact().unwrap();"),
             Op::Reopen => write!(f, "(t, db) = reopen(t, db);"),
+            Op::Split(Some(r)) => write!(f, "t.split(Some({}.as_ref())).unwrap();", lit(r)),
+            Op::Split(None) => write!(f, "t.split(None).unwrap();"),
+            Op::Merge(i) => write!(
+                f,
+                "let r = t.regions(); t.merge(&r[{i}].name, &r[{}].name).unwrap();",
+                i + 1
+            ),
         }
     }
 }
@@ -355,6 +406,8 @@ struct MCell {
     value: Vec<u8>,
     /// In a store file (else in the memstore).
     in_files: bool,
+    /// Cell TTL in ms (`Put::ttl`) [TTL-3].
+    ttl: Option<i64>,
 }
 
 /// Does marker `m` mask put `p` (same row assumed)? Write order plays no part [DEL-1], equal
@@ -440,9 +493,32 @@ struct Model {
     writes_since_open: u64,
     /// The last mutation visible to a scanner still open (its MVCC read point), if any.
     open_read_point: Option<u64>,
+    /// Family TTLs in ms (None = forever).
+    family_ttl: [Option<i64>; 2],
+    /// Region boundaries (the interior split keys, ascending) and, per region, whether it may
+    /// hold references (files shared with another region).
+    bounds: Vec<Vec<u8>>,
+    maybe_refs: Vec<bool>,
 }
 
 impl Model {
+    /// A Put expired at `now`: family-expired iff `ts < now - ttl` (strict) [TTL-2], or
+    /// cell-expired iff `ts + cell ttl < now` [TTL-3].
+    /// What flush and compaction may drop for TTL: expired Puts [TTL-5], family-expired
+    /// markers [TTL-7] (invisible either way, see `ttl_b_ms`).
+    fn droppable(&self, c: &MCell) -> bool {
+        if c.kind == Kind::Put {
+            self.expired(c)
+        } else {
+            self.family_ttl[c.family].is_some_and(|t| c.ts < self.now.saturating_sub(t))
+        }
+    }
+
+    fn expired(&self, p: &MCell) -> bool {
+        self.family_ttl[p.family].is_some_and(|t| p.ts < self.now.saturating_sub(t))
+            || p.ttl.is_some_and(|t| p.ts.saturating_add(t) < self.now)
+    }
+
     /// Visible versions of one column, newest first, uncapped: unmasked Puts [DEL-1]
     /// [DEL-5] inside the time range [VER-5], one per timestamp (the newest write) [VER-4].
     /// Masked and out-of-range cells are simply absent, so they consume no version [VER-3].
@@ -458,7 +534,7 @@ impl Model {
             if p.kind != Kind::Put || p.family != family || p.qualifier != qualifier {
                 continue;
             }
-            if p.ts < tr.0 || p.ts >= tr.1 || is_masked(cells, p) {
+            if p.ts < tr.0 || p.ts >= tr.1 || self.expired(p) || is_masked(cells, p) {
                 continue;
             }
             match by_ts.get(&p.ts) {
@@ -530,7 +606,10 @@ impl Model {
             RowRange::Prefix(p) => (p.clone(), prefix_stop(p)),
         };
         let in_range = |row: &[u8]| {
-            if reversed {
+            if let RowRange::Prefix(p) = range {
+                // A prefix scan returns the rows with the prefix, in either direction.
+                row.starts_with(p)
+            } else if reversed {
                 (start.is_empty() || row <= start.as_slice())
                     && (stop.is_empty() || row > stop.as_slice())
             } else {
@@ -558,7 +637,7 @@ impl Model {
         out
     }
 
-    fn apply_put(&mut self, row: &[u8], cells: &[PutCellSpec]) {
+    fn apply_put(&mut self, row: &[u8], cells: &[PutCellSpec], ttl: Option<i64>) {
         self.seq += 1;
         self.writes_since_open += 1;
         let list = self.rows.entry(row.to_vec()).or_default();
@@ -578,6 +657,7 @@ impl Model {
                 kind: Kind::Put,
                 value: c.value.clone(),
                 in_files: false,
+                ttl,
             });
         }
     }
@@ -648,6 +728,7 @@ impl Model {
                 kind,
                 value: Vec::new(),
                 in_files: false,
+                ttl: None,
             });
         }
     }
@@ -655,8 +736,34 @@ impl Model {
     /// Flush: every memstore cell goes to a new file of its family (masked Puts may be
     /// dropped by the engine [DEL-11] [CMP-1], which is invisible either way).
     fn flush(&mut self) {
+        self.flush_where(|_| true);
+    }
+
+    /// The region index of `row`.
+    fn region_of(&self, row: &[u8]) -> usize {
+        self.bounds.iter().filter(|b| b.as_slice() <= row).count()
+    }
+
+    /// Flush of the memstore cells of the rows `which` selects.
+    fn flush_where(&mut self, which: impl Fn(&[u8]) -> bool) {
+        let dropped: Vec<(Vec<u8>, usize)> = self
+            .rows
+            .iter()
+            .filter(|(r, _)| which(r))
+            .flat_map(|(r, cells)| {
+                cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.in_files && self.droppable(c))
+                    .map(move |(i, _)| (r.clone(), i))
+            })
+            .collect();
+        for (r, i) in dropped.into_iter().rev() {
+            self.rows.get_mut(&r).expect("row").remove(i);
+        }
+        self.rows.retain(|_, cells| !cells.is_empty());
         let mut had = [false; 2];
-        for cells in self.rows.values_mut() {
+        for (_, cells) in self.rows.iter_mut().filter(|(r, _)| which(r)) {
             for c in cells.iter_mut().filter(|c| !c.in_files) {
                 c.in_files = true;
                 had[c.family] = true;
@@ -681,7 +788,13 @@ impl Model {
         let read_point = self.open_read_point.unwrap_or(u64::MAX);
         let tracked = |c: &MCell| c.kind != Kind::Put && c.seq <= read_point;
         let mut any_left = false;
+        let probe = Model {
+            now: self.now,
+            family_ttl: self.family_ttl,
+            ..Model::default()
+        };
         for cells in self.rows.values_mut() {
+            cells.retain(|c| !(c.in_files && c.family == f && probe.droppable(c)));
             let markers: Vec<MCell> = cells
                 .iter()
                 .filter(|c| c.in_files && c.family == f && tracked(c))
@@ -780,6 +893,10 @@ struct Gen {
     rows: Vec<Vec<u8>>,
     profile: usize,
     weights: [u64; 10],
+    ttl_b: Option<i64>,
+    /// Store files per family as of the last op (see `ttl_b_ms`).
+    files: [u32; 2],
+    regions: bool,
 }
 
 impl Gen {
@@ -787,7 +904,10 @@ impl Gen {
         let mut rows: Vec<Vec<u8>> = (0..20).map(|i| format!("r{i:02}").into_bytes()).collect();
         let profile = (seed % PROFILES.len() as u64) as usize;
         let mut weights = PROFILES[profile].1;
-        if env_u64("MODEL_INTERLEAVED") == Some(0) {
+        // A scan over several regions opens each region as it reaches it, with that region's
+        // read point then (HBase has no cross-region snapshot), so a scanner left open is
+        // only modelled with one region.
+        if env_u64("MODEL_INTERLEAVED") == Some(0) || has_regions(seed) {
             weights[9] = 0;
         }
         rows.extend(EXTRA_ROWS.iter().map(|r| r.as_bytes().to_vec()));
@@ -796,6 +916,9 @@ impl Gen {
             rows,
             profile,
             weights,
+            ttl_b: ttl_b_ms(seed),
+            files: [0; 2],
+            regions: has_regions(seed),
         }
     }
 
@@ -814,8 +937,13 @@ impl Gen {
     /// An explicit timestamp: mostly small past ones that collide a lot, sometimes close to
     /// now, sometimes in the future [DEL-9].
     fn ts(&mut self, now: i64) -> i64 {
-        match self.rng.weighted(&[56, 12, 8, 1]) {
+        match self.rng.weighted(&[56, 12, 8, 1, 4]) {
             0 => self.rng.range_i64(0, 30),
+            // Right at family "b"'s expiry boundary [TTL-2] (ts == now - ttl is still visible).
+            4 => match self.ttl_b {
+                Some(t) => (now - t + self.rng.range_i64(-3, 3)).max(0),
+                None => self.rng.range_i64(0, 30),
+            },
             1 => self.rng.range_i64((now - 40).max(START_NOW), now),
             2 => now + self.rng.range_i64(1, 15),
             // Far future, next to LATEST_TIMESTAMP (which itself means "now").
@@ -832,12 +960,32 @@ impl Gen {
         Some(self.rng.pick(cells).clone())
     }
 
+    /// `compact()`, or `major_compact()` when a TTL seed's store might compact only part.
+    fn compact(&self) -> Op {
+        if self.regions || self.ttl_b.is_some() && self.files.iter().any(|&n| n >= 10) {
+            Op::MajorCompact
+        } else {
+            Op::Compact
+        }
+    }
+
     fn op(&mut self, model: &Model, index: usize) -> Op {
-        let now = model.now;
+        self.files = model.files;
+        if self.regions && self.rng.chance(1, 40) {
+            let n = model.bounds.len() + 1;
+            return match self.rng.weighted(&[5, 3, 1]) {
+                0 => Op::Split(Some(self.row())),
+                1 if n > 1 => Op::Merge(self.rng.index(n - 1)),
+                _ => Op::Split(None),
+            };
+        }
         match self.rng.weighted(&self.weights) {
-            0 => self.put(now, &index.to_string()),
+            0 => self.put(model, &index.to_string(), true),
             1 => self.delete(model),
-            2 => Op::Advance(if self.rng.chance(1, 10) {
+            2 => Op::Advance(if self.ttl_b.is_some() && self.rng.chance(1, 40) {
+                // Large enough to expire family "b" cells [TTL-2].
+                self.rng.range_i64(5_000, 70_000)
+            } else if self.rng.chance(1, 10) {
                 100
             } else {
                 self.rng.range_i64(1, 20)
@@ -868,7 +1016,7 @@ impl Gen {
                 }
             }
             5 => Op::Flush,
-            6 => Op::Compact,
+            6 => self.compact(),
             7 => Op::MajorCompact,
             8 => Op::Reopen,
             _ => self.scan_interleaved(model, index),
@@ -877,7 +1025,8 @@ impl Gen {
 
     /// A scanner left open across writes, flushes and compactions.
     fn scan_interleaved(&mut self, model: &Model, index: usize) -> Op {
-        let range = self.range(false);
+        let reversed = REVERSED_SCANS && self.rng.chance(1, 4);
+        let range = self.range(reversed);
         let limit = self
             .rng
             .chance(1, 4)
@@ -886,7 +1035,7 @@ impl Gen {
         let read = self.read_spec(model, &row);
         let scan = Box::new(Op::Scan {
             range,
-            reversed: false,
+            reversed,
             limit,
             read,
         });
@@ -895,11 +1044,13 @@ impl Gen {
         for k in 0..self.rng.range_i64(1, 6) {
             // put, delete, advance, flush, compact, major
             during.push(match self.rng.weighted(&[6, 6, 1, 3, 1, 2]) {
-                0 => self.put(model.now, &format!("{index}s{k}")),
+                // No cell TTL: the model is not updated between these ops, so the shadowing
+                // check in `put` could not see the earlier ones.
+                0 => self.put(model, &format!("{index}s{k}"), false),
                 1 => self.delete(model),
                 2 => Op::Advance(self.rng.range_i64(1, 20)),
                 3 => Op::Flush,
-                4 => Op::Compact,
+                4 => self.compact(),
                 _ => Op::MajorCompact,
             });
         }
@@ -907,7 +1058,8 @@ impl Gen {
     }
 
     /// A Put; its values are `v<tag>.<cell>` (unique per write, so mix-ups show).
-    fn put(&mut self, now: i64, tag: &str) -> Op {
+    fn put(&mut self, model: &Model, tag: &str, allow_ttl: bool) -> Op {
+        let now = model.now;
         let row = self.row();
         let n = self.rng.range_i64(1, 3) as usize;
         let mut cells: Vec<PutCellSpec> = Vec::new();
@@ -936,7 +1088,32 @@ impl Gen {
                 value,
             });
         }
-        Op::Put { row, cells }
+        // A cell TTL [TTL-3] on some puts: short (expires soon), medium, long.
+        let mut ttl = (allow_ttl && self.ttl_b.is_some() && self.rng.chance(1, 6)).then(|| {
+            match self.rng.weighted(&[3, 3, 1]) {
+                0 => self.rng.range_i64(0, 40),
+                1 => self.rng.range_i64(100, 3000),
+                _ => self.rng.range_i64(60_000, 200_000),
+            }
+        });
+        // No TTL when a cell would shadow an existing write of the same coordinates (see
+        // `ttl_b_ms`) or sits next to i64::MAX (ts + ttl would overflow).
+        let existing = model.rows.get(&row);
+        if cells.iter().any(|c| {
+            let ts = c.ts.unwrap_or(now);
+            ts > i64::MAX / 2
+                || existing.is_some_and(|l| {
+                    l.iter().any(|x| {
+                        x.kind == Kind::Put
+                            && x.family == c.family
+                            && x.qualifier == c.qualifier
+                            && x.ts == ts
+                    })
+                })
+        }) {
+            ttl = None;
+        }
+        Op::Put { row, cells, ttl }
     }
 
     fn delete(&mut self, model: &Model) -> Op {
@@ -1022,7 +1199,6 @@ impl Gen {
                     RowRange::StartStop(lo, hi)
                 }
             }
-            _ if reversed => RowRange::All,
             _ => {
                 let p: &[&str] = &["", "r", "r0", "r1", "r05", "r19", "s", "q"];
                 RowRange::Prefix(self.rng.pick(p).as_bytes().to_vec())
@@ -1129,8 +1305,9 @@ fn engine_scan(range: &RowRange, reversed: bool, limit: Option<u64>, read: &Read
         RowRange::StartStop(a, b) => Scan::new().start_row(a).stop_row(b),
         RowRange::Prefix(p) => Scan::new().prefix(p),
     };
-    // Replace with `s = s.reversed(true)` once the engine has it (see REVERSED_SCANS).
-    assert!(!reversed, "Scan::reversed is not in the engine yet");
+    if reversed {
+        s = s.reversed(true);
+    }
     if let Some(n) = limit {
         s = s.limit(n);
     }
@@ -1152,8 +1329,11 @@ fn engine_scan(range: &RowRange, reversed: bool, limit: Option<u64>, read: &Read
     )
 }
 
-fn engine_put(row: &[u8], cells: &[PutCellSpec]) -> Put {
+fn engine_put(row: &[u8], cells: &[PutCellSpec], ttl: Option<i64>) -> Put {
     let mut p = Put::new(row);
+    if let Some(ms) = ttl {
+        p = p.ttl(Duration::from_millis(ms as u64));
+    }
     for c in cells {
         p = match c.ts {
             Some(ts) => p.add_at(FAMILIES[c.family], &c.qualifier, ts, &c.value),
@@ -1264,15 +1444,23 @@ fn family_descriptors(seed: u64) -> Vec<FamilyDescriptor> {
     FAMILIES
         .iter()
         .map(|name| {
+            let ttl = match ttl_b_ms(seed) {
+                Some(ms) if *name == "b" => Some(Duration::from_millis(ms as u64)),
+                _ => None,
+            };
             let bloom = *rng.pick(&[BloomType::None, BloomType::Row, BloomType::RowCol]);
             let compression = *rng.pick(&[Compression::None, Compression::Snappy]);
-            FamilyDescriptor::new(name)
+            let f = FamilyDescriptor::new(name)
                 .max_versions(V)
                 .block_size(*rng.pick(&[1024, 1024, 4096, 65536]))
                 .bloom_filter(bloom)
                 .compression(compression)
                 .block_cache(rng.chance(3, 4))
-                .in_memory(rng.chance(1, 4))
+                .in_memory(rng.chance(1, 4));
+            match ttl {
+                Some(d) => f.ttl(d),
+                None => f,
+            }
         })
         .collect()
 }
@@ -1282,13 +1470,15 @@ fn show_families(families: &[FamilyDescriptor]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{}: block {} bloom {:?} {:?}{}{}",
+                "{}: block {} bloom {:?} {:?}{}{}{}",
                 show(&f.name),
                 f.block_size,
                 f.bloom_filter,
                 f.compression,
                 if f.block_cache { "" } else { " no-cache" },
-                if f.in_memory { " in-memory" } else { "" }
+                if f.in_memory { " in-memory" } else { "" },
+                f.ttl
+                    .map_or(String::new(), |d| format!(" ttl {}s", d.as_secs()))
             )
         })
         .collect();
@@ -1301,6 +1491,9 @@ impl Harness {
         let clock = ManualClock::new(START_NOW);
         let db = Db::open_with(dir.path(), options(&clock)).expect("open db");
         let mut desc = TableDescriptor::new("t");
+        if has_regions(seed) {
+            desc = desc.split_keys(SPLIT_KEYS);
+        }
         let families = family_descriptors(seed);
         for f in &families {
             desc = desc.family(f.clone());
@@ -1308,6 +1501,20 @@ impl Harness {
         let table = db.create_table(desc).expect("create table");
         let model = Model {
             now: START_NOW,
+            family_ttl: [None, ttl_b_ms(seed)],
+            bounds: if has_regions(seed) {
+                SPLIT_KEYS.iter().map(|k| k.as_bytes().to_vec()).collect()
+            } else {
+                Vec::new()
+            },
+            maybe_refs: vec![
+                false;
+                if has_regions(seed) {
+                    SPLIT_KEYS.len() + 1
+                } else {
+                    1
+                }
+            ],
             ..Model::default()
         };
         Harness {
@@ -1354,11 +1561,11 @@ impl Harness {
 
     fn execute(&mut self, op: &Op) {
         match op {
-            Op::Put { row, cells } => {
-                if let Err(e) = self.t().put(engine_put(row, cells)) {
+            Op::Put { row, cells, ttl } => {
+                if let Err(e) = self.t().put(engine_put(row, cells, *ttl)) {
                     self.fail(&format!("put failed: {e}"));
                 }
-                self.model.apply_put(row, cells);
+                self.model.apply_put(row, cells, *ttl);
                 let n = self.model.max_column_versions();
                 assert!(
                     n <= V as usize,
@@ -1468,6 +1675,7 @@ impl Harness {
                 if let Err(e) = self.t().major_compact() {
                     self.fail(&format!("major_compact failed: {e}"));
                 }
+                self.model.maybe_refs.iter_mut().for_each(|r| *r = false);
                 for f in 0..FAMILIES.len() {
                     self.model.major_family(f);
                 }
@@ -1478,7 +1686,88 @@ impl Harness {
                 self.model.writes_since_open = 0;
                 self.check_physical();
             }
+            Op::Split(at) => self.split(at.as_deref()),
+            Op::Merge(i) => {
+                let regions = self.t().regions();
+                let res = self.t().merge(&regions[*i].name, &regions[*i + 1].name);
+                if let Err(e) = res {
+                    self.fail(&format!("merge failed: {e}"));
+                }
+                let (lo, hi) = (
+                    regions[*i].start_key.clone(),
+                    regions[*i + 1].end_key.clone(),
+                );
+                self.model
+                    .flush_where(|r| r >= lo.as_slice() && (hi.is_empty() || r < hi.as_slice()));
+                self.model.bounds.remove(*i);
+                let refs = self.model.maybe_refs.remove(*i + 1);
+                self.model.maybe_refs[*i] |= refs;
+                self.check_physical();
+            }
         }
+    }
+
+    fn split(&mut self, at: Option<&[u8]>) {
+        let i = at.map(|r| self.model.region_of(r));
+        if let (Some(row), Some(i)) = (at, i)
+            && i > 0
+            && self.model.bounds[i - 1] == row
+        {
+            if self.t().split(Some(row)).is_ok() {
+                self.fail("split at a region's start key must fail");
+            }
+            return;
+        }
+        let refs = match i {
+            Some(i) => self.model.maybe_refs[i],
+            None => self.model.maybe_refs.iter().any(|r| *r),
+        };
+        if refs {
+            self.run(&Op::MajorCompact);
+        }
+        if let Err(e) = self.t().split(at) {
+            self.fail(&format!("split failed: {e}"));
+        }
+        match (at, i) {
+            (Some(row), Some(i)) => {
+                let b = self.model.bounds.clone();
+                self.model.flush_where(|r| {
+                    (i == 0 || r >= b[i - 1].as_slice()) && (i == b.len() || r < b[i].as_slice())
+                });
+                self.model.bounds.insert(i, row.to_vec());
+                self.model.maybe_refs.insert(i, true);
+                self.model.maybe_refs[i + 1] = true;
+            }
+            _ => {
+                self.model.flush();
+                let old = self.model.bounds.clone();
+                let new: Vec<Vec<u8>> = self
+                    .t()
+                    .regions()
+                    .iter()
+                    .skip(1)
+                    .map(|r| r.start_key.clone())
+                    .collect();
+                if !old.iter().all(|b| new.contains(b)) {
+                    self.fail(&format!("split(None) lost boundaries: {old:?} -> {new:?}"));
+                }
+                // A region is new (may hold references) unless both its ends are old bounds.
+                let known = |k: &Vec<u8>| k.is_empty() || old.contains(k);
+                let mut refs = Vec::new();
+                for w in 0..=new.len() {
+                    let lo = if w == 0 {
+                        Vec::new()
+                    } else {
+                        new[w - 1].clone()
+                    };
+                    let hi = new.get(w).cloned().unwrap_or_default();
+                    refs.push(new.len() != old.len() && !(known(&lo) && known(&hi)));
+                }
+                self.model.bounds = new;
+                self.model.maybe_refs = refs;
+            }
+        }
+        self.check_physical();
     }
 
     /// The cells of a scan's rows, after checking each row: not empty, only its own cells,
@@ -1548,6 +1837,9 @@ impl Harness {
     /// One region; its store files are the model's count; one write request per row
     /// mutation since open; an empty memstore exactly when the model has no memstore cell.
     fn check_regions(&mut self) {
+        if has_regions(self.seed) {
+            return self.check_region_bounds();
+        }
         self.max_files = self
             .max_files
             .max(self.model.files[0].max(self.model.files[1]));
@@ -1579,6 +1871,46 @@ impl Harness {
                     "not empty"
                 }
             ));
+        }
+    }
+
+    /// Seeds with regions: the regions are contiguous, ordered and the model's; a memstore is
+    /// empty exactly when the model has no memstore cell in the region's rows.
+    fn check_region_bounds(&mut self) {
+        let regions = self.t().regions();
+        let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start_key.clone()).collect();
+        let mut expected = vec![Vec::new()];
+        expected.extend(self.model.bounds.iter().cloned());
+        if starts != expected {
+            self.fail(&format!(
+                "region starts {:?}, model {:?}",
+                starts.iter().map(|s| show(s)).collect::<Vec<_>>(),
+                expected.iter().map(|s| show(s)).collect::<Vec<_>>()
+            ));
+        }
+        for (k, r) in regions.iter().enumerate() {
+            let next = regions
+                .get(k + 1)
+                .map_or(Vec::new(), |n| n.start_key.clone());
+            if r.end_key != next {
+                self.fail(&format!(
+                    "region {} ends at {}, next starts at {}",
+                    r.name,
+                    show(&r.end_key),
+                    show(&next)
+                ));
+            }
+            let mem = self.model.rows.iter().any(|(row, cells)| {
+                self.model.region_of(row) == k && cells.iter().any(|c| !c.in_files)
+            });
+            if (r.memstore_bytes == 0) == mem {
+                self.fail(&format!(
+                    "region {}: memstore_bytes = {}, model memstore {}",
+                    r.name,
+                    r.memstore_bytes,
+                    if mem { "not empty" } else { "empty" }
+                ));
+            }
         }
     }
 
@@ -1667,7 +1999,13 @@ fn fixed_seed(seed: u64) {
     if env_u64("MODEL_SEED").is_some() {
         return;
     }
-    println!("{}", run_seed(seed, ops_per_seed()));
+    // Seeds with regions are I/O-bound (splits sync the manifest and rewrite files): fewer ops.
+    let ops = if has_regions(seed) && env_u64("MODEL_OPS").is_none() {
+        DEFAULT_OPS / 3
+    } else {
+        ops_per_seed()
+    };
+    println!("{}", run_seed(seed, ops));
 }
 
 macro_rules! seeds {
@@ -1742,6 +2080,7 @@ fn model_self_check() {
             put(Some(3), "3"),
             put(Some(2), "2b"),
         ],
+        None,
     );
     // [SORT-7] last of two identical cells in one put wins.
     assert_eq!(
@@ -1760,12 +2099,12 @@ fn model_self_check() {
     assert_eq!(m.read_row(b"r", &all), vec![cell(1, "1")]);
     // [DEL-1] a DC masks a later put with an older ts; [DEL-12] until a major compaction.
     m.apply_delete(b"r", &[DelCall::VersionsUpTo(0, b"q".to_vec(), 5)], None);
-    m.apply_put(b"r", &[put(Some(4), "4")]);
+    m.apply_put(b"r", &[put(Some(4), "4")], None);
     assert_eq!(m.read_row(b"r", &all), vec![]);
     m.flush();
     m.major_family(0);
     assert_eq!(m.files, [0, 0]);
-    m.apply_put(b"r", &[put(Some(4), "4again"), put(None, "now")]);
+    m.apply_put(b"r", &[put(Some(4), "4again"), put(None, "now")], None);
     assert_eq!(
         m.read_row(b"r", &all),
         vec![cell(100, "now"), cell(4, "4again")]
@@ -1806,4 +2145,20 @@ fn model_self_check() {
         Some(&None)
     );
     assert_eq!(prefix_stop(b"r1"), b"r2");
+    // [TTL-2] strict family expiry; [TTL-3] cell expiry `ts + ttl < now`.
+    let mut m = Model {
+        now: 100,
+        family_ttl: [Some(10), None],
+        ..Model::default()
+    };
+    m.apply_put(b"r", &[put(Some(90), "edge"), put(Some(89), "old")], None);
+    m.apply_put(b"r", &[put(Some(95), "cell")], Some(6));
+    assert_eq!(
+        m.read_row(b"r", &all),
+        vec![cell(95, "cell"), cell(90, "edge")]
+    );
+    m.now = 101;
+    assert_eq!(m.read_row(b"r", &all), vec![cell(95, "cell")]);
+    m.now = 102;
+    assert_eq!(m.read_row(b"r", &all), vec![]);
 }
