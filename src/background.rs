@@ -49,17 +49,20 @@ impl Background {
     }
 
     /// Starts `n` workers serving `db`.
-    pub fn start(self: &Arc<Self>, n: usize, db: Weak<DbInner>) {
+    ///
+    /// # Errors
+    /// [`crate::Error::Io`] when the operating system refuses a thread.
+    pub fn start(self: &Arc<Self>, n: usize, db: Weak<DbInner>) -> crate::Result<()> {
         let mut threads = self.threads.lock();
         for i in 0..n {
             let bg = self.clone();
             let db = db.clone();
             let h = std::thread::Builder::new()
                 .name(format!("cellbase-bg-{i}"))
-                .spawn(move || bg.run(db, i == 0))
-                .expect("spawning a background thread");
+                .spawn(move || bg.run(db, i == 0))?;
             threads.push(h);
         }
+        Ok(())
     }
 
     pub fn submit(&self, job: Job) {

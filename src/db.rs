@@ -223,7 +223,7 @@ impl Db {
         });
         inner
             .bg
-            .start(inner.opts.background_threads, Arc::downgrade(&inner));
+            .start(inner.opts.background_threads, Arc::downgrade(&inner))?;
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
         // Memstores refilled by replay may already be over their flush size.

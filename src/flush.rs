@@ -79,8 +79,8 @@ impl<'a> Output<'a> {
         let k = KeyRef::parse(key).ok_or_else(|| {
             Error::corruption(&self.db.path, "malformed key during flush/compaction")
         })?;
-        if let Some(col) = &self.skip_column {
-            let c = KeyRef::parse(col).expect("skip_column holds a valid key");
+        // `skip_column` holds a key parsed before, so it parses again.
+        if let Some(c) = self.skip_column.as_deref().and_then(KeyRef::parse) {
             if c.same_column(&k) {
                 return Ok(());
             }
