@@ -336,6 +336,20 @@ fn put_file(out: &mut Vec<u8>, f: &FileRef) {
     codec::put_varint(out, f.size);
 }
 
+fn put_ids(out: &mut Vec<u8>, ids: &[u64]) {
+    codec::put_varint(out, ids.len() as u64);
+    ids.iter().for_each(|id| codec::put_varint(out, *id));
+}
+
+fn get_ids(r: &mut Reader<'_>) -> std::result::Result<Vec<u64>, DecodeError> {
+    let n = r.len(r.remaining(), "id count")?;
+    let mut ids = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        ids.push(r.varint("id")?);
+    }
+    Ok(ids)
+}
+
 fn put_files(out: &mut Vec<u8>, files: &[FileRef]) {
     codec::put_varint(out, files.len() as u64);
     files.iter().for_each(|f| put_file(out, f));
@@ -422,8 +436,7 @@ impl Edit {
                 o.push(5);
                 codec::put_varint(&mut o, *table_id);
                 codec::put_varint(&mut o, *region_id);
-                codec::put_varint(&mut o, removed.len() as u64);
-                removed.iter().for_each(|id| codec::put_varint(&mut o, *id));
+                put_ids(&mut o, removed);
                 put_files(&mut o, added);
             }
             Edit::Split {
@@ -514,11 +527,7 @@ impl Edit {
             5 => {
                 let table_id = r.varint("table id")?;
                 let region_id = r.varint("region id")?;
-                let n = r.len(r.remaining(), "removed count")?;
-                let mut removed = Vec::with_capacity(n.min(4096));
-                for _ in 0..n {
-                    removed.push(r.varint("file id")?);
-                }
+                let removed = get_ids(&mut r)?;
                 let added = get_files(&mut r)?;
                 Edit::Compact {
                     table_id,
@@ -548,11 +557,7 @@ impl Edit {
             }
             8 => {
                 let table_id = r.varint("table id")?;
-                let n = r.len(r.remaining(), "parent count")?;
-                let mut parent_ids = Vec::with_capacity(n.min(16));
-                for _ in 0..n {
-                    parent_ids.push(r.varint("region id")?);
-                }
+                let parent_ids = get_ids(&mut r)?;
                 let def = get_region(&mut r)?;
                 Edit::Merge {
                     table_id,
