@@ -460,10 +460,7 @@ impl Edit {
             } => {
                 o.push(8);
                 codec::put_varint(&mut o, *table_id);
-                codec::put_varint(&mut o, parent_ids.len() as u64);
-                parent_ids
-                    .iter()
-                    .for_each(|id| codec::put_varint(&mut o, *id));
+                put_ids(&mut o, parent_ids);
                 put_region(&mut o, &merged.0);
                 put_files(&mut o, &merged.1);
             }
