@@ -90,6 +90,19 @@ impl Db {
         Db::open_inner(path.as_ref().to_path_buf(), options, Arc::new(StdFs), None)
     }
 
+    /// Opens with a caller-supplied filesystem (tests: fault injection). Not a stable API.
+    ///
+    /// # Errors
+    /// As [`Db::open`].
+    #[doc(hidden)]
+    pub fn open_with_fs(
+        path: impl AsRef<Path>,
+        options: DbOptions,
+        fs: Arc<dyn FileSystem>,
+    ) -> Result<Db> {
+        Db::open_inner(path.as_ref().to_path_buf(), options, fs, None)
+    }
+
     /// A database in a new temporary directory, removed when the last handle is dropped.
     ///
     /// # Errors

@@ -585,6 +585,10 @@ pub struct Manifest {
     dir: PathBuf,
     file: Box<dyn WritableFile>,
     state: ManifestState,
+    /// Set when an append or sync failed: the record may or may not be durable, so the
+    /// in-memory state can no longer be trusted to match the log; every later change is refused
+    /// until the database is reopened (which replays what is really there).
+    poisoned: Option<String>,
 }
 
 impl std::fmt::Debug for Manifest {
@@ -672,17 +676,27 @@ impl Manifest {
             dir: dir.to_path_buf(),
             file,
             state,
+            poisoned: None,
         })
     }
 
     /// Appends and syncs one edit, then applies it to the in-memory state.
+    ///
+    /// # Errors
+    /// [`Error::Poisoned`] after an earlier append or sync failed; [`Error::Io`] when this one
+    /// fails (which poisons the manifest).
     pub fn append(&mut self, edit: &Edit) -> Result<()> {
+        if let Some(why) = &self.poisoned {
+            return Err(Error::Poisoned(format!("manifest: {why}")));
+        }
         let mut next = self.state.clone();
         next.apply(edit).map_err(Error::InvalidArgument)?;
         let mut buf = Vec::new();
         encode_record(&mut buf, RECORD_EDIT, &edit.encode());
-        self.file.append(&buf)?;
-        self.file.sync_data()?;
+        if let Err(e) = self.file.append(&buf).and_then(|()| self.file.sync_data()) {
+            self.poisoned = Some(e.to_string());
+            return Err(Error::Io(e));
+        }
         self.state = next;
         Ok(())
     }

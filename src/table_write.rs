@@ -228,7 +228,12 @@ impl Table {
             };
             match done {
                 Some(v) => {
-                    self.db.maybe_flush(&self.shared, &region)?;
+                    // The mutation is applied and logged: a failing flush afterwards does not
+                    // make it an error (HBase never fails a put for a flush). The snapshot stays
+                    // readable and the next write or flush retries.
+                    if let Err(e) = self.db.maybe_flush(&self.shared, &region) {
+                        *self.db.bg.last_error.lock() = Some(e.to_string());
+                    }
                     return Ok(v);
                 }
                 // The split or merge installs the new regions shortly.

@@ -1,8 +1,10 @@
 //! The filesystem seam. Every file operation of the engine goes through [`FileSystem`], so tests
 //! can substitute an in-memory or fault-injecting implementation. [`StdFs`] is the real one.
 
+mod fault_fs;
 mod std_fs;
 
+pub use fault_fs::FaultFs;
 pub use std_fs::StdFs;
 
 use std::fmt::Debug;

@@ -6,6 +6,7 @@ mod concurrency;
 mod corruption;
 mod crash;
 mod deletes;
+mod faults;
 mod recovery;
 mod ttl;
 mod versions;
