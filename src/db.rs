@@ -543,12 +543,20 @@ impl DbInner {
             .collect()
     }
 
-    /// True when some region of some table lists block file `id` (files are shared between the
-    /// regions of a split or merge until compactions rewrite them).
-    pub fn file_in_use(&self, id: u64) -> bool {
+    /// Ids of the block files some region lists (files are shared between the regions of a
+    /// split or merge until compactions rewrite them).
+    pub fn live_file_ids(&self) -> std::collections::BTreeSet<u64> {
         self.all_regions()
             .iter()
-            .any(|(_, r)| r.current().files.values().flatten().any(|f| f.id == id))
+            .flat_map(|(_, r)| {
+                r.current()
+                    .files
+                    .values()
+                    .flatten()
+                    .map(|f| f.id)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     /// Deletes log segments every record of which is in block files.

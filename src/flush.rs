@@ -441,9 +441,11 @@ impl DbInner {
                 files,
             });
         }
-        // Open readers keep their mapping; the names go now.
+        // Open readers keep their mapping; the names go now, unless another region still lists
+        // the file.
+        let live = self.live_file_ids();
         for id in removed {
-            if !self.file_in_use(id) {
+            if !live.contains(&id) {
                 let _ = self.fs.remove(&sst_path(&self.path, id));
             }
         }

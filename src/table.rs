@@ -422,7 +422,8 @@ impl Table {
     }
 
     /// Splits the region holding `at` at `at`, or (with `None`) every region at its split point
-    /// [SPLIT-2]; regions without one are left alone. Each region is flushed first, and a
+    /// [SPLIT-2]; regions without one are left alone. Each region is flushed first (by the
+    /// split itself), and a
     /// region still holding references from an earlier split or merge is major-compacted first
     /// (HBase refuses to split it until a compaction has run).
     ///
@@ -442,7 +443,6 @@ impl Table {
                             crate::util::to_string_binary(row)
                         )));
                     }
-                    self.db.flush_region(&self.shared, &region)?;
                     if region.has_references() {
                         self.db.compact_region(&self.shared, &region, true)?;
                     }
@@ -458,7 +458,6 @@ impl Table {
             }
             None => {
                 for region in self.shared.region_list() {
-                    self.db.flush_region(&self.shared, &region)?;
                     if region.has_references() {
                         self.db.compact_region(&self.shared, &region, true)?;
                     }
