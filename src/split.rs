@@ -86,39 +86,23 @@ impl DbInner {
     /// or when the largest file's mid-key row is its first or last row.
     pub(crate) fn split_point(&self, region: &Region) -> Option<Vec<u8>> {
         let v = region.current();
-        let mids: Vec<Vec<(u64, Vec<u8>)>> = v
+        let stores: Vec<(bool, Vec<FileSplitInfo<'_>>)> = v
             .files
             .values()
             .map(|list| {
                 // Oldest first, as the policy expects.
-                list.iter()
-                    .rev()
-                    .map(|f| {
-                        let mid = f
-                            .reader
-                            .mid_key()
-                            .and_then(KeyRef::parse)
-                            .map(|k| k.row.to_vec())
-                            .unwrap_or_default();
-                        (f.size(), mid)
-                    })
-                    .collect()
-            })
-            .collect();
-        let stores: Vec<(bool, Vec<FileSplitInfo<'_>>)> = v
-            .files
-            .values()
-            .zip(&mids)
-            .map(|(list, mids)| {
                 let infos = list
                     .iter()
                     .rev()
-                    .zip(mids)
-                    .map(|(f, (size, mid))| FileSplitInfo {
-                        size: *size,
+                    .map(|f| FileSplitInfo {
+                        size: f.size(),
                         first_row: f.reader.meta().first_row(),
                         last_row: f.reader.meta().last_row(),
-                        mid_row: mid,
+                        mid_row: f
+                            .reader
+                            .mid_key()
+                            .and_then(KeyRef::parse)
+                            .map_or(&[][..], |k| k.row),
                     })
                     .collect();
                 (list.iter().any(|f| region.is_reference(f)), infos)
