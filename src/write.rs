@@ -10,6 +10,7 @@
 use crate::codec::{self, Reader};
 use crate::db::DbInner;
 use crate::error::{Error, Result};
+use crate::memstore::MemStore;
 use crate::model::key::KeyRef;
 use crate::model::payload;
 use crate::model::schema::TableDescriptor;
@@ -131,7 +132,9 @@ pub(crate) fn replay_entry(
     let Some(table) = tables.get(&table_id) else {
         return Ok(());
     };
-    for _ in 0..n {
+    // Every cell of an entry has the entry's row: route once.
+    let mut target: Option<Arc<MemStore>> = None;
+    for i in 0..n {
         let key = r.bytes("key").map_err(err)?;
         let payload = r.bytes("payload").map_err(err)?;
         let k = KeyRef::parse(key).ok_or("malformed key")?;
@@ -139,9 +142,15 @@ pub(crate) fn replay_entry(
         {
             return Err("malformed cell".into());
         }
-        let region = table.region_for(k.row);
-        if seq > region.flushed_seq.load(Ordering::Acquire) {
-            region.current().active.insert(key, payload);
+        if i == 0 {
+            let region = table.region_for(k.row);
+            if seq <= region.flushed_seq.load(Ordering::Acquire) {
+                return Ok(()); // already in the region's files
+            }
+            target = Some(region.current().active.clone());
+        }
+        if let Some(mem) = &target {
+            mem.insert(key, payload);
         }
     }
     Ok(())
