@@ -1,0 +1,62 @@
+//! The `cellbase` command: an HBase-shell-compatible shell, operator tools (block file dump,
+//! verify, TSV import/export), the rowkey lab and the HBase Thrift1 gateway.
+//!
+//! Each subcommand lives in its own module; `main.rs` only parses arguments and dispatches.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+pub mod lab;
+pub mod shell;
+pub mod thrift;
+pub mod tools;
+
+/// Command-line arguments of `cellbase`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cellbase",
+    version,
+    about = "cellbase: an embedded HBase-model storage engine"
+)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of `cellbase`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// An HBase-shell-compatible shell over a local database directory.
+    Shell(shell::ShellArgs),
+    /// Print a block file's trailer, file info, index and Bloom summary (like `hbase hfile`).
+    Hfile(tools::hfile::HfileArgs),
+    /// Check every checksum, the manifest against the files and region contiguity.
+    Verify(tools::verify::VerifyArgs),
+    /// Export a table as ImportTsv-compatible TSV.
+    ExportTsv(tools::tsv::ExportArgs),
+    /// Import ImportTsv-format TSV into a table.
+    ImportTsv(tools::tsv::ImportArgs),
+    /// Serve the HBase Thrift1 `Hbase` service.
+    Thrift(thrift::ThriftArgs),
+    /// The rowkey lab: replay rowkey designs against real regions.
+    Lab(lab::LabArgs),
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Shell(a) => shell::run(a),
+        Command::Hfile(a) => tools::hfile::run(a),
+        Command::Verify(a) => tools::verify::run(a),
+        Command::ExportTsv(a) => tools::tsv::run_export(a),
+        Command::ImportTsv(a) => tools::tsv::run_import(a),
+        Command::Thrift(a) => thrift::run(a),
+        Command::Lab(a) => lab::run(a),
+    }
+}
+
+/// Prints `msg` as `ERROR: msg` on stderr and returns a failing exit code.
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("ERROR: {msg}");
+    ExitCode::FAILURE
+}

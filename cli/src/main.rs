@@ -1,0 +1,8 @@
+//! The `cellbase` command.
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cellbase_cli::Cli::parse();
+    cellbase_cli::run(cli)
+}
