@@ -790,10 +790,15 @@ impl Session {
         let re = match args.first() {
             Some(v) => {
                 let pat = str_of(v, "regex")?;
-                Some(
-                    regex::Regex::new(&format!("^(?:{pat})$"))
-                        .map_err(|e| CmdError(format!("Invalid regex {pat}: {e}")))?,
-                )
+                Some(regex::Regex::new(&format!("^(?:{pat})$")).map_err(|e| {
+                    let detail = e.to_string();
+                    let last = detail
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                        .trim_start_matches("error: ");
+                    CmdError(format!("Invalid regex {pat}: {last}"))
+                })?)
             }
             None => None,
         };
