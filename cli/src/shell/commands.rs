@@ -25,6 +25,9 @@ impl From<std::io::Error> for CmdError {
 
 type R<T> = Result<T, CmdError>;
 
+/// (table, row, family, qualifier) of incr / get_counter.
+type CounterArgs = (String, Vec<u8>, Vec<u8>, Vec<u8>);
+
 fn err<T>(msg: impl Into<String>) -> R<T> {
     Err(CmdError(msg.into()))
 }
@@ -363,7 +366,7 @@ fn ttl_of(v: &Value) -> R<Option<Duration>> {
                 n
             } else {
                 let words: Vec<&str> = head.split_whitespace().collect();
-                if words.is_empty() || words.len() % 2 != 0 {
+                if words.is_empty() || !words.len().is_multiple_of(2) {
                     return err(format!("Invalid TTL value: {s}"));
                 }
                 let mut total: i64 = 0;
@@ -472,10 +475,10 @@ fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
             ));
         }
     }
-    if let Some(v) = o.take("REPLICATION_SCOPE") {
-        if int_of(&v, "REPLICATION_SCOPE")? != 0 {
-            return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
-        }
+    if let Some(v) = o.take("REPLICATION_SCOPE")
+        && int_of(&v, "REPLICATION_SCOPE")? != 0
+    {
+        return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
     }
     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
     Ok(f)
@@ -1148,7 +1151,7 @@ impl Session {
         Ok(None)
     }
 
-    fn counter_args(&self, args: &[Value]) -> R<(String, Vec<u8>, Vec<u8>, Vec<u8>)> {
+    fn counter_args(&self, args: &[Value]) -> R<CounterArgs> {
         let name = str_of(&args[0], "table name")?;
         let row = bytes_of(&args[1], "row")?;
         let (f, q) = split_column(&bytes_of(&args[2], "column")?);
@@ -1225,7 +1228,7 @@ impl Session {
         {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
-            if n % interval == 0 {
+            if n.is_multiple_of(interval) {
                 writeln!(
                     out,
                     "Current count: {n}, row: {}",

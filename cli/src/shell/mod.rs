@@ -131,6 +131,7 @@ pub fn run(args: ShellArgs) -> ExitCode {
     };
     let mut out = std::io::stdout();
     let scripted = !args.execute.is_empty() || args.file.is_some();
+    let scripted_or_piped = scripted || !std::io::stdin().is_terminal();
     let status = if scripted {
         let mut st = Flow::Continue;
         for e in &args.execute {
@@ -173,7 +174,7 @@ pub fn run(args: ShellArgs) -> ExitCode {
     if let Err(e) = closed {
         return crate::fail(format!("closing the database: {e}"));
     }
-    if shell.failures > 0 {
+    if scripted_or_piped && shell.failures > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

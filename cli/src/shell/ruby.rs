@@ -444,7 +444,11 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end: usize,
+    depth: usize,
 }
+
+/// Deepest array/hash nesting accepted (keeps the recursive parser's stack bounded).
+const MAX_DEPTH: usize = 64;
 
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
@@ -529,6 +533,16 @@ impl Parser {
     }
 
     fn value(&mut self) -> Result<Value, ParseError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(ParseError::syntax(self.at(), "nesting too deep"));
+        }
+        self.depth += 1;
+        let v = self.value_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn value_inner(&mut self) -> Result<Value, ParseError> {
         let at = self.at();
         match self.next() {
             None => Err(ParseError::incomplete(self.end)),
@@ -606,6 +620,7 @@ pub fn parse(src: &[u8]) -> Result<Vec<Statement>, ParseError> {
         toks,
         pos: 0,
         end: src.len(),
+        depth: 0,
     };
     let mut out = Vec::new();
     while p.pos < p.toks.len() {
@@ -709,5 +724,7 @@ mod tests {
             assert!(!e.is_incomplete(), "{src}: {e:?}");
         }
         assert_eq!(parse(b"a; b 'x'\n\n# c\n").unwrap().len(), 2);
+        let deep = format!("x {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(!parse(deep.as_bytes()).unwrap_err().is_incomplete());
     }
 }
