@@ -320,7 +320,7 @@ mod tests {
         two_col(&mut v, "row-long", "abcdefghijkl", true, 16).unwrap();
         assert_eq!(
             String::from_utf8(v).unwrap(),
-            " row-  abcdefghij\n long kl        \n"
+            " row- abcdefghij\n long kl        \n"
         );
     }
 

@@ -157,7 +157,13 @@ fn lex(src: &[u8]) -> Result<Vec<(Tok, usize)>, ParseError> {
         let start = i;
         match c {
             b' ' | b'\t' | b'\r' | 0x0c => i += 1,
-            b'\\' if src.get(i + 1) == Some(&b'\n') => i += 2, // line continuation
+            b'\\' if src.get(i + 1) == Some(&b'\n') => {
+                // Line continuation: at the end of the input, more lines are needed.
+                if i + 2 >= src.len() {
+                    return Err(ParseError::incomplete(src.len()));
+                }
+                i += 2;
+            }
             b'\n' | b';' => {
                 let continues = matches!(out.last(), Some((Tok::Comma | Tok::Arrow, _)));
                 if depth == 0 && !(c == b'\n' && continues) {
@@ -717,6 +723,8 @@ mod tests {
         ] {
             assert!(parse(src.as_bytes()).unwrap_err().is_incomplete(), "{src}");
         }
+        assert!(parse(b"create 't1' \\\n").unwrap_err().is_incomplete());
+        assert_eq!(parse(b"create 't1', \\\n 'f'\n").unwrap()[0].args.len(), 2);
         let multi = "create 't1',\n  {NAME => 'f1',\n   VERSIONS => 2}\n";
         assert_eq!(parse(multi.as_bytes()).unwrap().len(), 1);
         for src in ["create 't1' 'f1' 3", "get 't', foo", "}", "put \x01", "a.b"] {
