@@ -181,6 +181,21 @@ pub fn run(args: ShellArgs) -> ExitCode {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::strip_prompt;
+
+    #[test]
+    fn prompts_are_stripped() {
+        assert_eq!(strip_prompt(b"hbase>create 't'"), b"create 't'");
+        assert_eq!(strip_prompt(b"hbase(main):001:0> list"), b"list");
+        assert_eq!(strip_prompt(b"hbase:012:1* 'f1'"), b"'f1'");
+        assert_eq!(strip_prompt(b"  hbase> list\n"), b"list\n");
+        assert_eq!(strip_prompt(b"hbasement 'x'"), b"hbasement 'x'");
+        assert_eq!(strip_prompt(b"list"), b"list");
+    }
+}
+
 /// Whether to keep reading input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -214,7 +229,7 @@ impl Shell {
             if buf.is_empty() {
                 start_line = self.line_no;
             }
-            buf.extend_from_slice(line);
+            buf.extend_from_slice(strip_prompt(line));
             if !buf.ends_with(b"\n") {
                 buf.push(b'\n');
             }
@@ -375,7 +390,7 @@ impl Shell {
             if !line.trim().is_empty() {
                 let _ = rl.add_history_entry(line.as_str());
             }
-            buf.extend_from_slice(line.as_bytes());
+            buf.extend_from_slice(strip_prompt(line.as_bytes()));
             buf.push(b'\n');
             match self.feed(&buf, start_line, out) {
                 None => continue,
@@ -387,6 +402,41 @@ impl Shell {
             let _ = rl.save_history(h);
         }
         Ok(())
+    }
+}
+
+/// Drops a pasted HBase prompt at the start of a line (`hbase>`, `hbase(main):001:0>`,
+/// `hbase:002:0*`), so commands copied from articles and terminal logs run as written.
+pub fn strip_prompt(line: &[u8]) -> &[u8] {
+    let start = line
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    let Some(rest) = line[start..].strip_prefix(b"hbase") else {
+        return line;
+    };
+    let mut i = 0;
+    if rest.starts_with(b"(main)") {
+        i += 6;
+    }
+    // Optional `:NNN:N` (line number and nesting level).
+    for _ in 0..2 {
+        if rest.get(i) == Some(&b':') && rest.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+            while rest.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+    }
+    match rest.get(i) {
+        Some(b'>' | b'*') => {
+            i += 1;
+            if rest.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            &rest[i..]
+        }
+        _ => line,
     }
 }
 
