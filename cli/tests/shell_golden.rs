@@ -4,7 +4,8 @@
 //! `tests/golden/NAME.out` byte for byte.
 //!
 //! The expected files follow hbase-shell.md §4.2–4.4. To regenerate them after an intended
-//! change, run with `CELLBASE_BLESS=1` and review the diff by hand.
+//! change, run with `CELLBASE_BLESS=1` and review the diff by hand. Scripts run with
+//! `tests/golden` as the working directory (for `SPLITS_FILE => 'splits.txt'`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,7 +42,7 @@ fn run_script(name: &str, extra: &[&str]) -> (String, i32) {
         .args(extra)
         .arg("-f")
         .arg(&script)
-        .current_dir(dir.path())
+        .current_dir(golden_dir()) // SPLITS_FILE paths are relative to it
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -625,13 +625,8 @@ impl Session {
                         let text = std::fs::read_to_string(&path).map_err(|e| {
                             CmdError(format!("Unable to read splits file {path}: {e}"))
                         })?;
-                        split_keys = Some(
-                            text.lines()
-                                .map(str::trim)
-                                .filter(|l| !l.is_empty())
-                                .map(to_bytes_binary)
-                                .collect(),
-                        );
+                        // As HBase: `File.foreach { |line| line.chomp }`, no other trimming.
+                        split_keys = Some(text.lines().map(to_bytes_binary).collect());
                     }
                     if o.has("NUMREGIONS") || o.has("SPLITALGO") {
                         let Some(n) = o.take("NUMREGIONS") else {
