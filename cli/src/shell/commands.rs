@@ -282,7 +282,7 @@ fn arity(args: &[Value], min: usize, max: usize) -> R<()> {
             format!("{min}..{max}")
         };
         return err(format!(
-            "wrong number of arguments ({} for {want})",
+            "wrong number of arguments (given {}, expected {want})",
             args.len()
         ));
     }

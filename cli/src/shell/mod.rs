@@ -264,14 +264,18 @@ impl Shell {
         match ruby::parse(chunk) {
             Err(e) if e.is_incomplete() => None,
             Err(e) => {
-                let line = start_line
-                    + chunk[..e.pos.min(chunk.len())]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count();
+                let before = &chunk[..e.pos.min(chunk.len())];
+                let line = start_line + before.iter().filter(|&&b| b == b'\n').count();
+                let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
                 let _ = match &e.kind {
-                    ruby::ParseErrorKind::UndefinedName(_) => writeln!(out, "NameError: {e}"),
-                    _ => writeln!(out, "SyntaxError: (hbase):{line}: {e}"),
+                    ruby::ParseErrorKind::UndefinedName(_) => {
+                        writeln!(out, "NameError: {}", e.message())
+                    }
+                    _ => writeln!(
+                        out,
+                        "SyntaxError: (hbase):{line}: {} (column {column})",
+                        e.message()
+                    ),
                 };
                 let _ = out.flush();
                 self.failures += 1;

@@ -114,6 +114,19 @@ impl ParseError {
     }
 }
 
+impl ParseError {
+    /// The message without the position.
+    pub fn message(&self) -> String {
+        match &self.kind {
+            ParseErrorKind::Incomplete => "unexpected end-of-input".into(),
+            ParseErrorKind::Syntax(m) => m.clone(),
+            ParseErrorKind::UndefinedName(n) => {
+                format!("undefined local variable or method `{n}' for main:Object")
+            }
+        }
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
