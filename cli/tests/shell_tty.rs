@@ -67,6 +67,14 @@ fn interactive_shell_through_a_pty() {
         .unwrap();
     s.expect("hbase:008:0> ").unwrap();
 
+    // Several lines arriving at once (a paste, or typing ahead) all run, in order.
+    s.send("exists 't1'\nis_enabled 't1'\n").unwrap();
+    s.expect("Table t1 does exist")
+        .expect("first pasted line ran");
+    s.expect("hbase:009:0> ").unwrap();
+    s.expect("=> true").expect("second pasted line ran");
+    s.expect("hbase:010:0> ").unwrap();
+
     s.send_line("exit").unwrap();
     s.expect(Eof).expect("the shell exits");
     let status = s.get_process().wait().unwrap();
