@@ -25,6 +25,9 @@ impl From<std::io::Error> for CmdError {
 
 type R<T> = Result<T, CmdError>;
 
+/// A scan's request, its column specs, MAXLENGTH and default value formatter.
+type ScanOpts = (Scan, Vec<ColSpec>, Option<usize>, Converter);
+
 /// (table, row, family, qualifier) of incr / get_counter.
 type CounterArgs = (String, Vec<u8>, Vec<u8>, Vec<u8>);
 
@@ -343,6 +346,26 @@ fn time_range(v: &Value) -> R<(i64, i64)> {
             "TIMERANGE must be [min, max), got {}",
             other.describe()
         )),
+    }
+}
+
+/// `FORMATTER => 'toString'` (and `FORMATTER_CLASS`, which must be HBase's `Bytes`): the
+/// converter for every column without its own `:converter` suffix.
+fn formatter(o: &mut Opts) -> R<Converter> {
+    if let Some(v) = o.take("FORMATTER_CLASS") {
+        let class = str_of(&v, "FORMATTER_CLASS")?;
+        if class != "org.apache.hadoop.hbase.util.Bytes" {
+            return err(format!(
+                "FORMATTER_CLASS {class} is not supported (only org.apache.hadoop.hbase.util.Bytes)"
+            ));
+        }
+    }
+    match o.take("FORMATTER") {
+        None => Ok(Converter::StringBinary),
+        Some(v) => {
+            let name = str_of(&v, "FORMATTER")?;
+            Converter::parse(&name).ok_or_else(|| CmdError(format!("Unknown FORMATTER {name}")))
+        }
     }
 }
 
@@ -922,6 +945,7 @@ impl Session {
         let mut g = Get::new(&row);
         let mut cols: Vec<ColSpec> = Vec::new();
         let mut maxlength = None;
+        let mut default_conv = Converter::StringBinary;
         for a in &args[2..] {
             match a {
                 Value::Hash(_) => {
@@ -947,6 +971,7 @@ impl Session {
                     if let Some(v) = o.take("MAXLENGTH") {
                         maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
                     }
+                    default_conv = formatter(&mut o)?;
                     o.ignore(&["CONSISTENCY", "CACHE_BLOCKS"]);
                     o.finish("get")?;
                 }
@@ -963,7 +988,7 @@ impl Session {
         let r = t.get(g).or_else(|e| self.fail(&name, e))?;
         format::two_col(out, "COLUMN", "CELL", false, self.width)?;
         for cell in r.cells() {
-            let conv = converter_for(&cols, cell.family(), cell.qualifier());
+            let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
             let text = format::cell_text(cell, self.ts, &conv, maxlength);
             format::two_col(out, &format::column_name(cell), &text, true, self.width)?;
         }
@@ -971,12 +996,12 @@ impl Session {
         Ok(None)
     }
 
-    fn scan_opts(&self, v: Option<&Value>, cmd: &str) -> R<(Scan, Vec<ColSpec>, Option<usize>)> {
+    fn scan_opts(&self, v: Option<&Value>, cmd: &str) -> R<ScanOpts> {
         let mut s = Scan::new();
         let mut cols = Vec::new();
         let mut maxlength = None;
         let Some(v) = v else {
-            return Ok((s, cols, maxlength));
+            return Ok((s, cols, maxlength, Converter::StringBinary));
         };
         let mut o = Opts::from(v)?;
         if let Some(v) = o.take("STARTROW") {
@@ -1027,6 +1052,7 @@ impl Session {
         if let Some(v) = o.take("MAXLENGTH") {
             maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
         }
+        let default_conv = formatter(&mut o)?;
         o.ignore(&[
             "CACHE",
             "CACHE_BLOCKS",
@@ -1039,13 +1065,13 @@ impl Session {
             "READ_TYPE",
         ]);
         o.finish(cmd)?;
-        Ok((s, cols, maxlength))
+        Ok((s, cols, maxlength, default_conv))
     }
 
     fn scan(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 1, 2)?;
         let name = str_of(&args[0], "table name")?;
-        let (s, cols, maxlength) = self.scan_opts(args.get(1), "scan")?;
+        let (s, cols, maxlength, default_conv) = self.scan_opts(args.get(1), "scan")?;
         let t = self.table(&name)?;
         let rows = t.scan(s).or_else(|e| self.fail(&name, e))?;
         format::two_col(out, "ROW", "COLUMN+CELL", false, self.width)?;
@@ -1055,7 +1081,7 @@ impl Session {
             n += 1;
             let key = to_string_binary(r.row());
             for cell in r.cells() {
-                let conv = converter_for(&cols, cell.family(), cell.qualifier());
+                let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
                 let text = format!(
                     "column={}, {}",
                     format::column_name(cell),
@@ -1479,9 +1505,14 @@ pub fn encoded_name(region: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn converter_for(cols: &[ColSpec], family: &[u8], qualifier: &[u8]) -> Converter {
+fn converter_for(
+    cols: &[ColSpec],
+    default: &Converter,
+    family: &[u8],
+    qualifier: &[u8],
+) -> Converter {
     cols.iter()
         .find(|c| c.family == family && c.qualifier.as_deref().is_none_or(|q| q == qualifier))
         .and_then(|c| c.conv.clone())
-        .unwrap_or(Converter::StringBinary)
+        .unwrap_or_else(|| default.clone())
 }
