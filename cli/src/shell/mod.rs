@@ -129,7 +129,8 @@ pub fn run(args: ShellArgs) -> ExitCode {
         stop_on_error: args.noninteractive,
         line_no: 0,
     };
-    let mut out = std::io::stdout();
+    // Buffered: each statement's output is flushed when the statement ends (see `feed`).
+    let mut out = std::io::BufWriter::new(std::io::stdout());
     let scripted = !args.execute.is_empty() || args.file.is_some();
     let scripted_or_piped = scripted || !std::io::stdin().is_terminal();
     let status = if scripted {
