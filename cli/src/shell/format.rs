@@ -218,21 +218,21 @@ pub fn ttl_text(ttl: Option<std::time::Duration>) -> String {
         secs % 3600 / 60,
         secs % 60,
     );
+    let plural = |n: u64| if n == 1 { "" } else { "S" };
     let mut parts = Vec::new();
-    for (n, unit) in [
-        (days, "DAY"),
-        (hours, "HOUR"),
-        (minutes, "MINUTE"),
-        (seconds, "SECOND"),
-    ] {
+    for (n, unit) in [(days, "DAY"), (hours, "HOUR"), (minutes, "MINUTE")] {
         if n > 0 {
-            parts.push(format!("{n} {unit}{}", if n == 1 { "" } else { "S" }));
+            parts.push(format!("{n} {unit}{}", plural(n)));
         }
+    }
+    if seconds > 0 {
+        // [DESC-2]: Java's PrettyPrinter picks this plural by the MINUTES count.
+        parts.push(format!("{seconds} SECOND{}", plural(minutes)));
     }
     format!("{secs} SECONDS ({})", parts.join(" "))
 }
 
-/// One describe family line (2.x attribute set and spelling).
+/// One describe family line: HBase 2.0–2.4's attribute set, spelling and key order [DESC-1].
 pub fn family_line(f: &FamilyDescriptor) -> String {
     let bloom = match f.bloom_filter {
         BloomType::None => "NONE",
@@ -330,6 +330,12 @@ mod tests {
         let d = std::time::Duration::from_secs;
         assert_eq!(ttl_text(Some(d(86400))), "86400 SECONDS (1 DAY)");
         assert_eq!(ttl_text(Some(d(30))), "30 SECONDS");
+        assert_eq!(ttl_text(Some(d(1))), "1 SECOND");
+        assert_eq!(ttl_text(Some(d(3601))), "3601 SECONDS (1 HOUR 1 SECONDS)");
+        assert_eq!(
+            ttl_text(Some(d(3662))),
+            "3662 SECONDS (1 HOUR 1 MINUTE 2 SECOND)"
+        );
         assert_eq!(
             ttl_text(Some(d(2 * 86400 + 3600 + 61))),
             "176461 SECONDS (2 DAYS 1 HOUR 1 MINUTE 1 SECOND)"
