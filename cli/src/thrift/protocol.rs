@@ -787,9 +787,15 @@ mod tests {
             (8, Value::Double(-1.5)),
             (
                 20,
-                Value::List(T_STRING, (0..20).map(|i| Value::bin(format!("c{i}"))).collect()),
+                Value::List(
+                    T_STRING,
+                    (0..20).map(|i| Value::bin(format!("c{i}"))).collect(),
+                ),
             ),
-            (21, Value::List(T_BOOL, vec![Value::Bool(true), Value::Bool(false)])),
+            (
+                21,
+                Value::List(T_BOOL, vec![Value::Bool(true), Value::Bool(false)]),
+            ),
             (22, Value::Map(T_STRING, T_STRING, vec![])),
             (
                 23,
@@ -911,11 +917,17 @@ mod tests {
     fn truncated_and_garbage_input_errors() {
         let full = encode_message(Protocol::Compact, "mutateRows", MSG_CALL, 3, &sample());
         for cut in 0..full.len() {
-            assert!(decode_message(Protocol::Compact, &full[..cut]).is_err(), "cut {cut}");
+            assert!(
+                decode_message(Protocol::Compact, &full[..cut]).is_err(),
+                "cut {cut}"
+            );
         }
         let full = encode_message(Protocol::Binary, "mutateRows", MSG_CALL, 3, &sample());
         for cut in 0..full.len() {
-            assert!(decode_message(Protocol::Binary, &full[..cut]).is_err(), "cut {cut}");
+            assert!(
+                decode_message(Protocol::Binary, &full[..cut]).is_err(),
+                "cut {cut}"
+            );
         }
         assert!(matches!(
             decode_message(Protocol::Binary, &[]),

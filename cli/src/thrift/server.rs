@@ -252,7 +252,10 @@ pub fn handle_connection(
                 &h.name,
                 MSG_EXCEPTION,
                 h.seqid,
-                &application_exception(&format!("Invalid method name: '{}'", h.name), APP_UNKNOWN_METHOD),
+                &application_exception(
+                    &format!("Invalid method name: '{}'", h.name),
+                    APP_UNKNOWN_METHOD,
+                ),
             ),
             Err(_) => encode_message(
                 proto,

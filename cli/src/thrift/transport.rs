@@ -109,7 +109,9 @@ pub fn read_message<R: Read>(
         Transport::Buffered => {
             let mut rd = Reader::new(r, proto, limits.max_message, limits);
             let header = rd.read_message_header().map_err(|e| fail(e, None))?;
-            let body = rd.read_struct().map_err(|e| fail(e, Some(header.clone())))?;
+            let body = rd
+                .read_struct()
+                .map_err(|e| fail(e, Some(header.clone())))?;
             Ok(Incoming { header, body })
         }
         Transport::Framed => {
@@ -159,7 +161,9 @@ pub fn read_message<R: Read>(
                 };
                 fail(e, None)
             })?;
-            let body = rd.read_struct().map_err(|e| fail(e, Some(header.clone())))?;
+            let body = rd
+                .read_struct()
+                .map_err(|e| fail(e, Some(header.clone())))?;
             Ok(Incoming { header, body })
         }
     }
@@ -189,7 +193,13 @@ mod tests {
         for proto in [Protocol::Binary, Protocol::Compact] {
             for transport in [Transport::Buffered, Transport::Framed] {
                 let m1 = encode_message(proto, "getTableNames", MSG_CALL, 0, &[]);
-                let m2 = encode_message(proto, "isTableEnabled", MSG_CALL, 1, &[(1, Value::bin("t"))]);
+                let m2 = encode_message(
+                    proto,
+                    "isTableEnabled",
+                    MSG_CALL,
+                    1,
+                    &[(1, Value::bin("t"))],
+                );
                 let mut wire = Vec::new();
                 write_message(&mut wire, transport, &m1).unwrap();
                 write_message(&mut wire, transport, &m2).unwrap();

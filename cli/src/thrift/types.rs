@@ -134,7 +134,10 @@ pub fn trow_result(r: &cellbase::RowResult, sorted: bool) -> Value {
         let list = cols.into_iter().map(|(n, c)| tcolumn(n, c)).collect();
         Value::Struct(vec![(1, row), (3, Value::List(T_STRUCT, list))])
     } else {
-        let map = cols.into_iter().map(|(n, c)| (Value::Binary(n), c)).collect();
+        let map = cols
+            .into_iter()
+            .map(|(n, c)| (Value::Binary(n), c))
+            .collect();
         Value::Struct(vec![(1, row), (2, Value::Map(T_STRING, T_STRUCT, map))])
     }
 }
@@ -166,8 +169,7 @@ impl ColumnDescriptor {
             max_versions: f.i32(2).unwrap_or(3),
             compression: String::from_utf8_lossy(f.bin(3).unwrap_or(b"NONE")).into_owned(),
             in_memory: f.bool(4).unwrap_or(false),
-            bloom_filter_type: String::from_utf8_lossy(f.bin(5).unwrap_or(b"NONE"))
-                .into_owned(),
+            bloom_filter_type: String::from_utf8_lossy(f.bin(5).unwrap_or(b"NONE")).into_owned(),
             block_cache_enabled: f.bool(8).unwrap_or(false),
             time_to_live: f.i32(9).unwrap_or(-1),
         }
@@ -424,7 +426,11 @@ mod tests {
 
     #[test]
     fn lenient_decoding_skips_wrong_types() {
-        let fields = vec![(1, Value::I32(5)), (2, Value::bin("cf:q")), (99, Value::Bool(true))];
+        let fields = vec![
+            (1, Value::I32(5)),
+            (2, Value::bin("cf:q")),
+            (99, Value::Bool(true)),
+        ];
         let m = Mutation::from_fields(Fields(&fields));
         assert!(!m.is_delete);
         assert_eq!(m.column, b"cf:q");
