@@ -11,7 +11,7 @@ use super::types::{
 };
 use cellbase::Scanner;
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -227,8 +227,12 @@ pub fn handle_connection(
                     let reply = encode_message(proto, &h.name, MSG_EXCEPTION, h.seqid, &body);
                     let _ = write_message(&mut out, transport, &reply);
                 }
-                // After a protocol error the stream position is unknown: close.
-                let _ = out.shutdown(std::net::Shutdown::Both);
+                // After a protocol error the stream position is unknown: close. Send our FIN
+                // first and drain a bounded amount of what the peer still sends, so the
+                // exception is not lost to a reset caused by unread input.
+                let _ = out.shutdown(std::net::Shutdown::Write);
+                let _ = out.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = std::io::copy(&mut (&mut input).take(8 << 20), &mut std::io::sink());
                 return Ok(());
             }
         };
