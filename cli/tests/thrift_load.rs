@@ -17,19 +17,34 @@ const OPS: usize = 600;
 fn put_call(row: &str, value: &str) -> Vec<(i16, Value)> {
     vec![
         (1, b("load")),
-        (2, Value::List(T_STRUCT, vec![batch(row.as_bytes(), vec![mutation("cf:v", Some(value.as_bytes()))])])),
+        (
+            2,
+            Value::List(
+                T_STRUCT,
+                vec![batch(
+                    row.as_bytes(),
+                    vec![mutation("cf:v", Some(value.as_bytes()))],
+                )],
+            ),
+        ),
     ]
 }
 
 fn read_all(port: u16) -> BTreeMap<Vec<u8>, Vec<u8>> {
     let mut c = Client::binary(port);
     let id = c
-        .call("scannerOpenWithScan", vec![(1, b("load")), (2, Value::Struct(vec![]))])
+        .call(
+            "scannerOpenWithScan",
+            vec![(1, b("load")), (2, Value::Struct(vec![]))],
+        )
         .success()
         .clone();
     let mut out = BTreeMap::new();
     loop {
-        let r = c.call("scannerGetList", vec![(1, id.clone()), (2, Value::I32(500))]);
+        let r = c.call(
+            "scannerGetList",
+            vec![(1, id.clone()), (2, Value::I32(500))],
+        );
         let got = rows(r.success());
         if got.is_empty() {
             break;
@@ -77,14 +92,26 @@ fn concurrent_clients_with_abrupt_disconnects_lose_no_acknowledged_write() {
                     match rnd() % 20 {
                         // Abrupt close mid-call: half a message, then the socket is dropped.
                         0 => {
-                            let m = encode_message(proto, "mutateRows", MSG_CALL, 1, &put_call(&row, &value));
+                            let m = encode_message(
+                                proto,
+                                "mutateRows",
+                                MSG_CALL,
+                                1,
+                                &put_call(&row, &value),
+                            );
                             let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
                             let _ = s.write_all(&m[..m.len() / 2]);
                         }
                         // A whole call whose reply is never read: not acknowledged, so not
                         // recorded; it may or may not have been applied.
                         1 => {
-                            let m = encode_message(proto, "mutateRows", MSG_CALL, 1, &put_call(&row, &value));
+                            let m = encode_message(
+                                proto,
+                                "mutateRows",
+                                MSG_CALL,
+                                1,
+                                &put_call(&row, &value),
+                            );
                             let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
                             let mut f = Vec::new();
                             if transport == Transport::Framed {
@@ -120,7 +147,10 @@ fn concurrent_clients_with_abrupt_disconnects_lose_no_acknowledged_write() {
         acked.extend(a);
         calls += n;
     }
-    println!("{calls} acknowledged calls, {} acknowledged writes", acked.len());
+    println!(
+        "{calls} acknowledged calls, {} acknowledged writes",
+        acked.len()
+    );
     assert!(calls >= 2000, "the load is thousands of calls: {calls}");
 
     let check = |port: u16, when: &str| {

@@ -123,7 +123,10 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         Reply::AppException(f) => assert!(f.contains(&(2, Value::I32(1)))),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(c.call("getTableNames", vec![]).success(), Value::List(..)));
+    assert!(matches!(
+        c.call("getTableNames", vec![]).success(),
+        Value::List(..)
+    ));
     // A REPLY sent to the server: INVALID_MESSAGE_TYPE, connection stays usable.
     let m = encode_message(Protocol::Binary, "getTableNames", 2, 0, &[]);
     let out = send_and_drain(port, &m);
@@ -160,7 +163,13 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         x ^= x << 17;
         x
     };
-    let prefixes: [&[u8]; 5] = [&[], &[0x80, 1, 0, 1], &[0x82, 0x21], &[0, 0, 0, 40, 0x80, 1, 0, 1], &[0, 0, 0, 40, 0x82, 0x21]];
+    let prefixes: [&[u8]; 5] = [
+        &[],
+        &[0x80, 1, 0, 1],
+        &[0x82, 0x21],
+        &[0, 0, 0, 40, 0x80, 1, 0, 1],
+        &[0, 0, 0, 40, 0x82, 0x21],
+    ];
     for round in 0..200 {
         let mut b = prefixes[round % prefixes.len()].to_vec();
         let n = (next() % 300) as usize;
@@ -191,5 +200,8 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         drop(s);
     }
     healthy(port);
-    assert!(server.child.try_wait().unwrap().is_none(), "the server is still running");
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server is still running"
+    );
 }

@@ -205,7 +205,6 @@ impl<R: Read> Reader<R> {
     }
 
     fn fixed<const N: usize>(&mut self) -> Result<[u8; N], ProtoError> {
-        self.charge(N)?;
         let mut b = [0u8; N];
         if !self.started {
             // Distinguish a clean close between messages from a truncated message.
@@ -220,9 +219,11 @@ impl<R: Read> Reader<R> {
                 return Err(ProtoError::Eof);
             }
             self.started = true;
+            self.charge(N)?;
             self.r.read_exact(&mut b[n..]).map_err(ProtoError::Io)?;
             return Ok(b);
         }
+        self.charge(N)?;
         self.r.read_exact(&mut b).map_err(ProtoError::Io)?;
         Ok(b)
     }

@@ -282,3 +282,44 @@ pub fn announce(addr: std::net::SocketAddr) {
     let _ = writeln!(so, "listening on {addr}");
     let _ = so.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cellbase::{Db, FamilyDescriptor, Put, Scan, TableDescriptor};
+
+    #[test]
+    fn scanner_ids_are_global_and_idle_scanners_expire() {
+        let db = Db::temporary().unwrap();
+        let t = db
+            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("cf")))
+            .unwrap();
+        t.put(Put::new("r").add("cf", "q", "v")).unwrap();
+        let idle = Duration::from_secs(60);
+        let reg = ScannerRegistry::new(idle, 2);
+        let a = reg.insert(t.scan(Scan::new()).unwrap(), false).unwrap();
+        let b = reg.insert(t.scan(Scan::new()).unwrap(), true).unwrap();
+        assert_eq!((a, b), (0, 1));
+        // The cap on open scanners.
+        assert!(matches!(
+            reg.insert(t.scan(Scan::new()).unwrap(), false),
+            Err(Fail::Io(_))
+        ));
+        assert_eq!(reg.next_rows(a, 10).unwrap().len(), 1);
+        assert!(reg.next_rows(a, 10).unwrap().is_empty());
+        // Nothing is idle yet; far in the future both are.
+        assert_eq!(reg.expire(Instant::now()), 0);
+        assert_eq!(
+            reg.expire(Instant::now() + idle + Duration::from_secs(1)),
+            2
+        );
+        assert!(reg.is_empty());
+        assert_eq!(
+            reg.next_rows(a, 1).unwrap_err(),
+            Fail::Illegal("scanner ID is invalid".into())
+        );
+        assert!(!reg.remove(b));
+        // Ids keep increasing after expiry.
+        assert_eq!(reg.insert(t.scan(Scan::new()).unwrap(), false).unwrap(), 2);
+    }
+}

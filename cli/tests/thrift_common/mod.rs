@@ -193,9 +193,12 @@ pub fn create_table(c: &mut Client, name: &str, families: &[(&str, i32)]) -> Rep
     )
 }
 
+/// One row: its key and (column, value, timestamp) triples.
+pub type RowCells = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>, i64)>);
+
 /// The rows of a `list<TRowResult>` as (row, [(column, value, ts)]) from the `columns` map or
 /// the `sortedColumns` list.
-pub fn rows(v: &Value) -> Vec<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>, i64)>)> {
+pub fn rows(v: &Value) -> Vec<RowCells> {
     let Value::List(_, items) = v else {
         panic!("not a list: {v:?}")
     };
