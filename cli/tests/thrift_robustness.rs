@@ -205,3 +205,15 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         "the server is still running"
     );
 }
+
+#[test]
+fn stalled_connections_are_closed_with_an_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(dir.path(), &["--idle-timeout-secs", "1"]);
+    // Half a message, then silence: the server closes the connection on its own (the 60 s read
+    // timeout in send_expect_close is only a safety net).
+    let m = encode_message(Protocol::Binary, "getTableNames", MSG_CALL, 0, &[]);
+    let out = send_expect_close(server.port, &m[..m.len() / 2]);
+    assert!(out.is_empty());
+    healthy(server.port);
+}

@@ -677,3 +677,143 @@ fn admin_calls_and_errors() {
         &Value::I32(1)
     );
 }
+
+#[test]
+fn single_row_mutations_and_remaining_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let mut c = Client::binary(server.port);
+    create_table(&mut c, "t", &[("cf", 3)]).void();
+    let ms = |list: Vec<Value>| Value::List(T_STRUCT, list);
+    // mutateRowTs: a put at ts 100; a column without ':' is ignored here (not an error).
+    c.call(
+        "mutateRowTs",
+        vec![
+            (1, b("t")),
+            (2, b("r")),
+            (
+                3,
+                ms(vec![
+                    mutation("cf:a", Some(b"100")),
+                    mutation("cf", Some(b"ignored")),
+                ]),
+            ),
+            (4, Value::I64(100)),
+        ],
+    )
+    .void();
+    c.call(
+        "mutateRowTs",
+        vec![
+            (1, b("t")),
+            (2, b("r")),
+            (3, ms(vec![mutation("cf:a", Some(b"200"))])),
+            (4, Value::I64(200)),
+        ],
+    )
+    .void();
+    // mutateRow: puts and deletes of one row in one call.
+    c.call(
+        "mutateRow",
+        vec![
+            (1, b("t")),
+            (2, b("s")),
+            (
+                3,
+                ms(vec![
+                    mutation("cf:x", Some(b"gone")),
+                    mutation("cf:y", Some(b"y")),
+                ]),
+            ),
+        ],
+    )
+    .void();
+    c.call(
+        "mutateRow",
+        vec![
+            (1, b("t")),
+            (2, b("s")),
+            (
+                3,
+                ms(vec![
+                    mutation("cf:z", Some(b"kept")),
+                    mutation("cf:x", None),
+                ]),
+            ),
+        ],
+    )
+    .void();
+    let r = c.call("getRow", vec![(1, b("t")), (2, b("s"))]);
+    let names: Vec<_> = rows(r.success())[0].1.iter().map(|x| x.0.clone()).collect();
+    assert_eq!(names, vec![b"cf:y".to_vec(), b"cf:z".to_vec()]);
+    // getRowTs / getRowsTs: [0, ts).
+    let r = c.call(
+        "getRowTs",
+        vec![(1, b("t")), (2, b("r")), (3, Value::I64(200))],
+    );
+    assert_eq!(
+        rows(r.success())[0].1,
+        vec![(b"cf:a".to_vec(), b"100".to_vec(), 100)]
+    );
+    let r = c.call(
+        "getRowsTs",
+        vec![
+            (1, b("t")),
+            (2, Value::bin_list(["r", "s"])),
+            (3, Value::I64(201)),
+        ],
+    );
+    let got = rows(r.success());
+    assert_eq!(got.len(), 1, "s was written now, after ts 201");
+    assert_eq!(got[0].1[0].1, b"200");
+    // deleteAllTs removes versions <= ts.
+    c.call(
+        "deleteAllTs",
+        vec![
+            (1, b("t")),
+            (2, b("r")),
+            (3, b("cf:a")),
+            (4, Value::I64(100)),
+        ],
+    )
+    .void();
+    let r = c.call(
+        "getVer",
+        vec![(1, b("t")), (2, b("r")), (3, b("cf:a")), (4, Value::I32(5))],
+    );
+    assert_eq!(cells(r.success()), vec![(b"200".to_vec(), 200)]);
+    // getRowOrBefore: the row itself or the one before it.
+    let r = c.call(
+        "getRowOrBefore",
+        vec![(1, b("t")), (2, b("rz")), (3, b("cf"))],
+    );
+    assert_eq!(cells(r.success()), vec![(b"200".to_vec(), 200)]);
+    let r = c.call(
+        "getRowOrBefore",
+        vec![(1, b("t")), (2, b("a")), (3, b("cf"))],
+    );
+    assert!(cells(r.success()).is_empty());
+    // scannerGet returns one row at a time.
+    let id = c
+        .call("scannerOpen", vec![(1, b("t")), (2, b(""))])
+        .success()
+        .clone();
+    assert_eq!(
+        rows(c.call("scannerGet", vec![(1, id.clone())]).success()).len(),
+        1
+    );
+    assert_eq!(
+        rows(c.call("scannerGet", vec![(1, id.clone())]).success()).len(),
+        1
+    );
+    assert!(rows(c.call("scannerGet", vec![(1, id)]).success()).is_empty());
+    let r = c.call("getTableNamesWithIsTableEnabled", vec![]);
+    assert_eq!(
+        r.success(),
+        &Value::Map(
+            T_STRING,
+            cellbase_cli::thrift::protocol::T_BOOL,
+            vec![(b("t"), Value::Bool(true))]
+        )
+    );
+}

@@ -40,6 +40,10 @@ pub struct ThriftArgs {
     /// Maximum simultaneous connections.
     #[arg(long, default_value_t = 1024)]
     pub max_connections: usize,
+    /// Close connections idle (or stalled mid-message) for this many seconds; 0 = never
+    /// (happybase keeps connections open between calls).
+    #[arg(long, default_value_t = 0)]
+    pub idle_timeout_secs: u64,
 }
 
 /// Runs `cellbase thrift`: opens the database, binds, prints `listening on ADDR` and serves.
@@ -66,6 +70,8 @@ pub fn run(args: ThriftArgs) -> ExitCode {
     let cfg = server::Config {
         max_message: args.max_message_mib.saturating_mul(1 << 20).max(1024),
         max_connections: args.max_connections.max(1),
+        idle_timeout: (args.idle_timeout_secs > 0)
+            .then(|| Duration::from_secs(args.idle_timeout_secs)),
     };
     match server::serve(listener, service, cfg) {
         Ok(()) => ExitCode::SUCCESS,

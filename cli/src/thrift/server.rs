@@ -152,6 +152,8 @@ pub struct Config {
     pub max_message: usize,
     /// Maximum simultaneous connections; more are accepted and closed at once.
     pub max_connections: usize,
+    /// Close a connection that sends nothing for this long (`None`: never).
+    pub idle_timeout: Option<Duration>,
 }
 
 /// Accepts connections forever, each on its own thread.
@@ -189,6 +191,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
             max_message: cfg.max_message,
             ..Limits::default()
         };
+        let _ = stream.set_read_timeout(cfg.idle_timeout);
         let spawned = std::thread::Builder::new()
             .name("thrift-conn".into())
             .spawn(move || {

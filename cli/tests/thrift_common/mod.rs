@@ -20,9 +20,15 @@ pub struct Server {
 impl Server {
     /// Starts the server on port 0 over `dir` and reads the port from its first stdout line.
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// Like [`Server::start`] with extra command-line arguments.
+    pub fn start_with(dir: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
             .args(["thrift", "--port", "0", "--db"])
             .arg(dir)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
