@@ -68,11 +68,12 @@ for mode in $MODES; do
     transport=${mode%%:*}
     protocol=${mode##*:}
     DATA=$(mktemp -d "$WORK/data.XXXXXX")
+    : >"$DATA/server.out"
     "$BIN" thrift --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
     SERVER_PID=$!
     port=""
     for _ in $(seq 1 300); do
-        port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" | head -n1)
+        port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
         if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
         sleep 0.1
     done
