@@ -1,0 +1,952 @@
+//! Thrift binary (strict and old non-strict) and compact protocols, decoded into a small
+//! dynamic [`Value`] tree and encoded from one.
+//!
+//! The reader is length-checked: every read is charged against a per-message byte budget, so a
+//! lying length prefix fails with [`ProtoError::TooLarge`] before anything of that size is
+//! allocated; container counts are checked against the remaining budget, nesting depth and the
+//! number of decoded values are capped. Strings are read incrementally, never preallocated from
+//! a length the peer sent.
+use std::fmt;
+use std::io::Read;
+
+/// Thrift type code of a struct field's stop marker.
+pub const T_STOP: u8 = 0;
+/// Thrift type code: bool.
+pub const T_BOOL: u8 = 2;
+/// Thrift type code: byte (i8).
+pub const T_BYTE: u8 = 3;
+/// Thrift type code: double.
+pub const T_DOUBLE: u8 = 4;
+/// Thrift type code: i16.
+pub const T_I16: u8 = 6;
+/// Thrift type code: i32.
+pub const T_I32: u8 = 8;
+/// Thrift type code: i64.
+pub const T_I64: u8 = 10;
+/// Thrift type code: string / binary.
+pub const T_STRING: u8 = 11;
+/// Thrift type code: struct.
+pub const T_STRUCT: u8 = 12;
+/// Thrift type code: map.
+pub const T_MAP: u8 = 13;
+/// Thrift type code: set.
+pub const T_SET: u8 = 14;
+/// Thrift type code: list.
+pub const T_LIST: u8 = 15;
+
+/// Message type: a call.
+pub const MSG_CALL: u8 = 1;
+/// Message type: a reply.
+pub const MSG_REPLY: u8 = 2;
+/// Message type: an exception (a `TApplicationException` follows).
+pub const MSG_EXCEPTION: u8 = 3;
+/// Message type: a one-way call.
+pub const MSG_ONEWAY: u8 = 4;
+
+const BINARY_VERSION_1: u32 = 0x8001_0000;
+const COMPACT_PROTOCOL_ID: u8 = 0x82;
+const COMPACT_VERSION: u8 = 1;
+
+/// One decoded Thrift value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// bool
+    Bool(bool),
+    /// byte (i8)
+    Byte(i8),
+    /// i16
+    I16(i16),
+    /// i32
+    I32(i32),
+    /// i64
+    I64(i64),
+    /// double
+    Double(f64),
+    /// string or binary (raw bytes)
+    Binary(Vec<u8>),
+    /// A struct: (field id, value) in wire order.
+    Struct(Vec<(i16, Value)>),
+    /// A list with its element type code.
+    List(u8, Vec<Value>),
+    /// A set with its element type code.
+    Set(u8, Vec<Value>),
+    /// A map with its key and value type codes.
+    Map(u8, u8, Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// The (binary-protocol) type code of this value.
+    pub fn ttype(&self) -> u8 {
+        match self {
+            Value::Bool(_) => T_BOOL,
+            Value::Byte(_) => T_BYTE,
+            Value::I16(_) => T_I16,
+            Value::I32(_) => T_I32,
+            Value::I64(_) => T_I64,
+            Value::Double(_) => T_DOUBLE,
+            Value::Binary(_) => T_STRING,
+            Value::Struct(_) => T_STRUCT,
+            Value::List(..) => T_LIST,
+            Value::Set(..) => T_SET,
+            Value::Map(..) => T_MAP,
+        }
+    }
+
+    /// A binary value from bytes.
+    pub fn bin(b: impl AsRef<[u8]>) -> Value {
+        Value::Binary(b.as_ref().to_vec())
+    }
+
+    /// A list of binary values.
+    pub fn bin_list<I: IntoIterator<Item = B>, B: AsRef<[u8]>>(items: I) -> Value {
+        Value::List(T_STRING, items.into_iter().map(Value::bin).collect())
+    }
+}
+
+/// Which Thrift protocol a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// TBinaryProtocol (strict on write; strict or old-style on read).
+    Binary,
+    /// TCompactProtocol.
+    Compact,
+}
+
+/// A message header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageHeader {
+    /// Method name.
+    pub name: String,
+    /// Message type (`MSG_*`).
+    pub mtype: u8,
+    /// Sequence id, echoed in the reply.
+    pub seqid: i32,
+}
+
+/// Why decoding failed.
+#[derive(Debug)]
+pub enum ProtoError {
+    /// The stream ended cleanly before the first byte of a message.
+    Eof,
+    /// An I/O error (including a stream that ended inside a message).
+    Io(std::io::Error),
+    /// The bytes are not a valid message.
+    Invalid(String),
+    /// A length, count, depth or the message itself exceeds a limit.
+    TooLarge(String),
+}
+
+impl fmt::Display for ProtoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProtoError::Eof => write!(f, "end of stream"),
+            ProtoError::Io(e) => write!(f, "I/O error: {e}"),
+            ProtoError::Invalid(m) => write!(f, "invalid message: {m}"),
+            ProtoError::TooLarge(m) => write!(f, "limit exceeded: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ProtoError {}
+
+/// Decoder limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Maximum bytes of one message (header and body).
+    pub max_message: usize,
+    /// Maximum nesting depth of structs and containers.
+    pub max_depth: usize,
+    /// Maximum number of values decoded in one message.
+    pub max_values: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message: 64 << 20,
+            max_depth: 64,
+            max_values: 4_000_000,
+        }
+    }
+}
+
+/// A message decoder over any byte source.
+pub struct Reader<R: Read> {
+    r: R,
+    proto: Protocol,
+    budget: usize,
+    values: usize,
+    limits: Limits,
+    started: bool,
+}
+
+impl<R: Read> Reader<R> {
+    /// A reader for one message: at most `budget` bytes (and `limits.max_message`) are read.
+    pub fn new(r: R, proto: Protocol, budget: usize, limits: Limits) -> Self {
+        Reader {
+            r,
+            proto,
+            budget: budget.min(limits.max_message),
+            values: 0,
+            limits,
+            started: false,
+        }
+    }
+
+    fn charge(&mut self, n: usize) -> Result<(), ProtoError> {
+        if n > self.budget {
+            return Err(ProtoError::TooLarge(format!(
+                "{n} more bytes needed but only {} left in the message budget",
+                self.budget
+            )));
+        }
+        self.budget -= n;
+        Ok(())
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N], ProtoError> {
+        let mut b = [0u8; N];
+        if !self.started {
+            // Distinguish a clean close between messages from a truncated message.
+            let n = loop {
+                match self.r.read(&mut b) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(ProtoError::Io(e)),
+                }
+            };
+            if n == 0 {
+                return Err(ProtoError::Eof);
+            }
+            self.started = true;
+            self.charge(N)?;
+            self.r.read_exact(&mut b[n..]).map_err(ProtoError::Io)?;
+            return Ok(b);
+        }
+        self.charge(N)?;
+        self.r.read_exact(&mut b).map_err(ProtoError::Io)?;
+        Ok(b)
+    }
+
+    fn u8(&mut self) -> Result<u8, ProtoError> {
+        Ok(self.fixed::<1>()?[0])
+    }
+
+    fn bytes(&mut self, n: usize) -> Result<Vec<u8>, ProtoError> {
+        self.charge(n)?;
+        let mut v = Vec::with_capacity(n.min(64 * 1024));
+        (&mut self.r)
+            .take(n as u64)
+            .read_to_end(&mut v)
+            .map_err(ProtoError::Io)?;
+        if v.len() != n {
+            return Err(ProtoError::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "stream ended inside a string",
+            )));
+        }
+        Ok(v)
+    }
+
+    fn varint(&mut self) -> Result<u64, ProtoError> {
+        let mut out: u64 = 0;
+        for i in 0..10 {
+            let b = self.u8()?;
+            out |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(out);
+            }
+        }
+        Err(ProtoError::Invalid("varint longer than 10 bytes".into()))
+    }
+
+    fn zigzag64(&mut self) -> Result<i64, ProtoError> {
+        let u = self.varint()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+
+    fn zigzag32(&mut self) -> Result<i32, ProtoError> {
+        let v = self.zigzag64()?;
+        i32::try_from(v).map_err(|_| ProtoError::Invalid(format!("i32 out of range: {v}")))
+    }
+
+    fn length(&mut self, what: &str) -> Result<usize, ProtoError> {
+        let n: i64 = match self.proto {
+            Protocol::Binary => i64::from(i32::from_be_bytes(self.fixed()?)),
+            Protocol::Compact => {
+                let u = self.varint()?;
+                i64::try_from(u).unwrap_or(i64::MAX)
+            }
+        };
+        if n < 0 {
+            return Err(ProtoError::Invalid(format!("negative {what} length {n}")));
+        }
+        if n as u64 > self.budget as u64 {
+            return Err(ProtoError::TooLarge(format!(
+                "{what} length {n} exceeds the {} bytes left in the message",
+                self.budget
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    /// Reads a message header. A stream that ends before its first byte gives [`ProtoError::Eof`].
+    pub fn read_message_header(&mut self) -> Result<MessageHeader, ProtoError> {
+        match self.proto {
+            Protocol::Binary => {
+                let sz = i32::from_be_bytes(self.fixed()?);
+                if sz < 0 {
+                    let v = sz as u32;
+                    if v & 0xffff_0000 != BINARY_VERSION_1 {
+                        return Err(ProtoError::Invalid(format!(
+                            "bad binary protocol version {:#x}",
+                            v & 0xffff_0000
+                        )));
+                    }
+                    let mtype = (v & 0xff) as u8;
+                    let name = self.name(None)?;
+                    let seqid = i32::from_be_bytes(self.fixed()?);
+                    Ok(MessageHeader { name, mtype, seqid })
+                } else {
+                    // Old non-strict form: name length, name, type byte, seqid.
+                    let name = self.name(Some(sz as usize))?;
+                    let mtype = self.u8()?;
+                    let seqid = i32::from_be_bytes(self.fixed()?);
+                    Ok(MessageHeader { name, mtype, seqid })
+                }
+            }
+            Protocol::Compact => {
+                let id = self.u8()?;
+                if id != COMPACT_PROTOCOL_ID {
+                    return Err(ProtoError::Invalid(format!(
+                        "bad compact protocol id {id:#x}"
+                    )));
+                }
+                let tv = self.u8()?;
+                if tv & 0x1f != COMPACT_VERSION {
+                    return Err(ProtoError::Invalid(format!(
+                        "bad compact protocol version {}",
+                        tv & 0x1f
+                    )));
+                }
+                let mtype = tv >> 5;
+                let seqid = self.varint()? as u32 as i32;
+                let name = self.name(None)?;
+                Ok(MessageHeader { name, mtype, seqid })
+            }
+        }
+    }
+
+    fn name(&mut self, known_len: Option<usize>) -> Result<String, ProtoError> {
+        let n = match known_len {
+            Some(n) => n,
+            None => self.length("method name")?,
+        };
+        if n > 4096 {
+            return Err(ProtoError::TooLarge(format!("method name of {n} bytes")));
+        }
+        let b = self.bytes(n)?;
+        String::from_utf8(b).map_err(|_| ProtoError::Invalid("method name is not UTF-8".into()))
+    }
+
+    /// Reads a struct (the arguments of a call, or any struct).
+    pub fn read_struct(&mut self) -> Result<Vec<(i16, Value)>, ProtoError> {
+        self.struct_at(0)
+    }
+
+    fn count_value(&mut self) -> Result<(), ProtoError> {
+        self.values += 1;
+        if self.values > self.limits.max_values {
+            return Err(ProtoError::TooLarge(format!(
+                "more than {} values in one message",
+                self.limits.max_values
+            )));
+        }
+        Ok(())
+    }
+
+    fn struct_at(&mut self, depth: usize) -> Result<Vec<(i16, Value)>, ProtoError> {
+        if depth > self.limits.max_depth {
+            return Err(ProtoError::TooLarge(format!(
+                "nesting deeper than {}",
+                self.limits.max_depth
+            )));
+        }
+        let mut fields = Vec::new();
+        let mut last_id: i16 = 0;
+        loop {
+            match self.proto {
+                Protocol::Binary => {
+                    let t = self.u8()?;
+                    if t == T_STOP {
+                        return Ok(fields);
+                    }
+                    let id = i16::from_be_bytes(self.fixed()?);
+                    let v = self.value(t, depth + 1)?;
+                    fields.push((id, v));
+                }
+                Protocol::Compact => {
+                    let b = self.u8()?;
+                    if b == 0 {
+                        return Ok(fields);
+                    }
+                    let ct = b & 0x0f;
+                    let delta = b >> 4;
+                    let id = if delta == 0 {
+                        let v = self.zigzag64()?;
+                        i16::try_from(v)
+                            .map_err(|_| ProtoError::Invalid(format!("field id {v}")))?
+                    } else {
+                        last_id.wrapping_add(i16::from(delta))
+                    };
+                    last_id = id;
+                    let v = match ct {
+                        1 | 2 => {
+                            self.count_value()?;
+                            Value::Bool(ct == 1)
+                        }
+                        _ => self.value(compact_to_ttype(ct)?, depth + 1)?,
+                    };
+                    fields.push((id, v));
+                }
+            }
+        }
+    }
+
+    fn elem_type(&mut self, ct: u8) -> Result<u8, ProtoError> {
+        match self.proto {
+            Protocol::Binary => match ct {
+                T_BOOL | T_BYTE | T_DOUBLE | T_I16 | T_I32 | T_I64 | T_STRING | T_STRUCT
+                | T_MAP | T_SET | T_LIST => Ok(ct),
+                _ => Err(ProtoError::Invalid(format!("unknown type code {ct}"))),
+            },
+            Protocol::Compact => compact_to_ttype(ct),
+        }
+    }
+
+    fn check_count(&self, n: usize) -> Result<(), ProtoError> {
+        // Every element takes at least one byte on the wire, except empty-struct-free types
+        // never do less; a count above the bytes left cannot be honest.
+        if n > self.budget {
+            return Err(ProtoError::TooLarge(format!(
+                "container of {n} elements with only {} bytes left",
+                self.budget
+            )));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, t: u8, depth: usize) -> Result<Value, ProtoError> {
+        self.count_value()?;
+        if depth > self.limits.max_depth {
+            return Err(ProtoError::TooLarge(format!(
+                "nesting deeper than {}",
+                self.limits.max_depth
+            )));
+        }
+        Ok(match t {
+            T_BOOL => Value::Bool(match self.proto {
+                Protocol::Binary => self.u8()? != 0,
+                Protocol::Compact => self.u8()? == 1,
+            }),
+            T_BYTE => Value::Byte(self.u8()? as i8),
+            T_I16 => Value::I16(match self.proto {
+                Protocol::Binary => i16::from_be_bytes(self.fixed()?),
+                Protocol::Compact => {
+                    let v = self.zigzag64()?;
+                    i16::try_from(v).map_err(|_| ProtoError::Invalid(format!("i16 {v}")))?
+                }
+            }),
+            T_I32 => Value::I32(match self.proto {
+                Protocol::Binary => i32::from_be_bytes(self.fixed()?),
+                Protocol::Compact => self.zigzag32()?,
+            }),
+            T_I64 => Value::I64(match self.proto {
+                Protocol::Binary => i64::from_be_bytes(self.fixed()?),
+                Protocol::Compact => self.zigzag64()?,
+            }),
+            T_DOUBLE => Value::Double(match self.proto {
+                Protocol::Binary => f64::from_bits(u64::from_be_bytes(self.fixed()?)),
+                Protocol::Compact => f64::from_bits(u64::from_le_bytes(self.fixed()?)),
+            }),
+            T_STRING => {
+                let n = self.length("string")?;
+                Value::Binary(self.bytes(n)?)
+            }
+            T_STRUCT => Value::Struct(self.struct_at(depth)?),
+            T_LIST | T_SET => {
+                let (et, n) = match self.proto {
+                    Protocol::Binary => {
+                        let et = self.u8()?;
+                        let n = i32::from_be_bytes(self.fixed()?);
+                        if n < 0 {
+                            return Err(ProtoError::Invalid(format!("negative list size {n}")));
+                        }
+                        (self.elem_type(et)?, n as usize)
+                    }
+                    Protocol::Compact => {
+                        let b = self.u8()?;
+                        let mut n = u64::from(b >> 4);
+                        if n == 15 {
+                            n = self.varint()?;
+                        }
+                        let n = usize::try_from(n).unwrap_or(usize::MAX);
+                        (self.elem_type(b & 0x0f)?, n)
+                    }
+                };
+                self.check_count(n)?;
+                let mut items = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    items.push(self.value(et, depth + 1)?);
+                }
+                if t == T_LIST {
+                    Value::List(et, items)
+                } else {
+                    Value::Set(et, items)
+                }
+            }
+            T_MAP => {
+                let (kt, vt, n) = match self.proto {
+                    Protocol::Binary => {
+                        let kt = self.u8()?;
+                        let vt = self.u8()?;
+                        let n = i32::from_be_bytes(self.fixed()?);
+                        if n < 0 {
+                            return Err(ProtoError::Invalid(format!("negative map size {n}")));
+                        }
+                        let n = n as usize;
+                        if n == 0 {
+                            (kt, vt, 0)
+                        } else {
+                            (self.elem_type(kt)?, self.elem_type(vt)?, n)
+                        }
+                    }
+                    Protocol::Compact => {
+                        let n = usize::try_from(self.varint()?).unwrap_or(usize::MAX);
+                        if n == 0 {
+                            (T_STRING, T_STRING, 0)
+                        } else {
+                            self.check_count(n)?;
+                            let kv = self.u8()?;
+                            (self.elem_type(kv >> 4)?, self.elem_type(kv & 0x0f)?, n)
+                        }
+                    }
+                };
+                self.check_count(n)?;
+                let mut entries = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let k = self.value(kt, depth + 1)?;
+                    let v = self.value(vt, depth + 1)?;
+                    entries.push((k, v));
+                }
+                Value::Map(kt, vt, entries)
+            }
+            other => return Err(ProtoError::Invalid(format!("unknown type code {other}"))),
+        })
+    }
+
+    /// Bytes left in this message's budget.
+    pub fn budget_left(&self) -> usize {
+        self.budget
+    }
+}
+
+fn compact_to_ttype(ct: u8) -> Result<u8, ProtoError> {
+    Ok(match ct {
+        1 | 2 => T_BOOL,
+        3 => T_BYTE,
+        4 => T_I16,
+        5 => T_I32,
+        6 => T_I64,
+        7 => T_DOUBLE,
+        8 => T_STRING,
+        9 => T_LIST,
+        10 => T_SET,
+        11 => T_MAP,
+        12 => T_STRUCT,
+        _ => return Err(ProtoError::Invalid(format!("unknown compact type {ct}"))),
+    })
+}
+
+fn ttype_to_compact(t: u8) -> u8 {
+    match t {
+        T_BOOL => 1,
+        T_BYTE => 3,
+        T_I16 => 4,
+        T_I32 => 5,
+        T_I64 => 6,
+        T_DOUBLE => 7,
+        T_STRING => 8,
+        T_LIST => 9,
+        T_SET => 10,
+        T_MAP => 11,
+        _ => 12,
+    }
+}
+
+/// A message encoder into a byte buffer.
+#[derive(Debug)]
+pub struct Writer {
+    proto: Protocol,
+    /// The encoded bytes.
+    pub buf: Vec<u8>,
+}
+
+impl Writer {
+    /// An empty writer.
+    pub fn new(proto: Protocol) -> Self {
+        Writer {
+            proto,
+            buf: Vec::with_capacity(256),
+        }
+    }
+
+    fn varint(&mut self, mut v: u64) {
+        loop {
+            if v < 0x80 {
+                self.buf.push(v as u8);
+                return;
+            }
+            self.buf.push((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+    }
+
+    fn zigzag(&mut self, v: i64) {
+        self.varint(((v << 1) ^ (v >> 63)) as u64);
+    }
+
+    fn len(&mut self, n: usize) {
+        match self.proto {
+            Protocol::Binary => self.buf.extend_from_slice(&(n as i32).to_be_bytes()),
+            Protocol::Compact => self.varint(n as u64),
+        }
+    }
+
+    /// Writes a (strict, for binary) message header.
+    pub fn message_header(&mut self, name: &str, mtype: u8, seqid: i32) {
+        match self.proto {
+            Protocol::Binary => {
+                self.buf
+                    .extend_from_slice(&(BINARY_VERSION_1 | u32::from(mtype)).to_be_bytes());
+                self.len(name.len());
+                self.buf.extend_from_slice(name.as_bytes());
+                self.buf.extend_from_slice(&seqid.to_be_bytes());
+            }
+            Protocol::Compact => {
+                self.buf.push(COMPACT_PROTOCOL_ID);
+                self.buf.push((mtype << 5) | COMPACT_VERSION);
+                self.varint(u64::from(seqid as u32));
+                self.len(name.len());
+                self.buf.extend_from_slice(name.as_bytes());
+            }
+        }
+    }
+
+    /// Writes a struct's fields and its stop marker.
+    pub fn write_struct(&mut self, fields: &[(i16, Value)]) {
+        let mut last: i16 = 0;
+        for (id, v) in fields {
+            match self.proto {
+                Protocol::Binary => {
+                    self.buf.push(v.ttype());
+                    self.buf.extend_from_slice(&id.to_be_bytes());
+                    self.write_value(v);
+                }
+                Protocol::Compact => {
+                    let ct = match v {
+                        Value::Bool(true) => 1,
+                        Value::Bool(false) => 2,
+                        other => ttype_to_compact(other.ttype()),
+                    };
+                    let delta = i32::from(*id) - i32::from(last);
+                    if (1..=15).contains(&delta) {
+                        self.buf.push(((delta as u8) << 4) | ct);
+                    } else {
+                        self.buf.push(ct);
+                        self.zigzag(i64::from(*id));
+                    }
+                    last = *id;
+                    if !matches!(v, Value::Bool(_)) {
+                        self.write_value(v);
+                    }
+                }
+            }
+        }
+        self.buf.push(T_STOP);
+    }
+
+    /// Writes one value (as a container element or a field body).
+    pub fn write_value(&mut self, v: &Value) {
+        match (v, self.proto) {
+            (Value::Bool(b), Protocol::Binary) => self.buf.push(u8::from(*b)),
+            (Value::Bool(b), Protocol::Compact) => self.buf.push(if *b { 1 } else { 2 }),
+            (Value::Byte(b), _) => self.buf.push(*b as u8),
+            (Value::I16(x), Protocol::Binary) => self.buf.extend_from_slice(&x.to_be_bytes()),
+            (Value::I32(x), Protocol::Binary) => self.buf.extend_from_slice(&x.to_be_bytes()),
+            (Value::I64(x), Protocol::Binary) => self.buf.extend_from_slice(&x.to_be_bytes()),
+            (Value::I16(x), Protocol::Compact) => self.zigzag(i64::from(*x)),
+            (Value::I32(x), Protocol::Compact) => self.zigzag(i64::from(*x)),
+            (Value::I64(x), Protocol::Compact) => self.zigzag(*x),
+            (Value::Double(d), Protocol::Binary) => {
+                self.buf.extend_from_slice(&d.to_bits().to_be_bytes())
+            }
+            (Value::Double(d), Protocol::Compact) => {
+                self.buf.extend_from_slice(&d.to_bits().to_le_bytes())
+            }
+            (Value::Binary(b), _) => {
+                self.len(b.len());
+                self.buf.extend_from_slice(b);
+            }
+            (Value::Struct(f), _) => self.write_struct(f),
+            (Value::List(et, items), p) | (Value::Set(et, items), p) => {
+                match p {
+                    Protocol::Binary => {
+                        self.buf.push(*et);
+                        self.buf
+                            .extend_from_slice(&(items.len() as i32).to_be_bytes());
+                    }
+                    Protocol::Compact => {
+                        let ct = ttype_to_compact(*et);
+                        if items.len() < 15 {
+                            self.buf.push(((items.len() as u8) << 4) | ct);
+                        } else {
+                            self.buf.push(0xf0 | ct);
+                            self.varint(items.len() as u64);
+                        }
+                    }
+                }
+                for i in items {
+                    self.write_value(i);
+                }
+            }
+            (Value::Map(kt, vt, entries), p) => {
+                match p {
+                    Protocol::Binary => {
+                        self.buf.push(*kt);
+                        self.buf.push(*vt);
+                        self.buf
+                            .extend_from_slice(&(entries.len() as i32).to_be_bytes());
+                    }
+                    Protocol::Compact => {
+                        if entries.is_empty() {
+                            self.buf.push(0);
+                        } else {
+                            self.varint(entries.len() as u64);
+                            self.buf
+                                .push((ttype_to_compact(*kt) << 4) | ttype_to_compact(*vt));
+                        }
+                    }
+                }
+                for (k, v) in entries {
+                    self.write_value(k);
+                    self.write_value(v);
+                }
+            }
+        }
+    }
+}
+
+/// Encodes a whole message: header plus body struct.
+pub fn encode_message(
+    proto: Protocol,
+    name: &str,
+    mtype: u8,
+    seqid: i32,
+    body: &[(i16, Value)],
+) -> Vec<u8> {
+    let mut w = Writer::new(proto);
+    w.message_header(name, mtype, seqid);
+    w.write_struct(body);
+    w.buf
+}
+
+/// Decodes a whole message held in `bytes`.
+pub fn decode_message(
+    proto: Protocol,
+    bytes: &[u8],
+) -> Result<(MessageHeader, Vec<(i16, Value)>), ProtoError> {
+    let mut r = Reader::new(bytes, proto, bytes.len(), Limits::default());
+    let h = r.read_message_header()?;
+    let body = r.read_struct()?;
+    Ok((h, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<(i16, Value)> {
+        vec![
+            (1, Value::bin("table")),
+            (2, Value::Bool(true)),
+            (3, Value::Bool(false)),
+            (4, Value::Byte(-7)),
+            (5, Value::I16(-300)),
+            (6, Value::I32(i32::MIN)),
+            (7, Value::I64(i64::MAX)),
+            (8, Value::Double(-1.5)),
+            (
+                20,
+                Value::List(
+                    T_STRING,
+                    (0..20).map(|i| Value::bin(format!("c{i}"))).collect(),
+                ),
+            ),
+            (
+                21,
+                Value::List(T_BOOL, vec![Value::Bool(true), Value::Bool(false)]),
+            ),
+            (22, Value::Map(T_STRING, T_STRING, vec![])),
+            (
+                23,
+                Value::Map(
+                    T_STRING,
+                    T_STRUCT,
+                    vec![(
+                        Value::bin("cf:a"),
+                        Value::Struct(vec![(1, Value::bin("v")), (2, Value::I64(5))]),
+                    )],
+                ),
+            ),
+            (-3, Value::Set(T_I32, vec![Value::I32(1), Value::I32(-1)])),
+            (300, Value::Struct(vec![])),
+            (0, Value::List(T_STRUCT, vec![])),
+        ]
+    }
+
+    #[test]
+    fn round_trip_both_protocols() {
+        for proto in [Protocol::Binary, Protocol::Compact] {
+            let bytes = encode_message(proto, "mutateRows", MSG_CALL, 7, &sample());
+            let (h, body) = decode_message(proto, &bytes).unwrap();
+            assert_eq!(h.name, "mutateRows");
+            assert_eq!(h.mtype, MSG_CALL);
+            assert_eq!(h.seqid, 7);
+            assert_eq!(body, sample(), "{proto:?}");
+        }
+    }
+
+    #[test]
+    fn golden_bytes_from_happybase() {
+        // thrift-gateway.md §1.6: tables() in binary and compact.
+        let mut bin = vec![0x80, 1, 0, 1, 0, 0, 0, 13];
+        bin.extend_from_slice(b"getTableNames");
+        bin.extend_from_slice(&[0, 0, 0, 0, 0]);
+        assert_eq!(
+            encode_message(Protocol::Binary, "getTableNames", MSG_CALL, 0, &[]),
+            bin
+        );
+        let mut compact = vec![0x82, 0x21, 0, 13];
+        compact.extend_from_slice(b"getTableNames");
+        compact.push(0);
+        assert_eq!(
+            encode_message(Protocol::Compact, "getTableNames", MSG_CALL, 0, &[]),
+            compact
+        );
+        // The reply to getTableNames ["t"] with seqid 7.
+        let mut reply = vec![0x80, 1, 0, 2, 0, 0, 0, 13];
+        reply.extend_from_slice(b"getTableNames");
+        reply.extend_from_slice(&[0, 0, 0, 7]);
+        reply.extend_from_slice(&[0x0f, 0, 0, 0x0b, 0, 0, 0, 1, 0, 0, 0, 1, b't', 0]);
+        assert_eq!(
+            encode_message(
+                Protocol::Binary,
+                "getTableNames",
+                MSG_REPLY,
+                7,
+                &[(0, Value::bin_list(["t"]))]
+            ),
+            reply
+        );
+    }
+
+    #[test]
+    fn old_non_strict_header_is_accepted() {
+        let mut b = vec![0, 0, 0, 3];
+        b.extend_from_slice(b"abc");
+        b.push(MSG_CALL);
+        b.extend_from_slice(&[0, 0, 0, 9, 0]);
+        let (h, body) = decode_message(Protocol::Binary, &b).unwrap();
+        assert_eq!((h.name.as_str(), h.seqid), ("abc", 9));
+        assert!(body.is_empty());
+    }
+
+    #[test]
+    fn lying_lengths_are_rejected_without_allocating() {
+        // A string claiming 2 GiB inside a 30-byte message.
+        let mut b = encode_message(Protocol::Binary, "get", MSG_CALL, 0, &[]);
+        b.pop();
+        b.extend_from_slice(&[T_STRING, 0, 1, 0x7f, 0xff, 0xff, 0xff, b'x']);
+        assert!(matches!(
+            decode_message(Protocol::Binary, &b),
+            Err(ProtoError::TooLarge(_))
+        ));
+        // A list claiming 1e9 elements.
+        let mut b = encode_message(Protocol::Binary, "get", MSG_CALL, 0, &[]);
+        b.pop();
+        b.extend_from_slice(&[T_LIST, 0, 1, T_I64, 0x3b, 0x9a, 0xca, 0x00]);
+        assert!(matches!(
+            decode_message(Protocol::Binary, &b),
+            Err(ProtoError::TooLarge(_))
+        ));
+        // Compact: a varint length far beyond the budget.
+        let mut b = encode_message(Protocol::Compact, "get", MSG_CALL, 0, &[]);
+        b.pop();
+        b.extend_from_slice(&[0x18, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+        assert!(matches!(
+            decode_message(Protocol::Compact, &b),
+            Err(ProtoError::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_is_capped() {
+        let mut b = encode_message(Protocol::Binary, "get", MSG_CALL, 0, &[]);
+        b.pop();
+        for _ in 0..200 {
+            b.extend_from_slice(&[T_STRUCT, 0, 1]);
+        }
+        b.extend(std::iter::repeat_n(0u8, 201));
+        assert!(matches!(
+            decode_message(Protocol::Binary, &b),
+            Err(ProtoError::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn truncated_and_garbage_input_errors() {
+        let full = encode_message(Protocol::Compact, "mutateRows", MSG_CALL, 3, &sample());
+        for cut in 0..full.len() {
+            assert!(
+                decode_message(Protocol::Compact, &full[..cut]).is_err(),
+                "cut {cut}"
+            );
+        }
+        let full = encode_message(Protocol::Binary, "mutateRows", MSG_CALL, 3, &sample());
+        for cut in 0..full.len() {
+            assert!(
+                decode_message(Protocol::Binary, &full[..cut]).is_err(),
+                "cut {cut}"
+            );
+        }
+        assert!(matches!(
+            decode_message(Protocol::Binary, &[]),
+            Err(ProtoError::Eof)
+        ));
+        // Seeded pseudo-random bytes never panic.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..2000usize {
+            let bytes: Vec<u8> = (0..len % 97)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            let _ = decode_message(Protocol::Binary, &bytes);
+            let _ = decode_message(Protocol::Compact, &bytes);
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Shared helpers for the thrift gateway's integration tests: start `cellbase thrift` on a free
+//! port, and a minimal Thrift client built on the crate's own codec.
+#![allow(dead_code)]
+use cellbase_cli::thrift::protocol::{
+    Limits, MSG_CALL, MSG_EXCEPTION, MSG_REPLY, Protocol, Value, encode_message,
+};
+use cellbase_cli::thrift::transport::{Transport, read_message, write_message};
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A running `cellbase thrift` process, killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    /// Starts the server on port 0 over `dir` and reads the port from its first stdout line.
+    pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// Like [`Server::start`] with extra command-line arguments.
+    pub fn start_with(dir: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
+            .args(["thrift", "--port", "0", "--db"])
+            .arg(dir)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn cellbase thrift");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read the listening line");
+        let port = line
+            .trim()
+            .strip_prefix("listening on ")
+            .and_then(|a| a.rsplit(':').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+        Server { child, port }
+    }
+
+    /// Kills the process (SIGKILL) and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A decoded reply.
+#[derive(Debug)]
+pub enum Reply {
+    /// A REPLY: the result struct.
+    Ok(Vec<(i16, Value)>),
+    /// An EXCEPTION: the TApplicationException struct.
+    AppException(Vec<(i16, Value)>),
+}
+
+impl Reply {
+    /// Field 0 of a REPLY (panics otherwise: test helper).
+    pub fn success(&self) -> &Value {
+        match self {
+            Reply::Ok(f) => {
+                &f.iter()
+                    .find(|(i, _)| *i == 0)
+                    .unwrap_or_else(|| panic!("no success in {f:?}"))
+                    .1
+            }
+            other => panic!("expected a reply, got {other:?}"),
+        }
+    }
+
+    /// Asserts a void success.
+    pub fn void(&self) {
+        match self {
+            Reply::Ok(f) if f.is_empty() => {}
+            other => panic!("expected a void reply, got {other:?}"),
+        }
+    }
+
+    /// The declared exception at `id`, as its message.
+    pub fn exception(&self, id: i16) -> String {
+        match self {
+            Reply::Ok(f) => match f.iter().find(|(i, _)| *i == id) {
+                Some((_, Value::Struct(e))) => match e.iter().find(|(i, _)| *i == 1) {
+                    Some((_, Value::Binary(m))) => String::from_utf8_lossy(m).into_owned(),
+                    _ => panic!("exception without message: {e:?}"),
+                },
+                _ => panic!("expected exception field {id}, got {f:?}"),
+            },
+            other => panic!("expected a declared exception, got {other:?}"),
+        }
+    }
+}
+
+/// A blocking client on one connection.
+pub struct Client {
+    pub stream: TcpStream,
+    reader: BufReader<TcpStream>,
+    pub transport: Transport,
+    pub proto: Protocol,
+    seq: i32,
+}
+
+impl Client {
+    /// Connects with the given transport and protocol.
+    pub fn connect(port: u16, transport: Transport, proto: Protocol) -> Client {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        // A generous safety net so that a stuck server fails the test instead of hanging it.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        Client {
+            stream,
+            reader,
+            transport,
+            proto,
+            seq: 0,
+        }
+    }
+
+    /// Buffered strict binary (happybase's default).
+    pub fn binary(port: u16) -> Client {
+        Client::connect(port, Transport::Buffered, Protocol::Binary)
+    }
+
+    /// Sends a call and reads its reply.
+    pub fn try_call(&mut self, name: &str, args: Vec<(i16, Value)>) -> std::io::Result<Reply> {
+        self.seq += 1;
+        let msg = encode_message(self.proto, name, MSG_CALL, self.seq, &args);
+        write_message(&mut self.stream, self.transport, &msg)?;
+        let m = read_message(
+            &mut self.reader,
+            self.transport,
+            self.proto,
+            Limits::default(),
+        )
+        .map_err(|f| std::io::Error::other(f.error.to_string()))?;
+        assert_eq!(m.header.name, name);
+        assert_eq!(m.header.seqid, self.seq);
+        match m.header.mtype {
+            MSG_REPLY => Ok(Reply::Ok(m.body)),
+            MSG_EXCEPTION => Ok(Reply::AppException(m.body)),
+            t => panic!("unexpected message type {t}"),
+        }
+    }
+
+    /// Sends a call and reads its reply (panics on I/O failure).
+    pub fn call(&mut self, name: &str, args: Vec<(i16, Value)>) -> Reply {
+        self.try_call(name, args)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+}
+
+/// `bin(x)` shorthand.
+pub fn b(x: impl AsRef<[u8]>) -> Value {
+    Value::bin(x)
+}
+
+/// A `Mutation` struct.
+pub fn mutation(column: &str, value: Option<&[u8]>) -> Value {
+    let mut f = vec![(1, Value::Bool(value.is_none())), (2, b(column))];
+    if let Some(v) = value {
+        f.push((3, b(v)));
+    }
+    f.push((4, Value::Bool(true)));
+    Value::Struct(f)
+}
+
+/// A `BatchMutation` struct.
+pub fn batch(row: &[u8], ms: Vec<Value>) -> Value {
+    use cellbase_cli::thrift::protocol::T_STRUCT;
+    Value::Struct(vec![(1, b(row)), (2, Value::List(T_STRUCT, ms))])
+}
+
+/// `createTable(name, [cf...])` with the given maxVersions per family.
+pub fn create_table(c: &mut Client, name: &str, families: &[(&str, i32)]) -> Reply {
+    use cellbase_cli::thrift::protocol::T_STRUCT;
+    let cds = families
+        .iter()
+        .map(|(f, v)| Value::Struct(vec![(1, b(format!("{f}:"))), (2, Value::I32(*v))]))
+        .collect();
+    c.call(
+        "createTable",
+        vec![(1, b(name)), (2, Value::List(T_STRUCT, cds))],
+    )
+}
+
+/// One row: its key and (column, value, timestamp) triples.
+pub type RowCells = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>, i64)>);
+
+/// The rows of a `list<TRowResult>` as (row, [(column, value, ts)]) from the `columns` map or
+/// the `sortedColumns` list.
+pub fn rows(v: &Value) -> Vec<RowCells> {
+    let Value::List(_, items) = v else {
+        panic!("not a list: {v:?}")
+    };
+    items
+        .iter()
+        .map(|r| {
+            let Value::Struct(f) = r else {
+                panic!("not a struct")
+            };
+            let mut row = Vec::new();
+            let mut cols = Vec::new();
+            for (id, v) in f {
+                match (id, v) {
+                    (1, Value::Binary(r)) => row = r.clone(),
+                    (2, Value::Map(_, _, es)) => {
+                        for (k, c) in es {
+                            let Value::Binary(k) = k else { panic!() };
+                            let (val, ts) = cell(c);
+                            cols.push((k.clone(), val, ts));
+                        }
+                    }
+                    (3, Value::List(_, cs)) => {
+                        for tc in cs {
+                            let Value::Struct(tf) = tc else { panic!() };
+                            let name = match &tf.iter().find(|(i, _)| *i == 1).unwrap().1 {
+                                Value::Binary(n) => n.clone(),
+                                _ => panic!(),
+                            };
+                            let (val, ts) = cell(&tf.iter().find(|(i, _)| *i == 2).unwrap().1);
+                            cols.push((name, val, ts));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            (row, cols)
+        })
+        .collect()
+}
+
+/// A TCell as (value, ts).
+pub fn cell(v: &Value) -> (Vec<u8>, i64) {
+    let Value::Struct(f) = v else {
+        panic!("not a TCell: {v:?}")
+    };
+    let mut val = Vec::new();
+    let mut ts = 0;
+    for (id, x) in f {
+        match (id, x) {
+            (1, Value::Binary(b)) => val = b.clone(),
+            (2, Value::I64(t)) => ts = *t,
+            _ => {}
+        }
+    }
+    (val, ts)
+}
+
+/// A `list<TCell>` as (value, ts) pairs.
+pub fn cells(v: &Value) -> Vec<(Vec<u8>, i64)> {
+    let Value::List(_, items) = v else {
+        panic!("not a list: {v:?}")
+    };
+    items.iter().map(cell).collect()
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Acceptance: happybase 1.3.0's own test suite (from its PyPI sdist) against `cellbase thrift`,
+# in all four transport/protocol modes (buffered|framed x binary|compact).
+#
+#   thrift-tests/run.sh            # builds the release cli, caches the venv under target/
+#
+# Environment: PYTHON (default python3.11, else python3), CELLBASE_BIN (skip the build and use
+# this binary), THRIFT_TESTS_DIR (cache dir, default <target>/thrift-tests), MODES (default
+# "buffered:binary framed:binary buffered:compact framed:compact").
+# Exits non-zero if any mode does not pass all 27 tests.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+HERE="$ROOT/thrift-tests"
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+WORK=${THRIFT_TESTS_DIR:-$TARGET/thrift-tests}
+EXPECTED=27
+MODES=${MODES:-"buffered:binary framed:binary buffered:compact framed:compact"}
+mkdir -p "$WORK"
+start=$(date +%s)
+
+PY=${PYTHON:-}
+if [ -z "$PY" ]; then
+    if command -v python3.11 >/dev/null 2>&1; then PY=python3.11; else PY=python3; fi
+fi
+
+# 1. The virtual environment, rebuilt only when requirements.txt changes.
+VENV="$WORK/venv"
+STAMP="$VENV/.requirements"
+if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$HERE/requirements.txt" "$STAMP"; then
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
+    cp "$HERE/requirements.txt" "$STAMP"
+fi
+
+# 2. happybase's own tests from its sdist (downloaded once; never committed).
+SDIST="$WORK/dl/happybase-1.3.0.tar.gz"
+if [ ! -f "$SDIST" ]; then
+    "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps \
+        --no-binary :all: happybase==1.3.0 -d "$WORK/dl"
+fi
+rm -rf "$WORK/src"
+mkdir -p "$WORK/src"
+tar xzf "$SDIST" -C "$WORK/src"
+SUITE="$WORK/src/happybase-1.3.0"
+cp "$HERE/conftest.py" "$SUITE/tests/conftest.py"
+
+# 3. The server binary.
+if [ -n "${CELLBASE_BIN:-}" ]; then
+    BIN=$CELLBASE_BIN
+else
+    (cd "$ROOT" && cargo build --release -q -p cellbase-cli)
+    BIN="$TARGET/release/cellbase"
+fi
+
+SERVER_PID=""
+DATA=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    if [ -n "$DATA" ]; then rm -rf "$DATA"; fi
+}
+trap cleanup EXIT
+
+# 4. Each mode against a fresh server on a free port with a fresh directory.
+failed=0
+summary=""
+for mode in $MODES; do
+    transport=${mode%%:*}
+    protocol=${mode##*:}
+    DATA=$(mktemp -d "$WORK/data.XXXXXX")
+    : >"$DATA/server.out"
+    "$BIN" thrift --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
+    SERVER_PID=$!
+    port=""
+    for _ in $(seq 1 300); do
+        port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
+        if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "cellbase thrift did not start:"; cat "$DATA/server.err"
+        exit 1
+    fi
+    set +e
+    out=$(cd "$SUITE" && HAPPYBASE_HOST=127.0.0.1 HB_TEST_PORT="$port" \
+        HAPPYBASE_TRANSPORT="$transport" HB_TEST_PROTOCOL="$protocol" \
+        "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/ 2>&1)
+    rc=$?
+    set -e
+    passed=$(printf '%s\n' "$out" | grep -Eo '[0-9]+ passed' | tail -n1 | grep -Eo '[0-9]+' || echo 0)
+    if [ "$rc" -ne 0 ] || [ "$passed" != "$EXPECTED" ]; then
+        printf '%s\n' "$out"
+        echo "--- server stderr ---"; tail -n 50 "$DATA/server.err"
+        failed=1
+        summary+="$transport/$protocol: FAILED ($passed/$EXPECTED passed, pytest exit $rc)"$'\n'
+    else
+        summary+="$transport/$protocol: $passed/$EXPECTED passed"$'\n'
+    fi
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    rm -rf "$DATA"
+    DATA=""
+done
+
+printf '%s' "$summary"
+echo "wall time: $(( $(date +%s) - start ))s"
+exit $failed
