@@ -249,9 +249,11 @@ pub fn format_columns(cols: &[Column], escaped: bool) -> Result<String, String> 
                         to_string_binary(qualifier)
                     ));
                 };
-                if f.contains([',', ':']) || q.contains(',') {
+                if f.contains([',', ':', '\0']) || q.contains([',', '\0']) {
                     return Err(format!(
-                        "column {f}:{q} contains ',' (or ':' in the family) and cannot be named in importtsv.columns; use --escaped"
+                        "column {}:{} contains ',' or NUL (or ':' in the family) and cannot be named in importtsv.columns; use --escaped",
+                        to_string_binary(family),
+                        to_string_binary(qualifier)
                     ));
                 }
                 format!("{f}:{q}")
@@ -413,7 +415,7 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
         }
     );
     eprintln!(
-        "export-tsv: import with: cellbase import-tsv --db DIR '-Dimporttsv.columns={}'{}{}{} {} FILE",
+        "export-tsv: import with: cellbase import-tsv --db DIR '-Dimporttsv.columns={}'{}{} {} FILE",
         stats.columns_spec,
         if opts.separator == b'\t' {
             String::new()
@@ -428,7 +430,6 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
         } else {
             " -Dimporttsv.skip.empty.columns=true"
         },
-        "",
         a.table
     );
     if stats.skipped_rows > 0 {
