@@ -421,3 +421,44 @@ fn usage_errors_are_refused_before_anything_is_written() {
     let out = cellbase(&["export-tsv", "--db", &s(&db), "t"]);
     assert_eq!((out.code, out.stdout.as_str()), (0, "r\tv\n"), "{out:?}");
 }
+
+#[test]
+fn library_import_applies_cell_ttl_and_escaped_absent_cells() {
+    use cellbase::{DbOptions, ManualClock};
+    use cellbase_cli::tools::tsv::{TsvOptions, import, parse_columns};
+    let clock = ManualClock::new(1_000_000);
+    let db = Db::temporary_with(DbOptions::default().clock(clock.clone())).unwrap();
+    let opts = TsvOptions {
+        columns: Some(
+            parse_columns("HBASE_ROW_KEY,f:a,f:b,HBASE_TS_KEY,HBASE_CELL_TTL", true).unwrap(),
+        ),
+        escaped: true,
+        ..TsvOptions::default()
+    };
+    let input =
+        b"r1\tx\t\\N\t1000000\t500\nr2\t\t\\x00\\x5C\t1000000\t\n\\N\tv\tw\t1\t\nr3\tv\\q\t\t1\t\n";
+    let st = import(&db, "t", &input[..], &opts).unwrap();
+    assert_eq!(
+        (st.lines, st.imported, st.cells, st.bad_lines),
+        (4, 2, 3, 2),
+        "{st:?}"
+    );
+    assert!(st.bad_examples[0].1.contains("empty row key"), "{st:?}");
+    assert!(st.bad_examples[1].1.contains("escape"), "{st:?}");
+    let t = db.table("t").unwrap();
+    let get = |row: &str| t.get(cellbase::Get::new(row)).unwrap();
+    let r1 = get("r1");
+    assert_eq!(r1.value("f", "a"), Some(&b"x"[..]));
+    assert_eq!(r1.value("f", "b"), None, "\\N is no cell");
+    let r2 = get("r2");
+    assert_eq!(
+        r2.value("f", "a"),
+        Some(&b""[..]),
+        "an empty escaped field is an empty value"
+    );
+    assert_eq!(r2.value("f", "b"), Some(&b"\x00\\"[..]));
+    // r1's cell TTL (500 ms) expires; r2 has none.
+    clock.advance(std::time::Duration::from_millis(600));
+    assert!(get("r1").is_empty());
+    assert_eq!(get("r2").cells().len(), 2);
+}

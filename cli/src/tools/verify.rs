@@ -315,12 +315,14 @@ fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
         }
     };
     report.bytes += name_bytes.len() as u64;
+    // As the engine reads it (Manifest::open): trimmed, "MANIFEST-<number>", no path.
     let name = std::str::from_utf8(&name_bytes)
         .ok()
-        .map(|s| s.strip_suffix('\n').unwrap_or(s))
+        .map(str::trim)
         .filter(|n| {
-            n.strip_prefix("MANIFEST-")
-                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            !n.contains('/')
+                && n.strip_prefix("MANIFEST-")
+                    .is_some_and(|d| d.parse::<u64>().is_ok())
         });
     let Some(name) = name else {
         report.error(
