@@ -390,3 +390,38 @@ fn an_open_database_is_noted_and_checked_without_its_lock() {
     let out = verify(src.path(), &[]);
     assert!(!out.stdout.contains("NOTE:"), "{out:?}");
 }
+
+#[test]
+fn a_cut_in_a_closed_wal_segment_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let db = Db::open_with(
+        d.path(),
+        cellbase::DbOptions::default().wal_segment_size(4096),
+    )
+    .unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    for i in 0..300u32 {
+        t.put(Put::new(format!("row{i:05}")).add("f", "q", [b'v'; 100]))
+            .unwrap();
+    }
+    db.close().unwrap();
+    let segs = wal_segments(d.path());
+    assert!(segs.len() >= 3, "{segs:?}");
+    let r = verify_dir(d.path()).unwrap();
+    assert_eq!((r.errors(), r.wal_entries), (0, 300), "{:?}", r.findings);
+    // The same cut that is a torn tail in the newest segment is damage in an older one: the
+    // writer syncs a segment before starting the next.
+    let len = std::fs::metadata(&segs[0]).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segs[0])
+        .unwrap()
+        .set_len(len - 3)
+        .unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let line = line_for(&out, "ERROR", &segs[0]);
+    assert!(line.contains("closed segment"), "{line}");
+}

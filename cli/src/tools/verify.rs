@@ -542,19 +542,38 @@ fn check_referenced_files(
         let path = dir.join("data").join(sst_name(id));
         names.insert(sst_name(id));
         if !path.exists() {
-            report.error(
-                &path,
-                None,
-                format!(
-                    "missing: the manifest lists it for {at}, family {}",
-                    super::to_string_binary(&family)
-                ),
+            let detail = format!(
+                "missing: the manifest lists it for {at}, family {}",
+                super::to_string_binary(&family)
             );
+            if report.locked_by_other && !still_referenced(dir, id) {
+                // A live database compacted it away after the manifest was read.
+                report.warn(
+                    &path,
+                    None,
+                    format!("{detail}; the open database no longer lists it (removed meanwhile)"),
+                );
+            } else {
+                report.error(&path, None, detail);
+            }
             continue;
         }
         check_sst(&path, Some((&family, size)), report);
     }
     names
+}
+
+/// Whether the manifest, read again now, still lists file `id` (for a live database, where a
+/// compaction may remove a file between reading the manifest and reading the file).
+fn still_referenced(dir: &Path, id: u64) -> bool {
+    let mut scratch = Report::default();
+    check_manifest(dir, &mut scratch).is_none_or(|s| {
+        s.tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .flat_map(|r| r.files.iter())
+            .any(|f| f.file_id == id)
+    })
 }
 
 /// Checks one block file; `expect` is the family and size the manifest recorded.
@@ -894,6 +913,14 @@ fn check_wal(dir: &Path, report: &mut Report) {
 fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report) {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && report.locked_by_other => {
+            report.warn(
+                path,
+                None,
+                "deleted while being checked (the open database retired it)",
+            );
+            return;
+        }
         Err(e) => {
             report.error(path, None, format!("cannot read: {e}"));
             return;
