@@ -462,3 +462,40 @@ fn library_import_applies_cell_ttl_and_escaped_absent_cells() {
     assert!(get("r1").is_empty());
     assert_eq!(get("r2").cells().len(), 2);
 }
+
+#[test]
+fn import_reads_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
+        .args([
+            "import-tsv",
+            "--db",
+            &s(&db),
+            "-Dimporttsv.columns=HBASE_ROW_KEY,f:a",
+            "-Dimporttsv.separator=|",
+            "t",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"r1|one\nr2|two|extra\nr3|three\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("3 lines read, 2 rows imported, 2 cells written, Bad Lines=1"),
+        "{err}"
+    );
+    let got: Vec<Vec<u8>> = cells_of(&db, "t").into_iter().map(|c| c.4).collect();
+    assert_eq!(got, vec![b"one".to_vec(), b"three".to_vec()]);
+}
