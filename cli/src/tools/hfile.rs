@@ -69,12 +69,14 @@ pub fn run(args: HfileArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Block-buffered: stdout's own buffer flushes every line.
+    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
     for f in &files {
         match dump(&args, f, &mut out, files.len() > 1) {
             Ok(true) => {}
             Ok(false) => failed = true,
+            Err(e) if e == BROKEN_PIPE => return ExitCode::SUCCESS,
             Err(e) => {
                 let _ = out.flush();
                 eprintln!("ERROR: {e}");
@@ -87,6 +89,18 @@ pub fn run(args: HfileArgs) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The error of a failed write to standard output; a closed pipe (`hfile -p FILE | head`) ends
+/// the run quietly.
+const BROKEN_PIPE: &str = "broken pipe";
+
+fn io_err(e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        BROKEN_PIPE.to_string()
+    } else {
+        format!("writing output: {e}")
     }
 }
 
@@ -190,7 +204,7 @@ impl Stat {
 
 /// Prints one file. `Ok(false)`: printed, but a check (`-k`, `-a`) failed.
 fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Result<bool, String> {
-    let io = |e: std::io::Error| format!("writing output: {e}");
+    let io = io_err;
     let file = read_file(path)?;
     let bytes = &file.0;
     let selected = args.meta
@@ -349,7 +363,7 @@ fn bloom_summary(raw: &[u8]) -> Vec<String> {
 
 /// Walks the cells for `-p`, `-e`, `-s`, `-k`, `-a` and `-w`.
 fn walk(args: &HfileArgs, reader: &Arc<SstReader>, out: &mut impl Write) -> Result<bool, String> {
-    let io = |e: std::io::Error| format!("writing output: {e}");
+    let io = io_err;
     let err = |e: cellbase::Error| e.to_string();
     let path = reader.path().to_path_buf();
     let mut c = reader.cursor(CachePolicy {
