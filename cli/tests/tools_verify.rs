@@ -425,3 +425,31 @@ fn a_cut_in_a_closed_wal_segment_is_an_error() {
     let line = line_for(&out, "ERROR", &segs[0]);
     assert!(line.contains("closed segment"), "{line}");
 }
+
+#[test]
+fn a_file_of_another_family_in_a_store_is_reported() {
+    let src = pristine();
+    let d = copy_of(src.path());
+    // Find one file of family "a" and one of "b" (table t), and put b's bytes in a's place.
+    let family = |p: &Path| {
+        let r = SstReader::open(&StdFs, p, 0, None).unwrap();
+        cellbase::model::key::KeyRef::parse(&r.meta().first_key)
+            .unwrap()
+            .family
+            .to_vec()
+    };
+    let files = sst_files(d.path());
+    let a = files.iter().find(|p| family(p) == b"a").unwrap().clone();
+    let b = files.iter().find(|p| family(p) == b"b").unwrap().clone();
+    std::fs::copy(&b, &a).unwrap();
+    let r = verify_dir(d.path()).unwrap();
+    assert!(
+        r.findings.iter().any(|f| f.severity == Severity::Error
+            && f.path == a
+            && f.detail
+                .contains("family b in a file the manifest lists for family a")),
+        "{:?}",
+        r.findings
+    );
+    assert_eq!(verify(d.path(), &[]).code, 1);
+}
