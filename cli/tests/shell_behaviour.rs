@@ -1,0 +1,399 @@
+//! Behaviour of `cellbase shell` beyond the golden scripts: failed commands write nothing,
+//! garbage input never panics, timestamps in both formats, and the -e / -n / stdin modes.
+
+use cellbase::{Db, DbOptions, ManualClock, Scan};
+use cellbase_cli::shell::commands::Session;
+use cellbase_cli::shell::format::TsFormat;
+use cellbase_cli::shell::{Flow, Shell, ruby};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// xorshift64*: a tiny seeded generator (no rand dependency needed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn shell(dir: &std::path::Path) -> Shell {
+    let clock = ManualClock::new(1_000_000);
+    let db = Db::open_with(dir, DbOptions::default().clock(clock.clone())).unwrap();
+    Shell {
+        session: Session {
+            db,
+            clock: Some(clock),
+            ts: TsFormat::Epoch,
+            width: 0,
+        },
+        failures: 0,
+        stop_on_error: false,
+        line_no: 0,
+    }
+}
+
+fn feed(sh: &mut Shell, text: &str) -> String {
+    let mut out = Vec::new();
+    sh.feed_all(text.as_bytes(), &mut out);
+    String::from_utf8(out).unwrap()
+}
+
+/// (row, family, qualifier, timestamp, value).
+type CellTuple = (Vec<u8>, Vec<u8>, Vec<u8>, i64, Vec<u8>);
+
+fn all_cells(db: &Db, table: &str) -> Vec<CellTuple> {
+    let t = db.table(table).unwrap();
+    let mut v = Vec::new();
+    for r in t.scan(Scan::new().all_versions()).unwrap() {
+        for c in r.unwrap().cells() {
+            v.push((
+                c.row().to_vec(),
+                c.family().to_vec(),
+                c.qualifier().to_vec(),
+                c.timestamp(),
+                c.value().to_vec(),
+            ));
+        }
+    }
+    v
+}
+
+#[test]
+fn failed_commands_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', {NAME => 'f', VERSIONS => 3}\n\
+         put 't', 'r1', 'f:q', 'good', 10\n\
+         put 't', 'c', 'f:n', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05\"\n",
+    );
+    assert!(out.contains("Created table t"), "{out}");
+    assert_eq!(sh.failures, 0, "{out}");
+    let db = sh.session.db.clone();
+    let before_cells = all_cells(&db, "t");
+    let before_desc = db.describe("t").unwrap();
+    let before_tables = db.table_names();
+
+    let bad = [
+        "put 't', 'r2', 'nofam:q', 'x'",                    // unknown family
+        "put 't', 'r2', 'f:q', 'x', 'not-a-ts'",            // bad timestamp argument
+        "put 't', 'r2', 'f:q', 'x', 5, {ATTRIBUTES => {}}", // unsupported option
+        "put 't', 'r2', 'f:q'",                             // wrong arity
+        "put 't', '', 'f:q', 'x'",                          // empty row key
+        "put 't', 'r2', 'f:q', 'x', -5",                    // negative timestamp
+        "put 'nope', 'r2', 'f:q', 'x'",                     // unknown table
+        "incr 't', 'r1', 'f:q', 1",                         // not a counter
+        "incr 't', 'c', 'nofam:n', 1",                      // unknown family
+        "delete 't', 'r1'",                                 // delete needs a column
+        "deleteall 't', 'r1', 'nofam'",                     // unknown family
+        "deleteall 't', {BOGUS => 'r'}",                    // prefix form without prefix
+        "create 'u', {NAME => 'f', VERSIONS => 'x'}",       // bad family option
+        "create 'u', 'f', {NUMREGIONS => 3}",               // NUMREGIONS without SPLITALGO
+        "create 'u', 'f', SPLITS => ['a', 'a']",            // duplicate split keys
+        "create 'u', 'f', 'f'",                             // duplicate family
+        "alter 't', {NAME => 'f', MIN_VERSIONS => 9}",      // MIN_VERSIONS > VERSIONS
+        "alter 't', 'g', {NAME => 'f', TTL => -1}",         // second family bad: first not applied
+        "alter 't', NAME => 'f', METHOD => 'delete'",       // unsupported
+        "drop 't'",                                         // enabled
+        "truncate 'nope'",                                  // unknown table
+        "split 't', ''",                                    // empty split key
+        "merge_region 't,,0', 't,zz,1'",                    // unknown region
+        "put 't', 'r2', 'f:q', 'x'; put 't', 'r3', }",      // syntax error: whole line refused
+        "put 't', 'r2', 'f:q', undefined_name",             // NameError
+    ];
+    for cmd in bad {
+        let failures = sh.failures;
+        let out = feed(&mut sh, &format!("{cmd}\n"));
+        assert!(
+            sh.failures > failures,
+            "expected a failure for {cmd:?}, got:\n{out}"
+        );
+        assert!(
+            out.contains("ERROR: ") || out.contains("SyntaxError: ") || out.contains("NameError: "),
+            "{cmd:?}: {out}"
+        );
+        assert_eq!(
+            all_cells(&db, "t"),
+            before_cells,
+            "cells changed by {cmd:?}"
+        );
+        assert_eq!(
+            db.describe("t").unwrap(),
+            before_desc,
+            "schema changed by {cmd:?}"
+        );
+        assert_eq!(db.table_names(), before_tables, "tables changed by {cmd:?}");
+    }
+    // And the shell is still working.
+    let out = feed(&mut sh, "get_counter 't', 'c', 'f:n'\n");
+    assert!(out.contains("COUNTER VALUE = 5"), "{out}");
+}
+
+#[test]
+fn parser_never_panics_on_random_input() {
+    let seed = 0x5eed_cafe_u64;
+    println!("seed = {seed:#x}");
+    let mut rng = Rng(seed);
+    let alphabet: &[&[u8]] = &[
+        b"'",
+        b"\"",
+        b"\\",
+        b"\\x",
+        b"\\u{",
+        b"#",
+        b"#{",
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b"(",
+        b")",
+        b",",
+        b"=>",
+        b"=",
+        b";",
+        b"\n",
+        b" ",
+        b"-",
+        b"+",
+        b"0x",
+        b"1",
+        b"99999999999999999999",
+        b"1.5",
+        b"e",
+        b"put",
+        b"NAME",
+        b"true",
+        b"nil",
+        b"x.y",
+        b"\x00",
+        b"\xff",
+        b"\xe4\xb8",
+    ];
+    for i in 0..20_000 {
+        let mut src = Vec::new();
+        let n = rng.below(40);
+        for _ in 0..n {
+            if i % 2 == 0 {
+                src.push(rng.next() as u8);
+            } else {
+                src.extend_from_slice(alphabet[rng.below(alphabet.len())]);
+            }
+        }
+        // Must return, never panic; errors carry an in-range position.
+        if let Err(e) = ruby::parse(&src) {
+            assert!(e.pos <= src.len(), "position out of range for {src:?}");
+        }
+    }
+}
+
+#[test]
+fn random_garbage_into_the_shell_never_panics() {
+    let seed = 0x0bad_f00d_u64;
+    println!("seed = {seed:#x}");
+    let mut rng = Rng(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    feed(&mut sh, "create 't', 'f'\nput 't', 'r', 'f:q', 'v'\n");
+    let words: &[&str] = &[
+        "get",
+        "scan",
+        "put",
+        "create",
+        "alter",
+        "count",
+        "incr",
+        "delete",
+        "deleteall",
+        "list_regions",
+        "split",
+        "truncate",
+        "describe",
+        "'t'",
+        "'r'",
+        "'f:q'",
+        "'f'",
+        "1",
+        "-1",
+        ",",
+        "{",
+        "}",
+        "[",
+        "]",
+        "=>",
+        "FILTER",
+        "\"PrefixFilter('r')\"",
+        "LIMIT",
+        "VERSIONS",
+        "COLUMNS",
+        "\n",
+        "'\\x00'",
+        "\"\\xff\"",
+        "nil",
+        "true",
+        "RAW",
+        "REVERSED",
+    ];
+    for i in 0..300 {
+        let mut input = Vec::new();
+        for _ in 0..rng.below(30) {
+            if i % 3 == 0 {
+                input.push(rng.next() as u8);
+            } else {
+                input.extend_from_slice(words[rng.below(words.len())].as_bytes());
+                input.push(b' ');
+            }
+        }
+        input.push(b'\n');
+        let mut out = Vec::new();
+        let flow = sh.feed_all(&input, &mut out);
+        assert!(matches!(flow, Flow::Continue | Flow::Exit));
+        String::from_utf8(out).expect("shell output stays UTF-8");
+    }
+    // Still alive and the table is intact (random commands could only add or delete cells).
+    let out = feed(&mut sh, "exists 't'\n");
+    assert!(
+        out.contains("Table t does exist") || out.contains("does not exist"),
+        "{out}"
+    );
+}
+
+fn run_bin(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> (String, String, i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cellbase"));
+    cmd.arg("shell")
+        .arg("--db")
+        .arg(dir.path())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn binary_garbage_on_stdin_gives_errors_and_the_shell_keeps_running() {
+    let mut input = b"create 't', 'f'\n".to_vec();
+    input.extend_from_slice(b"\x00\xff\xfe\x01garbage\x7f\n");
+    input.extend_from_slice(b"\xe4\xb8\xad\xe6\x96\x87 'x'\n");
+    input.extend_from_slice(b"put 't', \"\xff\x00\", 'f:q', '\x01\x02'\n");
+    input.extend_from_slice(b"scan 't'\n");
+    let (out, err, code) = run_bin(
+        &["--timestamp-format", "epoch", "--fixed-clock-ms", "5"],
+        &input,
+        &[],
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(code, 1, "failures give a non-zero exit status");
+    assert!(
+        out.contains("SyntaxError: (hbase):2: unexpected character \\x00"),
+        "{out}"
+    );
+    assert!(
+        out.contains("SyntaxError: (hbase):3: invalid multibyte char (UTF-8)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(" \\xFF\\x00 column=f:q, timestamp=6, value=\\x01\\x02\n1 row(s)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn timestamps_iso_by_default_epoch_by_flag() {
+    let script = b"create 't', 'f'\n\
+        put 't', 'a', 'f:q', 'v', 1700000000000\n\
+        put 't', 'b', 'f:q', 'v', 1700000000123\n\
+        put 't', 'c', 'f:q', 'v', 1699999980000\n\
+        scan 't'\n";
+    let (out, _, code) = run_bin(&[], script, &[("TZ", "UTC")]);
+    assert_eq!(code, 0, "{out}");
+    // Java's LocalDateTime.toString(): zero seconds and milliseconds are dropped.
+    assert!(
+        out.contains(" a column=f:q, timestamp=2023-11-14T22:13:20, value=v"),
+        "{out}"
+    );
+    assert!(
+        out.contains(" b column=f:q, timestamp=2023-11-14T22:13:20.123, value=v"),
+        "{out}"
+    );
+    assert!(
+        out.contains(" c column=f:q, timestamp=2023-11-14T22:13, value=v"),
+        "{out}"
+    );
+    let (out, _, _) = run_bin(
+        &["-D", "hbase.shell.timestamp.format.epoch=true"],
+        script,
+        &[],
+    );
+    assert!(
+        out.contains(" a column=f:q, timestamp=1700000000000, value=v"),
+        "{out}"
+    );
+    let (out, _, _) = run_bin(&["--timestamp-format", "epoch"], script, &[]);
+    assert!(
+        out.contains(" b column=f:q, timestamp=1700000000123, value=v"),
+        "{out}"
+    );
+}
+
+#[test]
+fn execute_flag_noninteractive_flag_and_exit() {
+    let (out, _, code) = run_bin(
+        &[
+            "-e",
+            "create 't', 'f'; put 't', 'r', 'f:q', 'v', 1",
+            "-e",
+            "get 't', 'r'",
+            "--timestamp-format",
+            "epoch",
+        ],
+        b"",
+        &[],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("COLUMN  CELL\n f:q timestamp=1, value=v\n1 row(s)\n"),
+        "{out}"
+    );
+
+    // -n: stop at the first failure with a non-zero status; later commands do not run.
+    let (out, _, code) = run_bin(
+        &["-n"],
+        b"list\nget 'nope', 'r'\ncreate 'later', 'f'\n",
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("ERROR: Unknown table nope!"), "{out}");
+    assert!(!out.contains("Created table later"), "{out}");
+
+    // exit stops reading stdin.
+    let (out, _, code) = run_bin(&[], b"exit\ncreate 'later', 'f'\n", &[]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("Created table"), "{out}");
+
+    // A statement left open at end of input is a syntax error, not a hang.
+    let (out, _, code) = run_bin(&[], b"create 't', {NAME => 'f',\n", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("syntax error, unexpected end-of-input"),
+        "{out}"
+    );
+}
