@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Record type of an edit in the manifest log.
-const RECORD_EDIT: u8 = 1;
+pub const RECORD_EDIT: u8 = 1;
 /// Encoding version of edits, first byte of every edit record.
 const EDIT_VERSION: u8 = 1;
 

@@ -71,7 +71,7 @@ pub(crate) fn seal(out: &mut Vec<u8>, payload_start: usize, compression: u8) {
 /// # Errors
 /// [`Error::Corruption`] naming the block offset: out of range, CRC mismatch, unknown
 /// compression, bad or oversized Snappy data.
-pub(crate) fn read_frame<'a>(
+pub fn read_frame<'a>(
     file: &'a [u8],
     h: BlockHandle,
     limit: u64,

@@ -11,7 +11,7 @@
 
 pub mod record;
 mod replay;
-pub(crate) mod segment;
+pub mod segment;
 mod writer;
 
 #[cfg(test)]

@@ -1,4 +1,154 @@
-//! Operator tools: block file dump, verify, TSV export/import.
+//! Operator tools: block file dump (`hfile`), consistency check (`verify`), TSV export/import
+//! (`export-tsv`, `import-tsv`). docs/TOOLS.md describes each one.
+//!
+//! Shared here: HBase's `Bytes.toStringBinary` escaping and its inverse, the HBase-style
+//! rendering of a cell key, and reading a file into memory without mapping or locking it.
 pub mod hfile;
 pub mod tsv;
 pub mod verify;
+
+use cellbase::io::ReadableFile;
+use cellbase::model::key::KeyRef;
+use std::path::Path;
+use std::sync::Arc;
+
+/// HBase's `Bytes.toStringBinary`: bytes `0x20..=0x7E` except `\` as themselves, every other
+/// byte as `\xHH` (upper-case hex).
+pub fn to_string_binary(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len());
+    for &c in b {
+        push_binary_byte(&mut s, c, None);
+    }
+    s
+}
+
+/// Appends one byte as `Bytes.toStringBinary` would; `also` is a further byte to escape (a TSV
+/// separator that is printable).
+pub(crate) fn push_binary_byte(s: &mut String, c: u8, also: Option<u8>) {
+    if (0x20..=0x7E).contains(&c) && c != b'\\' && Some(c) != also {
+        s.push(char::from(c));
+    } else {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        s.push_str("\\x");
+        s.push(char::from(HEX[usize::from(c >> 4)]));
+        s.push(char::from(HEX[usize::from(c & 15)]));
+    }
+}
+
+/// The strict inverse of [`to_string_binary`]: `\xHH` (either case) is one byte, any other
+/// byte stands for itself; a backslash not starting a complete `\xHH` is an error (the
+/// encoder never writes one), so damaged input is refused instead of guessed at.
+pub fn from_string_binary(s: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let hex = |j: usize| s.get(j).and_then(|&h| char::from(h).to_digit(16));
+        match (s.get(i + 1), hex(i + 2), hex(i + 3)) {
+            (Some(b'x' | b'X'), Some(hi), Some(lo)) => {
+                // hi, lo < 16: the byte fits.
+                out.push((hi * 16 + lo) as u8);
+                i += 4;
+            }
+            _ => return Err(format!("bad escape at byte {i} (expected \\xHH)")),
+        }
+    }
+    Ok(out)
+}
+
+/// HBase's name of a cell type code (`KeyValue.Type`).
+pub fn type_name(code: u8) -> String {
+    match code {
+        0 => "Minimum".into(),
+        4 => "Put".into(),
+        8 => "Delete".into(),
+        10 => "DeleteFamilyVersion".into(),
+        12 => "DeleteColumn".into(),
+        14 => "DeleteFamily".into(),
+        255 => "Maximum".into(),
+        c => format!("UnknownType({c})"),
+    }
+}
+
+/// A cell key as HBase's `KeyValue.keyToString` writes it:
+/// `row/family:qualifier/timestamp/Type/seqid=N` (binary-safe), or `(malformed key …)`.
+pub fn key_to_string(key: &[u8]) -> String {
+    match KeyRef::parse(key) {
+        Some(k) => format!(
+            "{}/{}:{}/{}/{}/seqid={}",
+            to_string_binary(k.row),
+            to_string_binary(k.family),
+            to_string_binary(k.qualifier),
+            k.ts,
+            type_name(k.type_code),
+            k.seq
+        ),
+        None => format!("(malformed key {})", to_string_binary(key)),
+    }
+}
+
+/// A file's bytes held in memory (read with one `read`, no `mmap`, no lock): a file truncated
+/// or replaced while a tool reads it cannot fault the process, and the tool never writes.
+#[derive(Debug)]
+pub struct MemFile(pub Vec<u8>);
+
+impl ReadableFile for MemFile {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Reads `path` into a [`MemFile`] (read-only open).
+///
+/// # Errors
+/// The I/O error, prefixed with the path.
+pub fn read_file(path: &Path) -> Result<Arc<MemFile>, String> {
+    std::fs::read(path)
+        .map(|b| Arc::new(MemFile(b)))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_binary_matches_hbase_and_round_trips() {
+        assert_eq!(to_string_binary(b"row-1"), "row-1");
+        assert_eq!(
+            to_string_binary(b"a\tb\\c\x00\xff~"),
+            "a\\x09b\\x5Cc\\x00\\xFF~"
+        );
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(
+            from_string_binary(to_string_binary(&all).as_bytes()).unwrap(),
+            all
+        );
+        assert_eq!(from_string_binary(b"\\xfe\\X0A").unwrap(), vec![0xfe, 0x0a]);
+        for bad in [&b"\\"[..], b"\\x", b"\\x1", b"\\xg0", b"a\\nb"] {
+            assert!(from_string_binary(bad).is_err(), "{bad:?}");
+        }
+        let mut s = String::new();
+        push_binary_byte(&mut s, b',', Some(b','));
+        assert_eq!(s, "\\x2C");
+    }
+
+    #[test]
+    fn keys_render_like_hbase() {
+        let k = KeyRef {
+            row: b"r\x01",
+            family: b"f",
+            qualifier: b"q",
+            ts: 42,
+            type_code: 12,
+            seq: 7,
+        }
+        .encode();
+        assert_eq!(key_to_string(&k), "r\\x01/f:q/42/DeleteColumn/seqid=7");
+        assert!(key_to_string(b"xx").starts_with("(malformed key"));
+    }
+}

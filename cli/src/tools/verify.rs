@@ -1,12 +1,1080 @@
-//! `cellbase verify` (being built).
+//! `cellbase verify DIR`: an offline consistency check (HBase's `hbck` / a filesystem `fsck`).
+//!
+//! Checks, reading files only (never opening a `Db`, which would replay the log, truncate a torn
+//! tail and rewrite the manifest):
+//!
+//! * the manifest: `CURRENT` names it; every record's CRC; every edit decodes and replays
+//!   (a torn final record is a warning: the engine drops it on open);
+//! * region contiguity per table: regions cover the whole key space without gap or overlap;
+//! * every block file the manifest references: exists, has the recorded size, and every block
+//!   (trailer, meta, index, Bloom, each data block) passes its checksum and decodes; each data
+//!   block is walked (keys, payloads, order) and the file's statistics, index and Bloom filter
+//!   are cross-checked against its cells; its cells belong to the recorded family;
+//! * unreferenced files in `data/` (warnings: the next open deletes them);
+//! * every WAL segment: header, every record's CRC, every entry decodes (cells well formed and
+//!   carrying the entry's sequence id); a torn tail of the newest segment is a warning.
+//!
+//! Problems are reported with the file's path and the byte offset. No lock is taken: like hbck,
+//! it may run against a live database, where in-flight work shows up as warnings; only files are
+//! opened, read-only. docs/TOOLS.md has the details and exit codes.
+use super::read_file;
+use cellbase::codec::Reader;
+use cellbase::manifest::{Edit, ManifestState, RECORD_EDIT};
+use cellbase::model::key::{KeyRef, compare_encoded};
+use cellbase::model::payload::PayloadRef;
+use cellbase::sst::block::{Block, BlockIter};
+use cellbase::sst::bloom::BloomFilter;
+use cellbase::sst::frame;
+use cellbase::sst::index::Index;
+use cellbase::sst::meta::{FileMeta, MetaDecodeError};
+use cellbase::sst::trailer::Trailer;
+use cellbase::sst::{BlockHandle, SstReader};
+use cellbase::wal::record::{TailPolicy, read_records};
+use cellbase::wal::segment;
 use clap::Args;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `cellbase verify`.
 #[derive(Debug, Args)]
-pub struct VerifyArgs {}
+pub struct VerifyArgs {
+    /// The database directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Treat warnings (torn WAL tail, unreferenced files, ...) as problems: exit 1.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print one line per file checked.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
 
-/// Runs `cellbase verify`.
-pub fn run(_args: VerifyArgs) -> ExitCode {
-    crate::fail("cellbase verify: not built yet")
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Damage or inconsistency: data is unreadable, lost or wrong.
+    Error,
+    /// Expected after a crash or while the database is open; the next open repairs it.
+    Warning,
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file concerned (or the directory).
+    pub path: PathBuf,
+    /// Byte offset in the file, when the problem has one.
+    pub offset: Option<u64>,
+    /// What is wrong.
+    pub detail: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "ERROR",
+            Severity::Warning => "WARNING",
+        };
+        match self.offset {
+            Some(o) => write!(
+                f,
+                "{sev}: {}: offset {o}: {}",
+                self.path.display(),
+                self.detail
+            ),
+            None => write!(f, "{sev}: {}: {}", self.path.display(), self.detail),
+        }
+    }
+}
+
+/// What `verify` checked and found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every problem, in the order found.
+    pub findings: Vec<Finding>,
+    /// Block files checked.
+    pub block_files: u64,
+    /// Blocks checked (data, Bloom, index and meta blocks, and trailers).
+    pub blocks: u64,
+    /// Cells read from block files.
+    pub cells: u64,
+    /// WAL segments checked.
+    pub wal_segments: u64,
+    /// WAL entries checked.
+    pub wal_entries: u64,
+    /// Cells in WAL entries.
+    pub wal_cells: u64,
+    /// Manifest records replayed.
+    pub manifest_records: u64,
+    /// Tables in the manifest.
+    pub tables: u64,
+    /// Regions in the manifest.
+    pub regions: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// The directory lock was held by another process (the database is open).
+    pub locked_by_other: bool,
+    /// Per-file lines for `--verbose`.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// Findings of severity [`Severity::Error`].
+    pub fn errors(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
+    /// Findings of severity [`Severity::Warning`].
+    pub fn warnings(&self) -> usize {
+        self.count(Severity::Warning)
+    }
+
+    fn count(&self, s: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == s).count()
+    }
+
+    fn error(&mut self, path: &Path, offset: Option<u64>, detail: impl Into<String>) {
+        self.push(Severity::Error, path, offset, detail);
+    }
+
+    fn warn(&mut self, path: &Path, offset: Option<u64>, detail: impl Into<String>) {
+        self.push(Severity::Warning, path, offset, detail);
+    }
+
+    fn push(
+        &mut self,
+        severity: Severity,
+        path: &Path,
+        offset: Option<u64>,
+        detail: impl Into<String>,
+    ) {
+        self.findings.push(Finding {
+            severity,
+            path: path.to_path_buf(),
+            offset,
+            detail: detail.into(),
+        });
+    }
+
+    /// Records an engine error (corruption details name their offset in the text).
+    fn engine(&mut self, path: &Path, e: cellbase::Error) {
+        match e {
+            cellbase::Error::Corruption { path: p, detail } => {
+                let off = offset_in(&detail);
+                self.error(&p, off, detail);
+            }
+            cellbase::Error::UnsupportedFormat { path: p, found } => self.error(
+                &p,
+                None,
+                format!("unsupported format version {found} (written by a newer cellbase?)"),
+            ),
+            other => self.error(path, None, other.to_string()),
+        }
+    }
+
+    /// The summary line.
+    pub fn summary(&self) -> String {
+        format!(
+            "Summary: {} block files ({} blocks, {} cells), {} WAL segments ({} entries, {} cells), \
+             manifest ({} records, {} tables, {} regions), {} bytes read; {} errors, {} warnings",
+            self.block_files,
+            self.blocks,
+            self.cells,
+            self.wal_segments,
+            self.wal_entries,
+            self.wal_cells,
+            self.manifest_records,
+            self.tables,
+            self.regions,
+            self.bytes,
+            self.errors(),
+            self.warnings()
+        )
+    }
+}
+
+/// The last "offset N" in an engine error's detail.
+fn offset_in(detail: &str) -> Option<u64> {
+    let at = detail.rfind("offset ")?;
+    let digits: String = detail[at + 7..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// Runs `cellbase verify`: exit 0 when no errors were found (warnings allowed unless
+/// `--strict`), 1 when some were, 2 when the directory cannot be checked at all.
+pub fn run(args: VerifyArgs) -> ExitCode {
+    let report = match verify_dir(&args.dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if report.locked_by_other {
+        println!(
+            "NOTE: {} is open in another process; in-flight work (a WAL tail being written, a \
+             block file being flushed) may show as warnings. Re-run on a closed database for a \
+             definitive answer.",
+            args.dir.display()
+        );
+    }
+    if args.verbose {
+        for n in &report.notes {
+            println!("{n}");
+        }
+    }
+    for f in &report.findings {
+        println!("{f}");
+    }
+    println!("{}", report.summary());
+    let bad = report.errors() > 0 || (args.strict && report.warnings() > 0);
+    println!("Status: {}", if bad { "INCONSISTENT" } else { "OK" });
+    if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Checks the database in `dir` (read-only).
+///
+/// # Errors
+/// Only when `dir` is not a readable directory; every problem inside it is a [`Finding`].
+pub fn verify_dir(dir: &Path) -> Result<Report, String> {
+    let md = std::fs::metadata(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    if !md.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let mut report = Report {
+        locked_by_other: lock_held(dir),
+        ..Report::default()
+    };
+    let state = check_manifest(dir, &mut report);
+    let referenced = match &state {
+        Some(s) => {
+            check_regions(dir, s, &mut report);
+            check_referenced_files(dir, s, &mut report)
+        }
+        None => BTreeSet::new(),
+    };
+    check_unreferenced(dir, &referenced, state.is_some(), &mut report);
+    check_wal(dir, &mut report);
+    Ok(report)
+}
+
+/// Whether another process holds the directory lock. Probes with a non-blocking shared `flock`
+/// on a read-only descriptor that is released at once (a concurrent `Db::open` retries a
+/// refused lock for half a second, so the probe cannot make it fail). A missing `LOCK` file
+/// is not created.
+fn lock_held(dir: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(dir.join("LOCK")) else {
+        return false;
+    };
+    match f.try_lock_shared() {
+        Ok(()) => {
+            let _ = f.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(_) => false,
+    }
+}
+
+fn names(dir: &Path) -> Result<Vec<String>, String> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| format!("cannot list: {e}"))? {
+        let e = e.map_err(|e| format!("cannot list: {e}"))?;
+        v.push(e.file_name().to_string_lossy().into_owned());
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// Reads `CURRENT` and replays the manifest it names; `None` when there is no usable state.
+fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
+    let current = dir.join("CURRENT");
+    let name_bytes = match std::fs::read(&current) {
+        Ok(b) => b,
+        Err(e) => {
+            report.error(
+                &current,
+                None,
+                format!(
+                    "cannot read ({e}): not a cellbase database, or its manifest pointer is lost"
+                ),
+            );
+            return None;
+        }
+    };
+    report.bytes += name_bytes.len() as u64;
+    // As the engine reads it (Manifest::open): trimmed, "MANIFEST-<number>", no path.
+    let name = std::str::from_utf8(&name_bytes)
+        .ok()
+        .map(str::trim)
+        .filter(|n| {
+            !n.contains('/')
+                && n.strip_prefix("MANIFEST-")
+                    .is_some_and(|d| d.parse::<u64>().is_ok())
+        });
+    let Some(name) = name else {
+        report.error(
+            &current,
+            Some(0),
+            "does not name a manifest (expected \"MANIFEST-<digits>\\n\")",
+        );
+        return None;
+    };
+    // Stale manifests and a leftover CURRENT.tmp (a crash between writing and renaming).
+    if let Ok(all) = names(dir) {
+        for n in all {
+            if (n.starts_with("MANIFEST-") && n != name) || n == "CURRENT.tmp" {
+                report.warn(
+                    &dir.join(&n),
+                    None,
+                    "not named by CURRENT (left by an interrupted manifest switch; the next open \
+                     replaces it)",
+                );
+            }
+        }
+    }
+    let path = dir.join(name);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            report.error(
+                &path,
+                None,
+                format!("manifest named by CURRENT cannot be read: {e}"),
+            );
+            return None;
+        }
+    };
+    report.bytes += bytes.len() as u64;
+    report.notes.push(format!(
+        "manifest {}: {} bytes",
+        path.display(),
+        bytes.len()
+    ));
+    let records = match read_records(&bytes, &path, TailPolicy::Strict) {
+        Ok((r, _)) => r,
+        Err(strict_err) => match read_records(&bytes, &path, TailPolicy::TornTailAllowed) {
+            Ok((r, valid)) => {
+                report.warn(
+                    &path,
+                    Some(valid),
+                    format!(
+                        "torn final record ({} bytes; the change it describes was never \
+                         acknowledged and is dropped on open)",
+                        bytes.len() as u64 - valid
+                    ),
+                );
+                r
+            }
+            Err(_) => {
+                report.engine(&path, strict_err);
+                report.error(
+                    &path,
+                    None,
+                    "manifest not replayed past the damage: tables, regions and files unknown",
+                );
+                return None;
+            }
+        },
+    };
+    let mut state = ManifestState::default();
+    for rec in records {
+        report.manifest_records += 1;
+        if rec.rtype != RECORD_EDIT {
+            report.error(
+                &path,
+                Some(rec.offset),
+                format!("unknown manifest record type {}", rec.rtype),
+            );
+            return None;
+        }
+        let edit = match Edit::decode(rec.payload) {
+            Ok(e) => e,
+            Err(e) => {
+                report.error(
+                    &path,
+                    Some(rec.offset),
+                    format!(
+                        "edit does not decode: {} at byte {} of the record",
+                        e.what, e.offset
+                    ),
+                );
+                return None;
+            }
+        };
+        if let Err(m) = state.apply(&edit) {
+            report.error(
+                &path,
+                Some(rec.offset),
+                format!("edit does not replay: {m}"),
+            );
+            return None;
+        }
+    }
+    report.tables = state.tables.len() as u64;
+    report.regions = state.tables.values().map(|t| t.regions.len() as u64).sum();
+    Some(state)
+}
+
+/// Regions of every table must tile the key space: the first starts at "", each starts where
+/// the previous ends, the last ends at "" (unbounded), and none is empty.
+fn check_regions(dir: &Path, state: &ManifestState, report: &mut Report) {
+    let path = dir.join("CURRENT");
+    for (id, t) in &state.tables {
+        let name = t.desc.name();
+        let mut regions: Vec<_> = t.regions.values().map(|r| &r.def).collect();
+        regions.sort_by(|a, b| a.start.cmp(&b.start));
+        let show = |k: &[u8]| format!("'{}'", super::to_string_binary(k));
+        if regions.is_empty() {
+            report.error(
+                &path,
+                None,
+                format!("table {name} (id {id}) has no regions"),
+            );
+            continue;
+        }
+        let mut expect: Vec<u8> = Vec::new();
+        for (i, r) in regions.iter().enumerate() {
+            if r.start != expect {
+                let what = if i == 0 {
+                    format!(
+                        "the first region {} starts at {} instead of ''",
+                        r.id,
+                        show(&r.start)
+                    )
+                } else if r.start.as_slice() > expect.as_slice() {
+                    format!(
+                        "gap: no region covers [{}, {})",
+                        show(&expect),
+                        show(&r.start)
+                    )
+                } else {
+                    format!(
+                        "overlap: region {} starts at {}, before the previous region's end {}",
+                        r.id,
+                        show(&r.start),
+                        show(&expect)
+                    )
+                };
+                report.error(&path, None, format!("table {name}: {what}"));
+            }
+            if !r.end.is_empty() && r.end <= r.start {
+                report.error(
+                    &path,
+                    None,
+                    format!(
+                        "table {name}: region {} is empty or reversed [{}, {})",
+                        r.id,
+                        show(&r.start),
+                        show(&r.end)
+                    ),
+                );
+            }
+            if r.end.is_empty() && i + 1 != regions.len() {
+                report.error(
+                    &path,
+                    None,
+                    format!(
+                        "table {name}: region {} is unbounded but is not the last region",
+                        r.id
+                    ),
+                );
+            }
+            expect = r.end.clone();
+        }
+        if !expect.is_empty() {
+            report.error(
+                &path,
+                None,
+                format!(
+                    "table {name}: gap: no region covers rows from {} to the end",
+                    show(&expect)
+                ),
+            );
+        }
+    }
+}
+
+fn sst_name(id: u64) -> String {
+    format!("{id:010}.sst")
+}
+
+/// Checks every block file the manifest lists (once per file id); returns the referenced names.
+fn check_referenced_files(
+    dir: &Path,
+    state: &ManifestState,
+    report: &mut Report,
+) -> BTreeSet<String> {
+    // file id -> (family, size, where it is listed)
+    let mut files: BTreeMap<u64, (Vec<u8>, u64, String)> = BTreeMap::new();
+    for t in state.tables.values() {
+        for r in t.regions.values() {
+            for f in &r.files {
+                let at = format!("table {} region {}", t.desc.name(), r.def.id);
+                if let Some((fam, size, first)) = files.get(&f.file_id) {
+                    if *fam != f.family || *size != f.size {
+                        report.error(
+                            &dir.join("data").join(sst_name(f.file_id)),
+                            None,
+                            format!("listed with different family or size by {first} and {at}"),
+                        );
+                    }
+                } else {
+                    files.insert(f.file_id, (f.family.clone(), f.size, at));
+                }
+            }
+        }
+    }
+    let mut names = BTreeSet::new();
+    for (id, (family, size, at)) in files {
+        let path = dir.join("data").join(sst_name(id));
+        names.insert(sst_name(id));
+        if !path.exists() {
+            let detail = format!(
+                "missing: the manifest lists it for {at}, family {}",
+                super::to_string_binary(&family)
+            );
+            if report.locked_by_other && !still_referenced(dir, id) {
+                // A live database compacted it away after the manifest was read.
+                report.warn(
+                    &path,
+                    None,
+                    format!("{detail}; the open database no longer lists it (removed meanwhile)"),
+                );
+            } else {
+                report.error(&path, None, detail);
+            }
+            continue;
+        }
+        check_sst(&path, Some((&family, size)), report);
+    }
+    names
+}
+
+/// Whether the manifest, read again now, still lists file `id` (for a live database, where a
+/// compaction may remove a file between reading the manifest and reading the file).
+fn still_referenced(dir: &Path, id: u64) -> bool {
+    let mut scratch = Report::default();
+    check_manifest(dir, &mut scratch).is_none_or(|s| {
+        s.tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .flat_map(|r| r.files.iter())
+            .any(|f| f.file_id == id)
+    })
+}
+
+/// Checks one block file; `expect` is the family and size the manifest recorded.
+pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report) {
+    let errors_before = report.errors();
+    let file = match read_file(path) {
+        Ok(f) => f,
+        Err(e) => {
+            report.error(path, None, e);
+            return;
+        }
+    };
+    report.block_files += 1;
+    let bytes: &[u8] = &file.0;
+    report.bytes += bytes.len() as u64;
+    if let Some((_, size)) = expect
+        && size != bytes.len() as u64
+    {
+        report.error(
+            path,
+            None,
+            format!(
+                "file is {} bytes, the manifest recorded {size}",
+                bytes.len()
+            ),
+        );
+    }
+    let trailer = match Trailer::decode(bytes, path) {
+        Ok(t) => t,
+        Err(e) => {
+            report.engine(path, e);
+            report.error(
+                path,
+                None,
+                "no block located without a valid trailer: blocks not checked",
+            );
+            return;
+        }
+    };
+    report.blocks += 1;
+    let data_end = trailer.data_end();
+    let range = |h: BlockHandle| format!(" [block bytes {}..{}]", h.offset, h.end());
+    // Meta block.
+    let mut meta: Option<FileMeta> = None;
+    report.blocks += 1;
+    match frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block") {
+        Ok(raw) => match FileMeta::decode(&raw, bytes.len() as u64) {
+            Ok(m) => meta = Some(m),
+            Err(MetaDecodeError::Version(v)) => report.error(
+                path,
+                Some(trailer.meta.offset),
+                format!("meta block version {v} unsupported"),
+            ),
+            Err(MetaDecodeError::Malformed(e)) => report.error(
+                path,
+                Some(trailer.meta.offset),
+                format!(
+                    "meta block: {} at byte {} of the block{}",
+                    e.what,
+                    e.offset,
+                    range(trailer.meta)
+                ),
+            ),
+        },
+        Err(e) => {
+            report.engine(path, e);
+            if let Some(f) = report.findings.last_mut() {
+                f.detail.push_str(&range(trailer.meta));
+            }
+        }
+    }
+    // Bloom block.
+    if let Some(h) = trailer.bloom {
+        report.blocks += 1;
+        match frame::read_frame(bytes, h, h.end(), path, "bloom block") {
+            Ok(raw) => {
+                if let Err(e) = BloomFilter::decode(&raw) {
+                    report.error(
+                        path,
+                        Some(h.offset),
+                        format!(
+                            "bloom block: {} at byte {} of the block{}",
+                            e.what,
+                            e.offset,
+                            range(h)
+                        ),
+                    );
+                }
+            }
+            Err(e) => {
+                report.engine(path, e);
+                if let Some(f) = report.findings.last_mut() {
+                    f.detail.push_str(&range(h));
+                }
+            }
+        }
+    }
+    // Index block, then every data block it lists.
+    report.blocks += 1;
+    let index = match frame::read_frame(
+        bytes,
+        trailer.index,
+        trailer.index.end(),
+        path,
+        "index block",
+    ) {
+        Ok(raw) => match Index::decode(&raw, data_end) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                report.error(
+                    path,
+                    Some(trailer.index.offset),
+                    format!(
+                        "index block: {} at byte {} of the block{}",
+                        e.what,
+                        e.offset,
+                        range(trailer.index)
+                    ),
+                );
+                None
+            }
+        },
+        Err(e) => {
+            report.engine(path, e);
+            if let Some(f) = report.findings.last_mut() {
+                f.detail.push_str(&range(trailer.index));
+            }
+            None
+        }
+    };
+    let Some(index) = index else {
+        report.error(
+            path,
+            Some(0),
+            "data blocks not checked: the index that locates them is damaged",
+        );
+        return;
+    };
+    let family = expect.map(|(f, _)| f);
+    let mut prev: Vec<u8> = Vec::new();
+    let mut cells = 0u64;
+    for i in 0..index.len() {
+        let Some(h) = index.handle(i) else { break };
+        report.blocks += 1;
+        let raw = match frame::read_frame(bytes, h, data_end, path, "data block") {
+            Ok(r) => r,
+            Err(e) => {
+                report.engine(path, e);
+                if let Some(f) = report.findings.last_mut() {
+                    f.detail.push_str(&format!(" (data block {i}){}", range(h)));
+                }
+                continue;
+            }
+        };
+        let block = match Block::decode(raw.into_owned()) {
+            Ok(b) => std::sync::Arc::new(b),
+            Err(e) => {
+                report.error(
+                    path,
+                    Some(h.offset),
+                    format!(
+                        "data block {i}: {} at byte {} of the decoded block{}",
+                        e.what,
+                        e.offset,
+                        range(h)
+                    ),
+                );
+                continue;
+            }
+        };
+        let mut it = BlockIter::new(block, Vec::new());
+        let mut first = true;
+        let mut r = it.seek_to_first();
+        while r.is_ok() && it.valid() {
+            let key = it.key();
+            if first && Some(key) != index.first_key(i) {
+                report.error(
+                    path,
+                    Some(h.offset),
+                    format!(
+                        "data block {i}: first key disagrees with the index{}",
+                        range(h)
+                    ),
+                );
+            }
+            first = false;
+            if cells > 0 && compare_encoded(&prev, key) != Ordering::Less {
+                report.error(
+                    path,
+                    Some(h.offset),
+                    format!(
+                        "data block {i}: key {} not after {}{}",
+                        super::key_to_string(key),
+                        super::key_to_string(&prev),
+                        range(h)
+                    ),
+                );
+            }
+            if let (Some(fam), Some(k)) = (family, KeyRef::parse(key))
+                && k.family != fam
+            {
+                report.error(
+                    path,
+                    Some(h.offset),
+                    format!(
+                        "data block {i}: cell of family {} in a file the manifest lists for family {}",
+                        super::to_string_binary(k.family),
+                        super::to_string_binary(fam)
+                    ),
+                );
+                // One report per block is enough.
+                break;
+            }
+            if PayloadRef::parse(it.payload()).is_none() {
+                report.error(
+                    path,
+                    Some(h.offset),
+                    format!("data block {i}: malformed payload{}", range(h)),
+                );
+            }
+            cells += 1;
+            prev.clear();
+            prev.extend_from_slice(key);
+            r = it.advance();
+        }
+        if let Err(e) = r {
+            report.error(
+                path,
+                Some(h.offset),
+                format!(
+                    "data block {i}: {} at byte {} of the decoded block{}",
+                    e.what,
+                    e.offset,
+                    range(h)
+                ),
+            );
+        }
+    }
+    report.cells += cells;
+    // Cross-checks of the statistics, index and Bloom filter against the cells (the engine's
+    // own verification), once every block reads.
+    if report.errors() == errors_before && meta.is_some() {
+        match SstReader::from_file(file.clone(), path, 0, None).and_then(|r| r.verify()) {
+            Ok(()) => {}
+            Err(e) => report.engine(path, e),
+        }
+    }
+    report.notes.push(format!(
+        "block file {}: {} bytes, {} data blocks, {} cells{}",
+        path.display(),
+        bytes.len(),
+        index.len(),
+        cells,
+        if report.errors() == errors_before {
+            ", OK"
+        } else {
+            ", DAMAGED"
+        }
+    ));
+}
+
+/// Files in `data/` no manifest region lists (the next open deletes them).
+fn check_unreferenced(
+    dir: &Path,
+    referenced: &BTreeSet<String>,
+    have_state: bool,
+    report: &mut Report,
+) {
+    let data = dir.join("data");
+    let list = match names(&data) {
+        Ok(l) => l,
+        Err(e) => {
+            if data.exists() {
+                report.error(&data, None, e);
+            } else if have_state && !referenced.is_empty() {
+                report.error(&data, None, "missing directory");
+            }
+            return;
+        }
+    };
+    for n in list {
+        if referenced.contains(&n) {
+            continue;
+        }
+        let path = data.join(&n);
+        if have_state {
+            report.warn(
+                &path,
+                None,
+                "unreferenced: no region in the manifest lists it (a flush or compaction that did \
+                 not finish; the next open deletes it)",
+            );
+        } else {
+            // Without a manifest every file is unaccounted for: still check its blocks.
+            report.warn(
+                &path,
+                None,
+                "cannot tell whether it is referenced (no manifest)",
+            );
+            if n.ends_with(".sst") {
+                check_sst(&path, None, report);
+            }
+        }
+    }
+}
+
+/// Every WAL segment: frames, header, entries.
+fn check_wal(dir: &Path, report: &mut Report) {
+    let wal = dir.join("wal");
+    let list = match names(&wal) {
+        Ok(l) => l,
+        Err(e) => {
+            if wal.exists() {
+                report.error(&wal, None, e);
+            }
+            return;
+        }
+    };
+    let mut ids = Vec::new();
+    for n in list {
+        match segment::parse_segment_name(&n) {
+            Some(id) => ids.push(id),
+            None => report.warn(
+                &wal.join(&n),
+                None,
+                "not a WAL segment name (ignored by the engine)",
+            ),
+        }
+    }
+    ids.sort_unstable();
+    for (i, &id) in ids.iter().enumerate() {
+        let newest = i + 1 == ids.len();
+        check_segment(&segment::segment_path(&wal, id), id, newest, report);
+    }
+}
+
+fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report) {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && report.locked_by_other => {
+            report.warn(
+                path,
+                None,
+                "deleted while being checked (the open database retired it)",
+            );
+            return;
+        }
+        Err(e) => {
+            report.error(path, None, format!("cannot read: {e}"));
+            return;
+        }
+    };
+    report.wal_segments += 1;
+    report.bytes += bytes.len() as u64;
+    let records = match read_records(&bytes, path, TailPolicy::Strict) {
+        Ok((r, _)) => r,
+        Err(strict_err) => {
+            let torn = if newest {
+                read_records(&bytes, path, TailPolicy::TornTailAllowed).ok()
+            } else {
+                None
+            };
+            match torn {
+                Some((r, valid)) => {
+                    report.warn(
+                        path,
+                        Some(valid),
+                        format!(
+                            "torn tail: the last {} bytes are an incomplete or damaged final \
+                             record (a write cut short by a crash; the next open truncates it, \
+                             losing only unacknowledged or non-fsynced writes)",
+                            bytes.len() as u64 - valid
+                        ),
+                    );
+                    r
+                }
+                None => {
+                    report.engine(path, strict_err);
+                    if !newest && let Some(f) = report.findings.last_mut() {
+                        f.detail
+                            .push_str(" (in a closed segment, which must be complete)");
+                    }
+                    return;
+                }
+            }
+        }
+    };
+    let mut entries = 0u64;
+    for (j, rec) in records.iter().enumerate() {
+        match (j, rec.rtype) {
+            (0, segment::REC_SEGMENT_HEADER) => {
+                if let Err(e) = segment::check_segment_header(rec.payload, path, id, rec.offset) {
+                    report.engine(path, e);
+                    return;
+                }
+            }
+            (0, t) => {
+                report.error(
+                    path,
+                    Some(0),
+                    format!("missing segment header (first record has type {t})"),
+                );
+                return;
+            }
+            (_, segment::REC_ENTRY) => {
+                entries += 1;
+                match check_entry(rec.payload) {
+                    Ok(n) => report.wal_cells += n,
+                    Err(m) => report.error(path, Some(rec.offset), format!("WAL entry: {m}")),
+                }
+            }
+            (_, t) => report.error(
+                path,
+                Some(rec.offset),
+                format!("unexpected WAL record type {t}"),
+            ),
+        }
+    }
+    report.wal_entries += entries;
+    report.notes.push(format!(
+        "WAL segment {}: {} bytes, {entries} entries",
+        path.display(),
+        bytes.len()
+    ));
+}
+
+/// Decodes one entry frame payload (`seq | version | table_id | n | (key, payload) × n`,
+/// docs/FORMAT.md 3.2–3.3); returns its cell count.
+fn check_entry(payload: &[u8]) -> Result<u64, String> {
+    let mut r = Reader::new(payload);
+    let err =
+        |e: cellbase::codec::DecodeError| format!("{} at byte {} of the entry", e.what, e.offset);
+    let seq = r.u64("sequence id").map_err(err)?;
+    let version = r.u8("entry version").map_err(err)?;
+    if version != 1 {
+        return Err(format!("unknown entry version {version}"));
+    }
+    r.varint("table id").map_err(err)?;
+    let n = r.len(r.remaining(), "cell count").map_err(err)?;
+    let mut row: Option<&[u8]> = None;
+    for i in 0..n {
+        let key = r.bytes("key").map_err(err)?;
+        let p = r.bytes("payload").map_err(err)?;
+        let k = KeyRef::parse(key).ok_or(format!("cell {i}: malformed key"))?;
+        if k.cell_type().is_none() {
+            return Err(format!("cell {i}: unknown cell type code {}", k.type_code));
+        }
+        if k.seq != seq {
+            return Err(format!(
+                "cell {i}: sequence id {} differs from the entry's {seq}",
+                k.seq
+            ));
+        }
+        if *row.get_or_insert(k.row) != k.row {
+            return Err(format!("cell {i}: row differs from the entry's first cell"));
+        }
+        if PayloadRef::parse(p).is_none() {
+            return Err(format!("cell {i}: malformed payload"));
+        }
+    }
+    if !r.is_empty() {
+        return Err(format!("{} trailing bytes", r.remaining()));
+    }
+    Ok(n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_found_in_engine_details() {
+        assert_eq!(offset_in("data block at offset 1234: checksum"), Some(1234));
+        assert_eq!(offset_in("x at offset 1 then offset 99"), Some(99));
+        assert_eq!(offset_in("nothing here"), None);
+    }
+
+    #[test]
+    fn entries_decode_and_damage_is_named() {
+        let key = KeyRef {
+            row: b"r",
+            family: b"f",
+            qualifier: b"q",
+            ts: 1,
+            type_code: 4,
+            seq: 9,
+        }
+        .encode();
+        let mut e = 9u64.to_be_bytes().to_vec();
+        e.push(1);
+        cellbase::codec::put_varint(&mut e, 3);
+        cellbase::codec::put_varint(&mut e, 1);
+        cellbase::codec::put_bytes(&mut e, &key);
+        cellbase::codec::put_bytes(&mut e, &cellbase::model::payload::encode(None, b"v"));
+        assert_eq!(check_entry(&e), Ok(1));
+        let mut wrong_seq = e.clone();
+        wrong_seq[7] = 8;
+        assert!(check_entry(&wrong_seq).unwrap_err().contains("sequence id"));
+        let mut trailing = e.clone();
+        trailing.push(0);
+        assert!(check_entry(&trailing).is_err());
+        assert!(check_entry(&e[..e.len() - 1]).is_err());
+    }
 }

@@ -1,0 +1,455 @@
+//! `cellbase verify`: a clean database passes; every kind of damage is reported with its file
+//! and offset and a non-zero exit; warnings (torn WAL tail, unreferenced files) keep exit 0;
+//! nothing in the directory changes.
+mod tools_common;
+
+use cellbase::io::StdFs;
+use cellbase::manifest::{Edit, RECORD_EDIT, RegionDef};
+use cellbase::sst::SstReader;
+use cellbase::sst::trailer::Trailer;
+use cellbase::{BloomType, Compression, Db, FamilyDescriptor, Put, TableDescriptor};
+use cellbase_cli::tools::verify::{Severity, verify_dir};
+use std::path::{Path, PathBuf};
+use tools_common::*;
+
+/// A database with two tables (one split, one pre-split), flushed files in several blocks
+/// with ROW and ROWCOL Bloom filters (one family Snappy), and unflushed writes in the WAL.
+fn build(dir: &Path) {
+    let db = Db::open(dir).unwrap();
+    let t = db
+        .create_table(
+            TableDescriptor::new("t")
+                .family(
+                    FamilyDescriptor::new("a")
+                        .bloom_filter(BloomType::Row)
+                        .block_size(1024),
+                )
+                .family(
+                    FamilyDescriptor::new("b")
+                        .bloom_filter(BloomType::RowCol)
+                        .compression(Compression::Snappy)
+                        .block_size(1024),
+                ),
+        )
+        .unwrap();
+    let u = db
+        .create_table(
+            TableDescriptor::new("u")
+                .family(FamilyDescriptor::new("f"))
+                .split_keys(["g", "p"]),
+        )
+        .unwrap();
+    for i in 0..600u32 {
+        let row = format!("row{i:05}");
+        t.put(
+            Put::new(&row)
+                .add(
+                    "a",
+                    "x",
+                    format!("value-{i}-{}", "x".repeat((i % 7) as usize)),
+                )
+                .add("b", "y", i.to_be_bytes()),
+        )
+        .unwrap();
+        u.put(Put::new(format!("{}{i}", (b'a' + (i % 26) as u8) as char)).add("f", "q", "v"))
+            .unwrap();
+    }
+    t.flush().unwrap();
+    u.flush().unwrap();
+    t.split(Some(b"row00300")).unwrap();
+    for i in 600..700u32 {
+        t.put(Put::new(format!("row{i:05}")).add("a", "x", "late"))
+            .unwrap();
+    }
+    db.close().unwrap();
+}
+
+fn pristine() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    build(d.path());
+    d
+}
+
+fn copy_of(src: &Path) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    copy_dir(src, d.path());
+    d
+}
+
+fn verify(dir: &Path, extra: &[&str]) -> Out {
+    let mut args: Vec<String> = vec!["verify".into(), dir.display().to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    cellbase(&args)
+}
+
+/// The output line reporting `path` (ERROR or WARNING).
+fn line_for<'a>(out: &'a Out, sev: &str, path: &Path) -> &'a str {
+    let p = path.display().to_string();
+    out.stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{sev}: {p}")))
+        .unwrap_or_else(|| panic!("no {sev} line for {p}:\n{out:?}"))
+}
+
+/// The largest block file with a Bloom block (several data blocks).
+fn bloom_file(dir: &Path) -> (PathBuf, Trailer) {
+    let mut best: Option<(u64, PathBuf, Trailer)> = None;
+    for p in sst_files(dir) {
+        let b = std::fs::read(&p).unwrap();
+        let t = Trailer::decode(&b, &p).unwrap();
+        if t.bloom.is_some() && best.as_ref().is_none_or(|(n, _, _)| b.len() as u64 > *n) {
+            best = Some((b.len() as u64, p, t));
+        }
+    }
+    let (_, p, t) = best.expect("a block file with a bloom block");
+    (p, t)
+}
+
+#[test]
+fn clean_database_passes_and_counts_what_it_checked() {
+    let d = pristine();
+    let before = snapshot(d.path());
+    let out = verify(d.path(), &["-v"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Status: OK"), "{out:?}");
+    assert!(!out.stdout.contains("ERROR"), "{out:?}");
+    assert!(!out.stdout.contains("WARNING"), "{out:?}");
+    let r = verify_dir(d.path()).unwrap();
+    assert_eq!(r.errors() + r.warnings(), 0, "{:?}", r.findings);
+    assert_eq!(r.block_files as usize, sst_files(d.path()).len());
+    assert!(r.block_files >= 5, "{}", r.block_files);
+    // 600 rows x 2 families of t and 600 rows of u were flushed (split shares files).
+    assert_eq!(r.cells, 1800);
+    assert!(r.blocks > r.block_files * 4, "several data blocks per file");
+    // Every put is still in the (current, never deleted) segment: 600 x 2 + 600 + 100 cells.
+    assert_eq!((r.wal_entries, r.wal_cells), (1300, 1900));
+    assert_eq!((r.tables, r.regions), (2, 5));
+    assert!(out.stdout.contains(&r.summary()), "{out:?}");
+    // Read-only: not a byte, name or mtime changed.
+    assert_eq!(before, snapshot(d.path()));
+}
+
+#[test]
+fn flipped_bytes_in_every_block_kind_are_reported_with_file_and_offset() {
+    let src = pristine();
+    let (rel, trailer) = {
+        let (p, t) = bloom_file(src.path());
+        (p.strip_prefix(src.path()).unwrap().to_path_buf(), t)
+    };
+    let reader = SstReader::open(&StdFs, &src.path().join(&rel), 0, None).unwrap();
+    assert!(reader.index().len() >= 3, "want several data blocks");
+    let data1 = reader.index().handle(1).unwrap();
+    let len = std::fs::metadata(src.path().join(&rel)).unwrap().len();
+    let bloom = trailer.bloom.unwrap();
+    let cases = [
+        (
+            "data block",
+            data1.offset + u64::from(data1.size) / 2,
+            Some(data1),
+        ),
+        ("bloom block", bloom.offset + 30, Some(bloom)),
+        ("index block", trailer.index.offset + 5, Some(trailer.index)),
+        ("meta block", trailer.meta.offset + 3, Some(trailer.meta)),
+        ("trailer", len - 64 + 2, None),
+    ];
+    for (what, at, block) in cases {
+        let d = copy_of(src.path());
+        let path = d.path().join(&rel);
+        flip(&path, at);
+        let before = snapshot(d.path());
+        let out = verify(d.path(), &[]);
+        assert_eq!(out.code, 1, "{what}: {out:?}");
+        assert!(
+            out.stdout.contains("Status: INCONSISTENT"),
+            "{what}: {out:?}"
+        );
+        let line = line_for(&out, "ERROR", &path);
+        match block {
+            Some(h) => {
+                // The damaged block is named by its offset and byte range, which holds the flip.
+                assert!(
+                    line.contains(&format!("offset {}", h.offset)),
+                    "{what}: {line}"
+                );
+                assert!(
+                    line.contains(&format!("[block bytes {}..{}]", h.offset, h.end())),
+                    "{what}: {line}"
+                );
+                assert!(h.offset <= at && at < h.end());
+            }
+            None => assert!(
+                line.contains("trailer") && line.contains("offset"),
+                "{line}"
+            ),
+        }
+        assert!(
+            out.stdout.contains("1 errors") || out.stdout.contains("2 errors"),
+            "{what}: {out:?}"
+        );
+        assert_eq!(
+            before,
+            snapshot(d.path()),
+            "{what}: verify changed the directory"
+        );
+    }
+}
+
+#[test]
+fn every_data_block_is_checked_past_the_first_damage() {
+    let src = pristine();
+    let d = copy_of(src.path());
+    let (path, _) = bloom_file(d.path());
+    let reader = SstReader::open(&StdFs, &path, 0, None).unwrap();
+    let n = reader.index().len();
+    let (h0, hl) = (
+        reader.index().handle(0).unwrap(),
+        reader.index().handle(n - 1).unwrap(),
+    );
+    drop(reader);
+    flip(&path, h0.offset + 1);
+    flip(&path, hl.offset + 1);
+    let r = verify_dir(d.path()).unwrap();
+    let offs: Vec<Option<u64>> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error && f.path == path)
+        .map(|f| f.offset)
+        .collect();
+    assert_eq!(
+        offs,
+        vec![Some(h0.offset), Some(hl.offset)],
+        "{:?}",
+        r.findings
+    );
+}
+
+#[test]
+fn wal_damage_is_an_error_and_a_torn_tail_a_warning() {
+    let src = pristine();
+    let segs = wal_segments(src.path());
+    let newest = segs
+        .last()
+        .unwrap()
+        .strip_prefix(src.path())
+        .unwrap()
+        .to_path_buf();
+    // A flipped byte in the first entry (after the 29-byte header record), followed by more
+    // records: damage.
+    let d = copy_of(src.path());
+    let path = d.path().join(&newest);
+    flip(&path, 29 + 12);
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let line = line_for(&out, "ERROR", &path);
+    assert!(
+        line.contains("offset 29") && line.contains("checksum"),
+        "{line}"
+    );
+
+    // A cut-off final record: a warning (the engine truncates it on open); exit 0, or 1 with
+    // --strict.
+    let d = copy_of(src.path());
+    let path = d.path().join(&newest);
+    let len = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(len - 3)
+        .unwrap();
+    let before = snapshot(d.path());
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let line = line_for(&out, "WARNING", &path);
+    assert!(line.contains("torn tail"), "{line}");
+    assert_eq!(verify(d.path(), &["--strict"]).code, 1);
+    assert_eq!(
+        before,
+        snapshot(d.path()),
+        "verify must not truncate the tail"
+    );
+}
+
+#[test]
+fn manifest_damage_and_missing_or_unreferenced_files() {
+    let src = pristine();
+    let current = std::fs::read_to_string(src.path().join("CURRENT")).unwrap();
+    let manifest = current.trim().to_string();
+
+    // A flipped byte inside the first record of the manifest (more records follow).
+    let d = copy_of(src.path());
+    let path = d.path().join(&manifest);
+    flip(&path, 12);
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let line = line_for(&out, "ERROR", &path);
+    assert!(line.contains("offset 0"), "{line}");
+
+    // A file the manifest references is missing.
+    let d = copy_of(src.path());
+    let gone = sst_files(d.path())[0].clone();
+    std::fs::remove_file(&gone).unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        line_for(&out, "ERROR", &gone).contains("missing"),
+        "{out:?}"
+    );
+
+    // A file no region lists: a warning only.
+    let d = copy_of(src.path());
+    let stray = d.path().join("data").join("0000099999.sst");
+    std::fs::copy(&sst_files(d.path())[0], &stray).unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(line_for(&out, "WARNING", &stray).contains("unreferenced"));
+
+    // A file whose size disagrees with the manifest (bytes appended).
+    let d = copy_of(src.path());
+    let grown = sst_files(d.path())[1].clone();
+    let mut b = std::fs::read(&grown).unwrap();
+    b.extend_from_slice(b"junk");
+    std::fs::write(&grown, b).unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains(&grown.display().to_string()), "{out:?}");
+
+    // No CURRENT at all.
+    let d = copy_of(src.path());
+    std::fs::remove_file(d.path().join("CURRENT")).unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+
+    // Not a directory: exit 2.
+    assert_eq!(verify(&d.path().join("nope"), &[]).code, 2);
+}
+
+/// Writes a manifest holding `edits` and a CURRENT naming it.
+fn write_manifest(dir: &Path, edits: &[Edit]) {
+    let mut buf = Vec::new();
+    for e in edits {
+        cellbase::wal::record::encode_record(&mut buf, RECORD_EDIT, &e.encode());
+    }
+    std::fs::write(dir.join("MANIFEST-000001"), buf).unwrap();
+    std::fs::write(dir.join("CURRENT"), "MANIFEST-000001\n").unwrap();
+}
+
+#[test]
+fn region_gaps_and_overlaps_are_reported() {
+    let desc = TableDescriptor::new("g").family(FamilyDescriptor::new("f"));
+    let region = |id, s: &str, e: &str| RegionDef {
+        id,
+        start: s.as_bytes().to_vec(),
+        end: e.as_bytes().to_vec(),
+    };
+    let cases: [(Vec<RegionDef>, &str); 4] = [
+        (vec![region(1, "", "c"), region(2, "c", "")], ""),
+        (
+            vec![region(1, "", "b"), region(2, "c", "")],
+            "gap: no region covers ['b', 'c')",
+        ),
+        (vec![region(1, "", "d"), region(2, "c", "")], "overlap"),
+        (vec![region(1, "", "c"), region(2, "c", "x")], "to the end"),
+    ];
+    for (regions, want) in cases {
+        let d = tempfile::tempdir().unwrap();
+        write_manifest(
+            d.path(),
+            &[Edit::CreateTable {
+                table_id: 1,
+                desc: desc.clone(),
+                regions,
+            }],
+        );
+        let r = verify_dir(d.path()).unwrap();
+        if want.is_empty() {
+            assert_eq!(r.errors(), 0, "{:?}", r.findings);
+        } else {
+            assert!(
+                r.findings
+                    .iter()
+                    .any(|f| f.severity == Severity::Error && f.detail.contains(want)),
+                "{want}: {:?}",
+                r.findings
+            );
+        }
+    }
+}
+
+#[test]
+fn an_open_database_is_noted_and_checked_without_its_lock() {
+    let src = pristine();
+    let db = Db::open(src.path()).unwrap();
+    let out = verify(src.path(), &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("NOTE:") && out.stdout.contains("open in another process"),
+        "{out:?}"
+    );
+    db.close().unwrap();
+    let out = verify(src.path(), &[]);
+    assert!(!out.stdout.contains("NOTE:"), "{out:?}");
+}
+
+#[test]
+fn a_cut_in_a_closed_wal_segment_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let db = Db::open_with(
+        d.path(),
+        cellbase::DbOptions::default().wal_segment_size(4096),
+    )
+    .unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    for i in 0..300u32 {
+        t.put(Put::new(format!("row{i:05}")).add("f", "q", [b'v'; 100]))
+            .unwrap();
+    }
+    db.close().unwrap();
+    let segs = wal_segments(d.path());
+    assert!(segs.len() >= 3, "{segs:?}");
+    let r = verify_dir(d.path()).unwrap();
+    assert_eq!((r.errors(), r.wal_entries), (0, 300), "{:?}", r.findings);
+    // The same cut that is a torn tail in the newest segment is damage in an older one: the
+    // writer syncs a segment before starting the next.
+    let len = std::fs::metadata(&segs[0]).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segs[0])
+        .unwrap()
+        .set_len(len - 3)
+        .unwrap();
+    let out = verify(d.path(), &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let line = line_for(&out, "ERROR", &segs[0]);
+    assert!(line.contains("closed segment"), "{line}");
+}
+
+#[test]
+fn a_file_of_another_family_in_a_store_is_reported() {
+    let src = pristine();
+    let d = copy_of(src.path());
+    // Find one file of family "a" and one of "b" (table t), and put b's bytes in a's place.
+    let family = |p: &Path| {
+        let r = SstReader::open(&StdFs, p, 0, None).unwrap();
+        cellbase::model::key::KeyRef::parse(&r.meta().first_key)
+            .unwrap()
+            .family
+            .to_vec()
+    };
+    let files = sst_files(d.path());
+    let a = files.iter().find(|p| family(p) == b"a").unwrap().clone();
+    let b = files.iter().find(|p| family(p) == b"b").unwrap().clone();
+    std::fs::copy(&b, &a).unwrap();
+    let r = verify_dir(d.path()).unwrap();
+    assert!(
+        r.findings.iter().any(|f| f.severity == Severity::Error
+            && f.path == a
+            && f.detail
+                .contains("family b in a file the manifest lists for family a")),
+        "{:?}",
+        r.findings
+    );
+    assert_eq!(verify(d.path(), &[]).code, 1);
+}
