@@ -261,8 +261,9 @@ pub struct Workload {
     pub records: u64,
     /// Value bytes per put.
     pub value_size: usize,
-    /// Sampling windows over the run.
-    pub windows: u32,
+    /// Sampling windows over the run (default: about 250 records a window, so that each
+    /// region gets enough writes to measure a share, between 10 and 100 windows).
+    pub windows: Option<u32>,
     /// Reads pick among the most recent 10 % of written records instead of all.
     pub read_recent: bool,
     /// The mix.
@@ -860,7 +861,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         }
     })?;
     let seed = raw.seed.unwrap_or(1);
-    let mut rng = Rng::new(seed);
+    let rng = Rng::new(seed);
 
     // Fields: CSV columns first, then generated ones.
     let mut fields = Vec::new();
@@ -1099,7 +1100,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         workload: Workload {
             records,
             value_size: w.value_size.unwrap_or(100).min(1 << 20),
-            windows: w.windows.unwrap_or(100).clamp(1, 1000),
+            windows: w.windows.map(|n| n.clamp(1, 1000)),
             read_recent,
             ops,
         },
@@ -1131,6 +1132,12 @@ impl Design {
             out.push(rec);
         }
         out
+    }
+
+    /// The number of sampling windows of the run.
+    pub fn windows(w: &Workload) -> u32 {
+        w.windows
+            .unwrap_or_else(|| (w.records / 250).clamp(10, 100) as u32)
     }
 
     /// Field index by name.

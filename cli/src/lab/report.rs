@@ -148,7 +148,7 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         );
     }
     if !small {
-        axis(&mut s, left, top, w, h, r);
+        axis(&mut s, left, top, w, h, r, true);
         let _ = write!(
             s,
             r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key space</text>"#,
@@ -161,7 +161,7 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
     s
 }
 
-fn axis(s: &mut String, left: f64, top: f64, w: f64, h: f64, r: &RunResult) {
+fn axis(s: &mut String, left: f64, top: f64, w: f64, h: f64, r: &RunResult, keys: bool) {
     let ops = r.windows.last().map_or(0, |x| x.end_op);
     let _ = write!(
         s,
@@ -170,6 +170,9 @@ fn axis(s: &mut String, left: f64, top: f64, w: f64, h: f64, r: &RunResult) {
         left + w,
         top + h + 14.0
     );
+    if !keys {
+        return;
+    }
     let _ = write!(
         s,
         r#"<text x="{}" y="{}" font-size="10" text-anchor="end">first</text><text x="{}" y="{}" font-size="10" text-anchor="end">last</text>"#,
@@ -220,7 +223,7 @@ pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         }
     }
     if !small {
-        axis(&mut s, left, top, w, h, r);
+        axis(&mut s, left, top, w, h, r, true);
         let _ = write!(
             s,
             r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key buckets</text>"#,
@@ -271,7 +274,7 @@ pub fn share_chart(r: &RunResult, w: f64, h: f64) -> String {
         s,
         r##"<polyline points="{hot}" fill="none" stroke="#bd0026" stroke-width="2"/><polyline points="{fair}" fill="none" stroke="#1f4e79" stroke-width="1.5" stroke-dasharray="4 3"/>"##
     );
-    axis(&mut s, left, top, w, h, r);
+    axis(&mut s, left, top, w, h, r, false);
     let ly = top + h + 30.0;
     let _ = write!(
         s,
@@ -334,7 +337,7 @@ pub fn split_timeline(r: &RunResult, w: f64, h: f64) -> String {
             esc(&sp.row)
         );
     }
-    axis(&mut s, left, top, w, h, r);
+    axis(&mut s, left, top, w, h, r, false);
     s.push_str("</svg>");
     s
 }
@@ -671,7 +674,7 @@ pub fn compare_html(runs: &[RunResult]) -> String {
 pub fn terminal(r: &RunResult) -> String {
     let s = &r.summary;
     let mut o = format!(
-        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts) in {:.2} s = {:.0} ops/s; regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n",
+        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts), engine time {:.2} s = {:.0} ops/s; regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n",
         r.design,
         r.file,
         r.rowkey,
