@@ -145,7 +145,7 @@ struct FieldToml {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WorkloadToml {
-    records: u64,
+    records: Spanned<u64>,
     value_size: Option<usize>,
     windows: Option<u32>,
     read_from: Option<Spanned<String>>,
@@ -304,6 +304,28 @@ fn line_of(text: &str, at: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// The dotted name of the `key = value` on line `line` (1-based) of `text`, with the table
+/// header above it: `workload.records`.
+fn field_at(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let here = lines.get(line.checked_sub(1)?)?.trim();
+    let (key, _) = here.split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() || key.starts_with('{') || key.starts_with('[') {
+        return None;
+    }
+    let header = lines[..line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match header {
+        Some(h) if !h.is_empty() => format!("{h}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 struct Ctx<'a> {
@@ -856,7 +878,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         let line = e.span().map(|s| line_of(text, s.start));
         let msg = e.message().trim().to_string();
         match line {
-            Some(l) => DesignError(format!("{}:{l}: {msg}", ctx.file)),
+            Some(l) => match field_at(text, l) {
+                Some(f) => DesignError(format!("{}:{l}: {f}: {msg}", ctx.file)),
+                None => DesignError(format!("{}:{l}: {msg}", ctx.file)),
+            },
             None => DesignError(format!("{}: {msg}", ctx.file)),
         }
     })?;
@@ -973,10 +998,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
 
     // Workload.
     let w = raw.workload.get_ref();
-    if w.records == 0 || w.records > 50_000_000 {
-        return Err(ctx.err(raw.workload.span(), "workload.records", "between 1 and 50000000"));
+    if *w.records.get_ref() == 0 || *w.records.get_ref() > 50_000_000 {
+        return Err(ctx.err(w.records.span(), "workload.records", "between 1 and 50000000"));
     }
-    let mut records = w.records;
+    let mut records = *w.records.get_ref();
     if raw.source.is_some() {
         if source_rows.is_empty() {
             return Err(DesignError(format!("{}: source.path: the file has no records", ctx.file)));
