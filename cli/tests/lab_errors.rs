@@ -58,23 +58,88 @@ fn the_good_design_parses() {
 fn errors_name_line_and_field() {
     // (replace this, with this, expected line, expected text in the message)
     let cases: &[(&str, &str, usize, &str)] = &[
-        (r#"{ field = "user" },"#, r#"{ field = "usr" },"#, 0, "rowkey.parts[3].field"),
-        (r#"{ field = "user" },"#, r#"{ field = "user", salt = 3 },"#, 0, "exactly one of"),
-        (r#"{ sep = "|" },"#, r#"{ sep = "|", hex = true },"#, 0, "parts[2].hex"),
-        (r#"{ field = "ts", as = "u64" },"#, r#"{ field = "ts", as = "u128" },"#, 0, "parts[1].as"),
+        (
+            r#"{ field = "user" },"#,
+            r#"{ field = "usr" },"#,
+            0,
+            "rowkey.parts[3].field",
+        ),
+        (
+            r#"{ field = "user" },"#,
+            r#"{ field = "user", salt = 3 },"#,
+            0,
+            "exactly one of",
+        ),
+        (
+            r#"{ sep = "|" },"#,
+            r#"{ sep = "|", hex = true },"#,
+            0,
+            "parts[2].hex",
+        ),
+        (
+            r#"{ field = "ts", as = "u64" },"#,
+            r#"{ field = "ts", as = "u128" },"#,
+            0,
+            "parts[1].as",
+        ),
         (r#"{ salt = 4 },"#, r#"{ salt = 1 },"#, 0, "parts[0].salt"),
-        (r#"{ salt = 4 },"#, r#"{ salt = 4, colour = 1 },"#, 0, "colour"),
-        (r#"gen = "timestamp""#, r#"gen = "clock""#, 0, "field[0].gen"),
-        (r#"max_region_size = "64KiB""#, r#"max_region_size = "lots""#, 0, "table.max_region_size"),
-        (r#"fields = ["user"]"#, r#"fields = ["nobody"]"#, 0, "workload.op[1].fields[0]"),
-        (r#"kind = "prefix_scan""#, r#"kind = "delete_all""#, 0, "workload.op[1].kind"),
+        (
+            r#"{ salt = 4 },"#,
+            r#"{ salt = 4, colour = 1 },"#,
+            0,
+            "colour",
+        ),
+        (
+            r#"gen = "timestamp""#,
+            r#"gen = "clock""#,
+            0,
+            "field[0].gen",
+        ),
+        (
+            r#"max_region_size = "64KiB""#,
+            r#"max_region_size = "lots""#,
+            0,
+            "table.max_region_size",
+        ),
+        (
+            r#"fields = ["user"]"#,
+            r#"fields = ["nobody"]"#,
+            0,
+            "workload.op[1].fields[0]",
+        ),
+        (
+            r#"kind = "prefix_scan""#,
+            r#"kind = "delete_all""#,
+            0,
+            "workload.op[1].kind",
+        ),
         ("records = 100", "records = 0", 0, "workload.records"),
         ("records = 100", "records = \"many\"", 0, "records"),
         ("[workload]", "[workload", 0, ""),
-        ("weight = 1\n", "weight = 1\nvia = \"nowhere\"\n", 1, "workload.op[1].via"),
-        ("distinct = 100", "distinct = 100\ndist = \"pareto\"", 1, "field[1].dist"),
-        ("[table]\n", "[table]\npre_split = { algorithm = \"NoSuchSplit\", regions = 4 }\n", 1, "table.pre_split.algorithm"),
-        ("[table]\n", "[table]\npre_split = { keys = [\"a\"], regions = 4, salt_buckets = 2 }\n", 1, "exactly one"),
+        (
+            "weight = 1\n",
+            "weight = 1\nvia = \"nowhere\"\n",
+            1,
+            "workload.op[1].via",
+        ),
+        (
+            "distinct = 100",
+            "distinct = 100\ndist = \"pareto\"",
+            1,
+            "field[1].dist",
+        ),
+        (
+            "[table]\n",
+            "[table]\npre_split = { algorithm = \"NoSuchSplit\", regions = 4 }\n",
+            1,
+            "table.pre_split.algorithm",
+        ),
+        (
+            "[table]\n",
+            "[table]\npre_split = { keys = [\"a\"], regions = 4, salt_buckets = 2 }\n",
+            1,
+            "exactly one",
+        ),
     ];
     for (from, to, offset, what) in cases {
         assert!(GOOD.contains(from), "{from}");
@@ -92,9 +157,15 @@ fn errors_name_line_and_field() {
 fn missing_sections_and_files() {
     let no_workload = GOOD.split("[workload]").next().unwrap_or_default();
     assert!(err(no_workload).contains("workload"));
-    let csv = GOOD.replace("[[field]]\nname = \"ts\"", "[source]\npath = \"missing.csv\"\n\n[[field]]\nname = \"ts\"");
+    let csv = GOOD.replace(
+        "[[field]]\nname = \"ts\"",
+        "[source]\npath = \"missing.csv\"\n\n[[field]]\nname = \"ts\"",
+    );
     let msg = err(&csv);
-    assert!(msg.contains("source.path") && msg.contains("missing.csv"), "{msg}");
+    assert!(
+        msg.contains("source.path") && msg.contains("missing.csv"),
+        "{msg}"
+    );
     assert!(err("").contains("missing field"));
     assert!(err("\u{0}\u{1}garbage = = =").contains("bad.toml"));
 }
@@ -144,6 +215,9 @@ fn the_command_fails_cleanly() {
         .expect("runs");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("ERROR:") && stderr.contains(":13: rowkey.parts[3].field"), "{stderr}");
+    assert!(
+        stderr.contains("ERROR:") && stderr.contains(":13: rowkey.parts[3].field"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"));
 }

@@ -71,7 +71,11 @@ fn hotspot_salted_hashed() {
     assert!(scan.mean_regions_touched <= 2.0);
 
     // Salted: within a small factor of the fair share, never one region with half the writes.
-    assert!(salted.summary.mean_hottest_ratio < 2.5, "{}", salted.summary.mean_hottest_ratio);
+    assert!(
+        salted.summary.mean_hottest_ratio < 2.5,
+        "{}",
+        salted.summary.mean_hottest_ratio
+    );
     assert_eq!(salted.summary.time_over_half, 0.0);
     assert!(salted.summary.mean_gini < hot.summary.mean_gini || hot.summary.mean_gini == 0.0);
     // ... while its range scans fan out to every bucket.
@@ -108,8 +112,13 @@ fn seed_cases_answer_their_queries_from_one_region() {
         for q in &r.queries {
             println!(
                 "{} / {}: plan {} regions {:.2}/{:.2} rows {:.1} matched {:.1}",
-                r.design, q.name, q.plan, q.mean_regions_touched, q.mean_regions_total,
-                q.mean_rows_examined, q.mean_rows_matched
+                r.design,
+                q.name,
+                q.plan,
+                q.mean_regions_touched,
+                q.mean_regions_total,
+                q.mean_rows_examined,
+                q.mean_rows_matched
             );
             assert_eq!(q.missed, 0, "{}: {} missed matching rows", r.design, q.name);
         }
@@ -130,7 +139,10 @@ fn seed_cases_answer_their_queries_from_one_region() {
     assert_eq!(query(feed, "a user's last 10 minutes").plan, "range");
     assert_eq!(query(phone, "history of a number").plan, "prefix");
     assert_eq!(query(phone, "a number's last hour").plan, "range");
-    assert_eq!(phone.summary.time_over_half, 0.0, "reversed numbers spread writes");
+    assert_eq!(
+        phone.summary.time_over_half, 0.0,
+        "reversed numbers spread writes"
+    );
     assert_eq!(query(tsdb, "a metric over 10 minutes").plan, "range");
     // Event design: salted prefix scans run in every bucket and still find every row.
     let q = query(event, "events of a type on a day");

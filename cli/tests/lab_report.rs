@@ -29,15 +29,22 @@ fn report_and_json() {
     for bad in ["<script", "<link", "src=", "url("] {
         assert!(!html.contains(bad), "report must not contain {bad}");
     }
-    assert!(html.matches("<svg").count() >= 6, "heatmaps, share chart, split timeline");
-    assert!(html.contains("writes by region heatmap") && html.contains("reads by key-range bucket heatmap"));
+    assert!(
+        html.matches("<svg").count() >= 6,
+        "heatmaps, share chart, split timeline"
+    );
+    assert!(
+        html.contains("writes by region heatmap")
+            && html.contains("reads by key-range bucket heatmap")
+    );
     // The region table lists every final region.
     for reg in &r.regions {
         assert!(html.contains(&lab::report::esc(&reg.name)));
     }
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("hotspot.json")).expect("json"))
-            .expect("valid JSON");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("hotspot.json")).expect("json"),
+    )
+    .expect("valid JSON");
     assert_eq!(json["summary"]["puts"], 2000);
     assert_eq!(
         json["summary"]["splits"].as_u64(),
@@ -64,22 +71,29 @@ fn report_and_json() {
 }
 
 fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome", "headless_shell"]
-        .iter()
-        .find_map(|n| {
-            let out = Command::new("sh")
-                .arg("-c")
-                .arg(format!("command -v {n}"))
-                .output()
-                .ok()?;
-            let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            (out.status.success() && !p.is_empty()).then(|| PathBuf::from(p))
-        })
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "headless_shell",
+    ]
+    .iter()
+    .find_map(|n| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {n}"))
+            .output()
+            .ok()?;
+        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !p.is_empty()).then(|| PathBuf::from(p))
+    })
 }
 
 /// Pixels of `png` close to the heat scale's hottest colours (orange to dark purple).
 fn hot_pixels(png: &Path) -> (u64, u64) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).expect("png")));
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png).expect("png"),
+    ));
     let mut reader = decoder.read_info().expect("png header");
     let mut buf = vec![0; reader.output_buffer_size().expect("size")];
     let info = reader.next_frame(&mut buf).expect("png frame");
@@ -105,7 +119,9 @@ fn hot_pixels(png: &Path) -> (u64, u64) {
 #[test]
 fn heatmap_shows_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        println!("SKIPPED: no Chromium on this machine (apt-get install -y chromium to run this test)");
+        println!(
+            "SKIPPED: no Chromium on this machine (apt-get install -y chromium to run this test)"
+        );
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -126,9 +142,16 @@ fn heatmap_shows_in_headless_chromium() {
         .arg(format!("file://{}", html.display()))
         .output()
         .expect("chromium runs");
-    assert!(shot.exists(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (hot, total) = hot_pixels(&shot);
     println!("{hot} heat-coloured pixels of {total}");
     // The hotspot's heatmaps paint the hot region's band: a visible share of the page.
-    assert!(hot * 50 > total, "heatmap not visible: {hot} of {total} pixels");
+    assert!(
+        hot * 50 > total,
+        "heatmap not visible: {hot} of {total} pixels"
+    );
 }

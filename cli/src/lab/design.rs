@@ -1,8 +1,8 @@
 //! Design files: TOML in, a checked [`Design`] out. Every error names the file, the line and
 //! the field (docs/LAB.md is the reference).
 
-use super::records::{self, Calendar, Dist, Generator, Rng, Value, Zipf};
 use super::key::{Enc, KeyDesign, Over, Part, SaltBy};
+use super::records::{self, Calendar, Dist, Generator, Rng, Value, Zipf};
 use cellbase::rowkey::{self, SplitAlgorithm};
 use cellbase::{BloomType, Compression, FamilyDescriptor};
 use serde::Deserialize;
@@ -348,9 +348,7 @@ fn parse_size(ctx: &Ctx<'_>, s: &Spanned<Size>, field: &str) -> Result<u64, Desi
         Size::Bytes(b) => Some(*b),
         Size::Text(t) => {
             let t = t.trim();
-            let split = t
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(t.len());
+            let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
             let (num, unit) = t.split_at(split);
             let mult = match unit.trim().to_ascii_lowercase().as_str() {
                 "" | "b" => Some(1u64),
@@ -409,7 +407,11 @@ fn pre_split(
         let a = SplitAlgorithm::from_name(alg.get_ref())
             .map_err(|e| ctx.err(alg.span(), &format!("{field}.algorithm"), e))?;
         let n = v.regions.ok_or_else(|| {
-            ctx.err(p.span(), &format!("{field}.regions"), "missing (regions = N)")
+            ctx.err(
+                p.span(),
+                &format!("{field}.regions"),
+                "missing (regions = N)",
+            )
         })?;
         let keys = rowkey::split_keys_checked(a, n)
             .map_err(|e| ctx.err(p.span(), &format!("{field}.regions"), e))?;
@@ -417,7 +419,11 @@ fn pre_split(
     }
     let b = v.salt_buckets.unwrap_or(1);
     if b < 2 {
-        return Err(ctx.err(p.span(), &format!("{field}.salt_buckets"), "must be at least 2"));
+        return Err(ctx.err(
+            p.span(),
+            &format!("{field}.salt_buckets"),
+            "must be at least 2",
+        ));
     }
     Ok((
         rowkey::salted_prefixes(b)[1..].to_vec(),
@@ -488,7 +494,8 @@ fn key_parts(
                 ),
             ));
         }
-        let fi = |s: &Spanned<String>, sub: &str| field_index(ctx, names, s, &format!("{here}.{sub}"));
+        let fi =
+            |s: &Spanned<String>, sub: &str| field_index(ctx, names, s, &format!("{here}.{sub}"));
         let over = |sub: &str| -> Result<(Over, String), DesignError> {
             match &p.of {
                 None => Ok((Over::Rest, "rest of key".to_string())),
@@ -504,15 +511,27 @@ fn key_parts(
                     }
                     Ok((
                         Over::Fields(idx),
-                        list.iter().map(|f| f.get_ref().as_str()).collect::<Vec<_>>().join("+"),
+                        list.iter()
+                            .map(|f| f.get_ref().as_str())
+                            .collect::<Vec<_>>()
+                            .join("+"),
                     ))
                 }
             }
         };
         let (part, desc) = match set[0] {
             "field" => {
-                let f = p.field.as_ref().map(|f| fi(f, "field")).transpose()?.unwrap_or(0);
-                let name = p.field.as_ref().map(|f| f.get_ref().clone()).unwrap_or_default();
+                let f = p
+                    .field
+                    .as_ref()
+                    .map(|f| fi(f, "field"))
+                    .transpose()?
+                    .unwrap_or(0);
+                let name = p
+                    .field
+                    .as_ref()
+                    .map(|f| f.get_ref().clone())
+                    .unwrap_or_default();
                 let enc = match p.encoding.as_ref().map(|e| e.get_ref().as_str()) {
                     None | Some("str") => Enc::Str,
                     Some("u32") => Enc::U32,
@@ -538,7 +557,10 @@ fn key_parts(
                 (Part::Field { field: f, enc }, d)
             }
             "reverse" => {
-                let s = p.reverse.as_ref().ok_or_else(|| ctx.err(sp.span(), &here, "reverse"))?;
+                let s = p
+                    .reverse
+                    .as_ref()
+                    .ok_or_else(|| ctx.err(sp.span(), &here, "reverse"))?;
                 (
                     Part::Reverse {
                         field: fi(s, "reverse")?,
@@ -547,7 +569,10 @@ fn key_parts(
                 )
             }
             "reverse_ts" => {
-                let s = p.reverse_ts.as_ref().ok_or_else(|| ctx.err(sp.span(), &here, "reverse_ts"))?;
+                let s = p
+                    .reverse_ts
+                    .as_ref()
+                    .ok_or_else(|| ctx.err(sp.span(), &here, "reverse_ts"))?;
                 (
                     Part::ReverseTs {
                         field: fi(s, "reverse_ts")?,
@@ -556,7 +581,10 @@ fn key_parts(
                 )
             }
             "time_bucket" => {
-                let s = p.time_bucket.as_ref().ok_or_else(|| ctx.err(sp.span(), &here, "time_bucket"))?;
+                let s = p
+                    .time_bucket
+                    .as_ref()
+                    .ok_or_else(|| ctx.err(sp.span(), &here, "time_bucket"))?;
                 let secs = p.seconds.unwrap_or(3600);
                 if secs <= 0 {
                     return Err(ctx.err(sp.span(), &format!("{here}.seconds"), "must be positive"));
@@ -570,10 +598,17 @@ fn key_parts(
                 )
             }
             "uid" => {
-                let s = p.uid.as_ref().ok_or_else(|| ctx.err(sp.span(), &here, "uid"))?;
+                let s = p
+                    .uid
+                    .as_ref()
+                    .ok_or_else(|| ctx.err(sp.span(), &here, "uid"))?;
                 let w = p.width.unwrap_or(3);
                 if !(1..=8).contains(&w) {
-                    return Err(ctx.err(sp.span(), &format!("{here}.width"), "a uid is 1 to 8 bytes"));
+                    return Err(ctx.err(
+                        sp.span(),
+                        &format!("{here}.width"),
+                        "a uid is 1 to 8 bytes",
+                    ));
                 }
                 (
                     Part::Uid {
@@ -586,7 +621,11 @@ fn key_parts(
             "salt" => {
                 let buckets = p.salt.unwrap_or(0);
                 if buckets < 2 {
-                    return Err(ctx.err(sp.span(), &format!("{here}.salt"), "needs at least 2 buckets"));
+                    return Err(ctx.err(
+                        sp.span(),
+                        &format!("{here}.salt"),
+                        "needs at least 2 buckets",
+                    ));
                 }
                 let by = match p.by.as_ref().map(|b| b.get_ref().as_str()) {
                     None | Some("crc32") => SaltBy::Crc32,
@@ -617,7 +656,11 @@ fn key_parts(
             "md5" => {
                 let bytes = p.md5.unwrap_or(0);
                 if !(1..=16).contains(&bytes) {
-                    return Err(ctx.err(sp.span(), &format!("{here}.md5"), "keeps 1 to 16 digest bytes"));
+                    return Err(ctx.err(
+                        sp.span(),
+                        &format!("{here}.md5"),
+                        "keeps 1 to 16 digest bytes",
+                    ));
                 }
                 let (over, what) = over("of")?;
                 let hex = p.hex.unwrap_or(false);
@@ -638,7 +681,10 @@ fn key_parts(
         // Options that belong to other kinds are mistakes worth naming.
         let stray = [
             ("as", p.encoding.is_some() && set[0] != "field"),
-            ("width", p.width.is_some() && !matches!(set[0], "field" | "uid")),
+            (
+                "width",
+                p.width.is_some() && !matches!(set[0], "field" | "uid"),
+            ),
             ("seconds", p.seconds.is_some() && set[0] != "time_bucket"),
             ("hex", p.hex.is_some() && set[0] != "md5"),
             ("of", p.of.is_some() && !matches!(set[0], "salt" | "md5")),
@@ -663,7 +709,10 @@ fn dist_of(ctx: &Ctx<'_>, f: &FieldToml, at: &str, n: u64) -> Result<Dist, Desig
         Some("zipf") => {
             let s = f.s.unwrap_or(1.1);
             if !(s > 0.0 && s.is_finite()) {
-                return Err(DesignError(format!("{}: {at}.s: must be a positive number", ctx.file)));
+                return Err(DesignError(format!(
+                    "{}: {at}.s: must be a positive number",
+                    ctx.file
+                )));
             }
             if n > 5_000_000 {
                 return Err(DesignError(format!(
@@ -755,8 +804,15 @@ fn generator(
             }
         }
         "id" | "string" => {
-            let len = f.len.unwrap_or(if kind == "id" { 16 } else { 8 }).clamp(1, 1000);
-            let abc = alphabet(if kind == "id" { records::HEX } else { records::LETTERS })?;
+            let len = f
+                .len
+                .unwrap_or(if kind == "id" { 16 } else { 8 })
+                .clamp(1, 1000);
+            let abc = alphabet(if kind == "id" {
+                records::HEX
+            } else {
+                records::LETTERS
+            })?;
             match f.distinct {
                 None => Generator::Fresh { len, alphabet: abc },
                 Some(n) => {
@@ -769,7 +825,11 @@ fn generator(
         }
         "choice" => {
             let vals = f.values.as_ref().filter(|v| !v.is_empty()).ok_or_else(|| {
-                ctx.err(sf.span(), &format!("{at}.values"), "choice needs values = [...]")
+                ctx.err(
+                    sf.span(),
+                    &format!("{at}.values"),
+                    "choice needs values = [...]",
+                )
             })?;
             let values: Vec<Value> = vals
                 .iter()
@@ -799,7 +859,11 @@ fn generator(
         }
         "month" | "day" | "hour" => {
             let of = f.of.as_ref().ok_or_else(|| {
-                ctx.err(sf.span(), &format!("{at}.of"), "name the timestamp field: of = \"ts\"")
+                ctx.err(
+                    sf.span(),
+                    &format!("{at}.of"),
+                    "name the timestamp field: of = \"ts\"",
+                )
             })?;
             Generator::Derived {
                 of: field_index(ctx, names, of, &format!("{at}.of"))?,
@@ -822,7 +886,11 @@ fn generator(
     })
 }
 
-fn family(ctx: &Ctx<'_>, sf: &Spanned<FamilyToml>, at: &str) -> Result<FamilyDescriptor, DesignError> {
+fn family(
+    ctx: &Ctx<'_>,
+    sf: &Spanned<FamilyToml>,
+    at: &str,
+) -> Result<FamilyDescriptor, DesignError> {
     let f = sf.get_ref();
     let mut d = FamilyDescriptor::new(&f.name);
     if let Some(v) = f.versions {
@@ -834,7 +902,11 @@ fn family(ctx: &Ctx<'_>, sf: &Spanned<FamilyToml>, at: &str) -> Result<FamilyDes
             "ROW" => BloomType::Row,
             "ROWCOL" => BloomType::RowCol,
             other => {
-                return Err(ctx.err(b.span(), &format!("{at}.bloom"), format!("unknown bloom type \"{other}\" (NONE, ROW, ROWCOL)")));
+                return Err(ctx.err(
+                    b.span(),
+                    &format!("{at}.bloom"),
+                    format!("unknown bloom type \"{other}\" (NONE, ROW, ROWCOL)"),
+                ));
             }
         });
     }
@@ -843,15 +915,18 @@ fn family(ctx: &Ctx<'_>, sf: &Spanned<FamilyToml>, at: &str) -> Result<FamilyDes
             "NONE" => Compression::None,
             "SNAPPY" => Compression::Snappy,
             other => {
-                return Err(ctx.err(c.span(), &format!("{at}.compression"), format!("unknown compression \"{other}\" (NONE, SNAPPY)")));
+                return Err(ctx.err(
+                    c.span(),
+                    &format!("{at}.compression"),
+                    format!("unknown compression \"{other}\" (NONE, SNAPPY)"),
+                ));
             }
         });
     }
     if let Some(b) = f.block_size {
         d = d.block_size(b);
     }
-    d.validate()
-        .map_err(|e| ctx.err(sf.span(), at, e))?;
+    d.validate().map_err(|e| ctx.err(sf.span(), at, e))?;
     Ok(d)
 }
 
@@ -899,17 +974,28 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         let delim = match s.delimiter.as_deref() {
             Some("\\t") | Some("\t") | Some("tab") => '\t',
             Some(d) if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
-            Some(_) => return Err(ctx.err(src.span(), "source.delimiter", "one character, or \"tab\"")),
+            Some(_) => {
+                return Err(ctx.err(src.span(), "source.delimiter", "one character, or \"tab\""));
+            }
             None if s.path.ends_with(".tsv") => '\t',
             None => ',',
         };
-        let content = std::fs::read_to_string(&p)
-            .map_err(|e| ctx.err(src.span(), "source.path", format!("cannot read {}: {e}", p.display())))?;
+        let content = std::fs::read_to_string(&p).map_err(|e| {
+            ctx.err(
+                src.span(),
+                "source.path",
+                format!("cannot read {}: {e}", p.display()),
+            )
+        })?;
         let (cols, rows) = records::read_delimited(&content, delim)
             .map_err(|e| ctx.err(src.span(), "source.path", format!("{}: {e}", p.display())))?;
         for (i, c) in cols.into_iter().enumerate() {
             if names.insert(c.clone(), fields.len()).is_some() {
-                return Err(ctx.err(src.span(), "source.path", format!("column \"{c}\" appears twice")));
+                return Err(ctx.err(
+                    src.span(),
+                    "source.path",
+                    format!("column \"{c}\" appears twice"),
+                ));
             }
             fields.push(FieldDef {
                 name: c,
@@ -923,7 +1009,11 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         let g = generator(&ctx, f, &at, &names, &mut rng.fork(i as u64 + 1))?;
         let name = f.get_ref().name.clone();
         if name.is_empty() || names.contains_key(&name) {
-            return Err(ctx.err(f.span(), &format!("{at}.name"), format!("\"{name}\" is empty or already a field")));
+            return Err(ctx.err(
+                f.span(),
+                &format!("{at}.name"),
+                format!("\"{name}\" is empty or already a field"),
+            ));
         }
         names.insert(name.clone(), fields.len());
         fields.push(FieldDef {
@@ -981,7 +1071,11 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             None => Vec::new(),
         };
         if v.name == table_name || index_names.insert(v.name.clone(), i).is_some() {
-            return Err(ctx.err(ix.span(), &format!("{at}.name"), "must differ from the table and other indexes"));
+            return Err(ctx.err(
+                ix.span(),
+                &format!("{at}.name"),
+                "must differ from the table and other indexes",
+            ));
         }
         cellbase::TableDescriptor::new(&v.name)
             .family(FamilyDescriptor::new("i"))
@@ -999,12 +1093,19 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
     // Workload.
     let w = raw.workload.get_ref();
     if *w.records.get_ref() == 0 || *w.records.get_ref() > 50_000_000 {
-        return Err(ctx.err(w.records.span(), "workload.records", "between 1 and 50000000"));
+        return Err(ctx.err(
+            w.records.span(),
+            "workload.records",
+            "between 1 and 50000000",
+        ));
     }
     let mut records = *w.records.get_ref();
     if raw.source.is_some() {
         if source_rows.is_empty() {
-            return Err(DesignError(format!("{}: source.path: the file has no records", ctx.file)));
+            return Err(DesignError(format!(
+                "{}: source.path: the file has no records",
+                ctx.file
+            )));
         }
         records = records.min(source_rows.len() as u64);
     }
@@ -1013,7 +1114,11 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         Some("recent") => true,
         Some(other) => {
             let sp = w.read_from.as_ref().map(|r| r.span()).unwrap_or(0..0);
-            return Err(ctx.err(sp, "workload.read_from", format!("\"{other}\": uniform or recent")));
+            return Err(ctx.err(
+                sp,
+                "workload.read_from",
+                format!("\"{other}\": uniform or recent"),
+            ));
         }
     };
     let mut ops = Vec::new();
@@ -1033,13 +1138,21 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             "prefix_scan" => {
                 let f = flds(&o.fields)?;
                 if f.is_empty() {
-                    return Err(ctx.err(so.span(), &format!("{at}.fields"), "a prefix scan names the fields it matches: fields = [\"caller\"]"));
+                    return Err(ctx.err(
+                        so.span(),
+                        &format!("{at}.fields"),
+                        "a prefix scan names the fields it matches: fields = [\"caller\"]",
+                    ));
                 }
                 OpKind::PrefixScan { fields: f }
             }
             "time_scan" => {
                 let r = o.range.as_ref().ok_or_else(|| {
-                    ctx.err(so.span(), &format!("{at}.range"), "name the timestamp field: range = \"ts\"")
+                    ctx.err(
+                        so.span(),
+                        &format!("{at}.range"),
+                        "name the timestamp field: range = \"ts\"",
+                    )
                 })?;
                 let span_ms = o.span_ms.unwrap_or(60_000);
                 if span_ms <= 0 {
@@ -1052,17 +1165,29 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
                 }
             }
             other => {
-                return Err(ctx.err(o.kind.span(), &format!("{at}.kind"), format!("unknown operation \"{other}\" (put, get, prefix_scan, time_scan)")));
+                return Err(ctx.err(
+                    o.kind.span(),
+                    &format!("{at}.kind"),
+                    format!("unknown operation \"{other}\" (put, get, prefix_scan, time_scan)"),
+                ));
             }
         };
         let via = match &o.via {
             None => None,
             Some(v) => {
                 if !matches!(kind, OpKind::PrefixScan { .. } | OpKind::TimeScan { .. }) {
-                    return Err(ctx.err(v.span(), &format!("{at}.via"), "only scans read through an index"));
+                    return Err(ctx.err(
+                        v.span(),
+                        &format!("{at}.via"),
+                        "only scans read through an index",
+                    ));
                 }
                 if !index_names.contains_key(v.get_ref()) {
-                    return Err(ctx.err(v.span(), &format!("{at}.via"), format!("no [[index]] named \"{}\"", v.get_ref())));
+                    return Err(ctx.err(
+                        v.span(),
+                        &format!("{at}.via"),
+                        format!("no [[index]] named \"{}\"", v.get_ref()),
+                    ));
                 }
                 Some(v.get_ref().clone())
             }
@@ -1072,7 +1197,11 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             OpKind::Get => "get".to_string(),
             OpKind::PrefixScan { fields } => format!(
                 "prefix_scan({})",
-                fields.iter().map(|&f| fields_name(&names, f)).collect::<Vec<_>>().join(",")
+                fields
+                    .iter()
+                    .map(|&f| fields_name(&names, f))
+                    .collect::<Vec<_>>()
+                    .join(",")
             ),
             OpKind::TimeScan { field, fields, .. } => {
                 let mut s = format!("time_scan({}", fields_name(&names, *field));

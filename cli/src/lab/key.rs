@@ -322,7 +322,12 @@ impl KeyDesign {
             };
         }
         // A record carrying the query's values (others are never read by known parts).
-        let width = q.eq.iter().map(|(f, _)| *f).max().unwrap_or(0).max(self.max_field());
+        let width =
+            q.eq.iter()
+                .map(|(f, _)| *f)
+                .max()
+                .unwrap_or(0)
+                .max(self.max_field());
         let mut probe: Vec<Value> = vec![Value::Int(0); width + 1];
         for (f, v) in &q.eq {
             probe[*f] = (*v).clone();
@@ -347,11 +352,11 @@ impl KeyDesign {
         };
         let mut salted = None;
         let mut first = 0;
-        if !known.first().copied().unwrap_or(true) {
-            if let Some(Part::Salt { buckets, .. }) = self.parts.first() {
-                salted = Some(*buckets);
-                first = 1;
-            }
+        if !known.first().copied().unwrap_or(true)
+            && let Some(Part::Salt { buckets, .. }) = self.parts.first()
+        {
+            salted = Some(*buckets);
+            first = 1;
         }
         let mut prefix = Vec::new();
         for i in first..n {
@@ -359,23 +364,23 @@ impl KeyDesign {
                 prefix.extend_from_slice(&full_key_bytes[i]);
                 continue;
             }
-            if let Some((tf, lo, hi)) = q.range {
-                if let Some((a, b)) = self.range_bytes(i, tf, lo, hi) {
-                    let mut start = prefix.clone();
-                    start.extend_from_slice(&a);
-                    let mut stop = prefix.clone();
-                    stop.extend_from_slice(&b);
-                    return Plan {
-                        salted,
-                        start,
-                        stop,
-                        kind: if salted.is_some() {
-                            "salted range"
-                        } else {
-                            "range"
-                        },
-                    };
-                }
+            if let Some((tf, lo, hi)) = q.range
+                && let Some((a, b)) = self.range_bytes(i, tf, lo, hi)
+            {
+                let mut start = prefix.clone();
+                start.extend_from_slice(&a);
+                let mut stop = prefix.clone();
+                stop.extend_from_slice(&b);
+                return Plan {
+                    salted,
+                    start,
+                    stop,
+                    kind: if salted.is_some() {
+                        "salted range"
+                    } else {
+                        "range"
+                    },
+                };
             }
             break;
         }

@@ -7,8 +7,8 @@
 //! See docs/LAB.md for the design-file reference and the meaning of every metric.
 
 pub mod design;
-pub mod records;
 pub mod key;
+pub mod records;
 pub mod report;
 pub mod runner;
 
@@ -127,7 +127,13 @@ pub fn compare(designs: &[Design]) -> Result<Vec<RunResult>, String> {
 
 fn safe_name(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -219,7 +225,10 @@ pub fn run(args: LabArgs) -> ExitCode {
             }
             println!(
                 "lab compare: {} — records and workload of {} (seed {}, {} records)",
-                ds.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(" vs "),
+                ds.iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" vs "),
                 ds[0].path.display(),
                 ds[0].seed,
                 ds[0].workload.records

@@ -314,12 +314,21 @@ impl Generator {
 ///
 /// # Errors
 /// A message naming the line for a row with the wrong number of cells or an empty header.
-pub fn read_delimited(text: &str, delimiter: char) -> Result<(Vec<String>, Vec<Vec<Value>>), String> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+pub fn read_delimited(
+    text: &str,
+    delimiter: char,
+) -> Result<(Vec<String>, Vec<Vec<Value>>), String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
         return Err("the file is empty (the first line must name the columns)".into());
     };
-    let names: Vec<String> = header.split(delimiter).map(|s| s.trim().to_string()).collect();
+    let names: Vec<String> = header
+        .split(delimiter)
+        .map(|s| s.trim().to_string())
+        .collect();
     if names.iter().any(String::is_empty) {
         return Err("line 1: a column has no name".into());
     }
@@ -340,7 +349,7 @@ pub fn read_delimited(text: &str, delimiter: char) -> Result<(Vec<String>, Vec<V
                 .map(|c| {
                     let c = c.trim();
                     match c.parse::<i64>() {
-                        Ok(v) if !c.starts_with('+') && !(c.len() > 1 && c.starts_with('0')) => {
+                        Ok(v) if !(c.starts_with('+') || (c.len() > 1 && c.starts_with('0'))) => {
                             Value::Int(v)
                         }
                         _ => Value::Str(c.to_string()),
@@ -381,7 +390,11 @@ mod tests {
         let (names, rows) = read_delimited("a,b\n1,x\n007,2\n", ',').unwrap();
         assert_eq!(names, ["a", "b"]);
         assert_eq!(rows[0], [Value::Int(1), Value::Str("x".into())]);
-        assert_eq!(rows[1][0], Value::Str("007".into()), "leading zeros stay text");
+        assert_eq!(
+            rows[1][0],
+            Value::Str("007".into()),
+            "leading zeros stay text"
+        );
         let e = read_delimited("a,b\n1\n", ',').unwrap_err();
         assert!(e.contains("line 2"), "{e}");
     }

@@ -45,7 +45,12 @@ pub fn heat(v: u64, max: u64) -> String {
     let f = x - i as f64;
     let (a, b) = (STOPS[i], STOPS[i + 1]);
     let mix = |p: u8, q: u8| (f64::from(p) + (f64::from(q) - f64::from(p)) * f).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
 }
 
 /// Which counter a heatmap shows.
@@ -104,7 +109,13 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
     let max = ws
         .iter()
         .flat_map(|x| x.cells.iter())
-        .map(|c| if m == Metric::Writes { c.writes } else { c.reads })
+        .map(|c| {
+            if m == Metric::Writes {
+                c.writes
+            } else {
+                c.reads
+            }
+        })
         .max()
         .unwrap_or(0);
     let (left, top) = if small { (4.0, 4.0) } else { (60.0, 10.0) };
@@ -125,7 +136,11 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
     for (i, win) in ws.iter().enumerate() {
         let x = left + i as f64 * cw;
         for c in &win.cells {
-            let v = if m == Metric::Writes { c.writes } else { c.reads };
+            let v = if m == Metric::Writes {
+                c.writes
+            } else {
+                c.reads
+            };
             let y0 = top + c.y0 * h;
             let hh = ((c.y1 - c.y0) * h).max(1.0);
             let _ = write!(
@@ -267,7 +282,11 @@ pub fn share_chart(r: &RunResult, w: f64, h: f64) -> String {
     for (i, win) in ws.iter().enumerate() {
         let x = left + (i as f64 + 0.5) * cw;
         let _ = write!(hot, "{x:.1},{:.1} ", top + h - win.hottest_share * h);
-        let f = if win.regions > 0 { 1.0 / win.regions as f64 } else { 0.0 };
+        let f = if win.regions > 0 {
+            1.0 / win.regions as f64
+        } else {
+            0.0
+        };
         let _ = write!(fair, "{x:.1},{:.1} ", top + h - f * h);
     }
     let _ = write!(
@@ -321,7 +340,12 @@ pub fn split_timeline(r: &RunResult, w: f64, h: f64) -> String {
     let mut pts = String::new();
     for (i, win) in ws.iter().enumerate() {
         let y = top + h - win.regions as f64 / maxr * h;
-        let _ = write!(pts, "{:.1},{y:.1} {:.1},{y:.1} ", left + i as f64 * cw, left + (i + 1) as f64 * cw);
+        let _ = write!(
+            pts,
+            "{:.1},{y:.1} {:.1},{y:.1} ",
+            left + i as f64 * cw,
+            left + (i + 1) as f64 * cw
+        );
     }
     let _ = write!(
         s,
@@ -401,18 +425,42 @@ fn query_table(out: &mut String, qs: &[QueryStats]) {
 fn summary_rows(r: &RunResult) -> Vec<(&'static str, String)> {
     let s = &r.summary;
     vec![
-        ("Hottest region's share of writes (mean per window)", format!("{:.1}%", s.mean_hottest_share * 100.0)),
-        ("… as a multiple of the fair share (mean)", format!("{:.2}x", s.mean_hottest_ratio)),
+        (
+            "Hottest region's share of writes (mean per window)",
+            format!("{:.1}%", s.mean_hottest_share * 100.0),
+        ),
+        (
+            "… as a multiple of the fair share (mean)",
+            format!("{:.2}x", s.mean_hottest_ratio),
+        ),
         ("… worst window", format!("{:.2}x", s.max_hottest_ratio)),
-        ("Gini of writes across regions (mean per window)", format!("{:.3}", s.mean_gini)),
-        ("Time with one region taking > 50% of writes", format!("{:.1}%", s.time_over_half * 100.0)),
-        ("Gini of writes across key buckets (whole run)", format!("{:.3}", s.key_bucket_gini)),
+        (
+            "Gini of writes across regions (mean per window)",
+            format!("{:.3}", s.mean_gini),
+        ),
+        (
+            "Time with one region taking > 50% of writes",
+            format!("{:.1}%", s.time_over_half * 100.0),
+        ),
+        (
+            "Gini of writes across key buckets (whole run)",
+            format!("{:.3}", s.key_bucket_gini),
+        ),
         ("Splits", s.splits.to_string()),
-        ("Regions: initial → final", format!("{} → {}", s.initial_regions, s.final_regions)),
+        (
+            "Regions: initial → final",
+            format!("{} → {}", s.initial_regions, s.final_regions),
+        ),
         ("Operations (puts)", format!("{} ({})", s.ops, s.puts)),
-        ("Throughput", format!("{:.0} ops/s ({:.2} s)", s.ops_per_sec, s.wall_secs)),
+        (
+            "Throughput",
+            format!("{:.0} ops/s ({:.2} s)", s.ops_per_sec, s.wall_secs),
+        ),
         ("Data written (keys + values)", fmt_bytes(s.logical_bytes)),
-        ("Data stored (files + memstores)", format!("{} in {} files", fmt_bytes(s.stored_bytes), s.store_files)),
+        (
+            "Data stored (files + memstores)",
+            format!("{} in {} files", fmt_bytes(s.stored_bytes), s.store_files),
+        ),
     ]
 }
 
@@ -449,7 +497,12 @@ pub fn run_html(r: &RunResult) -> String {
     }
     o.push_str("</ul><h2>Metrics</h2><table>");
     for (k, v) in summary_rows(r) {
-        let _ = write!(o, "<tr><td class=l>{}</td><td>{}</td></tr>", esc(k), esc(&v));
+        let _ = write!(
+            o,
+            "<tr><td class=l>{}</td><td>{}</td></tr>",
+            esc(k),
+            esc(&v)
+        );
     }
     o.push_str("</table>");
     o.push_str("<h2>Writes: heatmap by region</h2><p class=cap>x: time (operations), y: key space from the first rowkey (top) to the last (bottom); each band is a region as it existed in that window, coloured by the writes the engine counted for it. White dots: split rows.</p>");
@@ -480,7 +533,11 @@ pub fn run_html(r: &RunResult) -> String {
     o.push_str("</table><h2>Regions (final)</h2>");
     region_table(&mut o, &r.regions);
     for (name, rows) in &r.index_regions {
-        let _ = write!(o, "<h2>Index table <code>{}</code>: regions</h2>", esc(name));
+        let _ = write!(
+            o,
+            "<h2>Index table <code>{}</code>: regions</h2>",
+            esc(name)
+        );
         region_table(&mut o, rows);
     }
     o.push_str("</body></html>\n");
@@ -496,7 +553,10 @@ struct Row {
 }
 
 fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
-    let num = |label: &str, lower: Option<bool>, f: &dyn Fn(&RunResult) -> f64, fmt: &dyn Fn(f64) -> String| Row {
+    let num = |label: &str,
+               lower: Option<bool>,
+               f: &dyn Fn(&RunResult) -> f64,
+               fmt: &dyn Fn(f64) -> String| Row {
         label: label.to_string(),
         values: runs.iter().map(|r| Some(f(r))).collect(),
         shown: runs.iter().map(|r| fmt(f(r))).collect(),
@@ -504,15 +564,57 @@ fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
     };
     let pctf = |x: f64| format!("{:.1}%", x * 100.0);
     let mut rows = vec![
-        num("Hottest region's share of writes (mean)", Some(true), &|r| r.summary.mean_hottest_share, &pctf),
-        num("Hottest / fair share (mean)", Some(true), &|r| r.summary.mean_hottest_ratio, &|x| format!("{x:.2}x")),
-        num("Hottest / fair share (worst window)", Some(true), &|r| r.summary.max_hottest_ratio, &|x| format!("{x:.2}x")),
-        num("Gini of writes across regions (mean)", Some(true), &|r| r.summary.mean_gini, &|x| format!("{x:.3}")),
-        num("Time with one region > 50% of writes", Some(true), &|r| r.summary.time_over_half, &pctf),
-        num("Splits", None, &|r| r.summary.splits as f64, &|x| format!("{x:.0}")),
-        num("Final regions", None, &|r| r.summary.final_regions as f64, &|x| format!("{x:.0}")),
-        num("Throughput (ops/s)", Some(false), &|r| r.summary.ops_per_sec, &|x| format!("{x:.0}")),
-        num("Data stored (bytes)", Some(true), &|r| r.summary.stored_bytes as f64, &|x| fmt_bytes(x as u64)),
+        num(
+            "Hottest region's share of writes (mean)",
+            Some(true),
+            &|r| r.summary.mean_hottest_share,
+            &pctf,
+        ),
+        num(
+            "Hottest / fair share (mean)",
+            Some(true),
+            &|r| r.summary.mean_hottest_ratio,
+            &|x| format!("{x:.2}x"),
+        ),
+        num(
+            "Hottest / fair share (worst window)",
+            Some(true),
+            &|r| r.summary.max_hottest_ratio,
+            &|x| format!("{x:.2}x"),
+        ),
+        num(
+            "Gini of writes across regions (mean)",
+            Some(true),
+            &|r| r.summary.mean_gini,
+            &|x| format!("{x:.3}"),
+        ),
+        num(
+            "Time with one region > 50% of writes",
+            Some(true),
+            &|r| r.summary.time_over_half,
+            &pctf,
+        ),
+        num("Splits", None, &|r| r.summary.splits as f64, &|x| {
+            format!("{x:.0}")
+        }),
+        num(
+            "Final regions",
+            None,
+            &|r| r.summary.final_regions as f64,
+            &|x| format!("{x:.0}"),
+        ),
+        num(
+            "Throughput (ops/s)",
+            Some(false),
+            &|r| r.summary.ops_per_sec,
+            &|x| format!("{x:.0}"),
+        ),
+        num(
+            "Data stored (bytes)",
+            Some(true),
+            &|r| r.summary.stored_bytes as f64,
+            &|x| fmt_bytes(x as u64),
+        ),
     ];
     // Per query type, by name (runs share the workload).
     let mut names: Vec<String> = Vec::new();
@@ -526,7 +628,10 @@ fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
     for n in names {
         let find = |r: &RunResult| r.queries.iter().find(|q| q.name == n).cloned();
         for (what, f) in [
-            ("regions touched", (|q: &QueryStats| q.mean_regions_touched) as fn(&QueryStats) -> f64),
+            (
+                "regions touched",
+                (|q: &QueryStats| q.mean_regions_touched) as fn(&QueryStats) -> f64,
+            ),
             ("rows examined", |q: &QueryStats| q.mean_rows_examined),
             ("data blocks read", |q: &QueryStats| q.mean_blocks_read),
         ] {
@@ -543,7 +648,10 @@ fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
         rows.push(Row {
             label: format!("{n}: plan"),
             values: runs.iter().map(|_| None).collect(),
-            shown: runs.iter().map(|r| find(r).map_or("—".into(), |q| q.plan)).collect(),
+            shown: runs
+                .iter()
+                .map(|r| find(r).map_or("—".into(), |q| q.plan))
+                .collect(),
             lower_wins: None,
         });
     }
@@ -564,12 +672,16 @@ fn winner(row: &Row, runs: &[RunResult]) -> (Option<usize>, String) {
     if vals.len() < 2 {
         return (None, "—".into());
     }
-    let best = vals
-        .iter()
-        .map(|&(_, v)| v)
-        .fold(if lower { f64::INFINITY } else { f64::NEG_INFINITY }, |a, b| {
+    let best = vals.iter().map(|&(_, v)| v).fold(
+        if lower {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        },
+        |a, b| {
             if lower { a.min(b) } else { a.max(b) }
-        });
+        },
+    );
     let tol = best.abs() * 0.02 + 1e-9;
     let winners: Vec<usize> = vals
         .iter()
@@ -608,7 +720,11 @@ pub fn compare_html(runs: &[RunResult]) -> String {
     let _ = write!(
         o,
         "<h1>cellbase lab: {}</h1><p>The same {} records and workload (seed {}) through each design.</p>",
-        esc(&runs.iter().map(|r| r.design.as_str()).collect::<Vec<_>>().join(" vs ")),
+        esc(&runs
+            .iter()
+            .map(|r| r.design.as_str())
+            .collect::<Vec<_>>()
+            .join(" vs ")),
         runs.first().map_or(0, |r| r.records),
         runs.first().map_or(0, |r| r.seed)
     );
@@ -707,7 +823,11 @@ pub fn terminal(r: &RunResult) -> String {
             q.mean_rows_examined,
             q.mean_rows_matched,
             q.mean_blocks_read,
-            if q.missed > 0 { format!("  MISSED {}", q.missed) } else { String::new() }
+            if q.missed > 0 {
+                format!("  MISSED {}", q.missed)
+            } else {
+                String::new()
+            }
         );
     }
     o

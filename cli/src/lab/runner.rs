@@ -8,8 +8,8 @@
 //! the region that took it, and the run is reproducible from its seed.
 
 use super::design::{Design, OpKind, Workload};
-use super::records::{Rng, Value};
 use super::key::{KeyDesign, Plan, Query};
+use super::records::{Rng, Value};
 use cellbase::{
     Db, DbOptions, Durability, FamilyDescriptor, Filter, Get, ManualClock, Put, RegionInfo, Scan,
     Table, TableDescriptor, rowkey,
@@ -323,7 +323,9 @@ pub fn run(
     sorted.dedup();
     let nkeys = sorted.len().max(1);
     let buckets = KEY_BUCKETS.min(nkeys);
-    let bounds: Vec<Vec<u8>> = (1..buckets).map(|i| sorted[i * nkeys / buckets].clone()).collect();
+    let bounds: Vec<Vec<u8>> = (1..buckets)
+        .map(|i| sorted[i * nkeys / buckets].clone())
+        .collect();
     let bucket_of = |k: &[u8]| bounds.partition_point(|b| b.as_slice() <= k);
     let pos = |k: &[u8]| -> f64 {
         if k.is_empty() {
@@ -331,7 +333,9 @@ pub fn run(
         }
         sorted.partition_point(|s| s.as_slice() < k) as f64 / nkeys as f64
     };
-    let mut bucket_starts = vec![rowkey::to_string_binary(sorted.first().map_or(&[][..], |v| v))];
+    let mut bucket_starts = vec![rowkey::to_string_binary(
+        sorted.first().map_or(&[][..], |v| v),
+    )];
     bucket_starts.extend(bounds.iter().map(|b| rowkey::to_string_binary(b)));
 
     // The database.
@@ -379,7 +383,9 @@ pub fn run(
         .max(1);
     let n = records.len() as u64;
     let est_ops = n * total_weight / put_weight;
-    let window_ops = est_ops.div_ceil(u64::from(Design::windows(workload).max(1))).max(1);
+    let window_ops = est_ops
+        .div_ceil(u64::from(Design::windows(workload).max(1)))
+        .max(1);
     let mut rng = Rng::new(seed).fork(0x0B5);
     let mut stats: Vec<QueryStats> = ops
         .iter()
@@ -388,7 +394,9 @@ pub fn run(
             ..QueryStats::default()
         })
         .collect();
-    let value_filler: Vec<u8> = (0..workload.value_size).map(|i| b'a' + (i % 26) as u8).collect();
+    let value_filler: Vec<u8> = (0..workload.value_size)
+        .map(|i| b'a' + (i % 26) as u8)
+        .collect();
 
     let mut written: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut idx_written: Vec<HashMap<Vec<u8>, usize>> = vec![HashMap::new(); tables.indexes.len()];
@@ -418,7 +426,11 @@ pub fn run(
             pick -= u64::from(o.weight);
         }
         let op = &ops[which];
-        let kind = if written.is_empty() { &OpKind::Put } else { &op.kind };
+        let kind = if written.is_empty() {
+            &OpKind::Put
+        } else {
+            &op.kind
+        };
         let which = if written.is_empty() {
             ops.iter().position(|o| o.kind == OpKind::Put).unwrap_or(0)
         } else {
@@ -460,8 +472,11 @@ pub fn run(
                 let rec = &records[j];
                 let regs_before = tables.main.regions();
                 let reads_before = sum_reads(&regs_before);
-                let idx_reads_before: u64 =
-                    tables.indexes.iter().map(|(_, t, _)| sum_reads(&t.regions())).sum();
+                let idx_reads_before: u64 = tables
+                    .indexes
+                    .iter()
+                    .map(|(_, t, _)| sum_reads(&t.regions()))
+                    .sum();
                 let blocks_before = db.metrics().data_blocks_read;
                 // Engine time of the read: the lab's own bookkeeping is subtracted.
                 let mut excluded = std::time::Duration::ZERO;
@@ -493,10 +508,8 @@ pub fn run(
                                 })
                         };
                         let te = Instant::now();
-                        let expected = written
-                            .values()
-                            .filter(|&&i| matches(&records[i]))
-                            .count() as u64;
+                        let expected =
+                            written.values().filter(|&&i| matches(&records[i])).count() as u64;
                         excluded += te.elapsed();
                         let via = op
                             .via
@@ -510,10 +523,10 @@ pub fn run(
                                 for row in open_scan(&tables.main, &plan).map_err(e)? {
                                     let row = row.map_err(e)?;
                                     br[bucket_of(row.row())] += 1;
-                                    if let Some(&i) = written.get(row.row()) {
-                                        if matches(&records[i]) {
-                                            m += 1;
-                                        }
+                                    if let Some(&i) = written.get(row.row())
+                                        && matches(&records[i])
+                                    {
+                                        m += 1;
                                     }
                                 }
                                 (plan.kind.to_string(), tn, m, expected)
@@ -531,28 +544,42 @@ pub fn run(
                                     .collect::<cellbase::Result<_>>()
                                     .map_err(e)?;
                                 for ik in hits {
-                                    let Some(&i) = idx_written[x].get(&ik) else { continue };
+                                    let Some(&i) = idx_written[x].get(&ik) else {
+                                        continue;
+                                    };
                                     if !matches(&records[i]) {
                                         continue;
                                     }
                                     let key = &keys[i];
                                     let r = tables.main.get(Get::new(key)).map_err(e)?;
                                     br[bucket_of(key)] += 1;
-                                    main_regions.extend(overlapping(&regs_before, key, &super::key::prefix_stop(key)));
+                                    main_regions.extend(overlapping(
+                                        &regs_before,
+                                        key,
+                                        &super::key::prefix_stop(key),
+                                    ));
                                     if !r.is_empty() {
                                         m += 1;
                                     }
                                 }
                                 tn += main_regions.len() as u64;
-                                (format!("{} via index {}", plan.kind, tables.indexes[x].0), tn, m, expected)
+                                (
+                                    format!("{} via index {}", plan.kind, tables.indexes[x].0),
+                                    tn,
+                                    m,
+                                    expected,
+                                )
                             }
                         }
                     }
                     OpKind::Put => ("put".to_string(), 0, 0, 0),
                 };
                 engine += t0.elapsed().saturating_sub(excluded);
-                let idx_reads_after: u64 =
-                    tables.indexes.iter().map(|(_, t, _)| sum_reads(&t.regions())).sum();
+                let idx_reads_after: u64 = tables
+                    .indexes
+                    .iter()
+                    .map(|(_, t, _)| sum_reads(&t.regions()))
+                    .sum();
                 let examined = (sum_reads(&tables.main.regions()) - reads_before)
                     + idx_reads_after.saturating_sub(idx_reads_before);
                 let blocks = db.metrics().data_blocks_read.saturating_sub(blocks_before);
@@ -569,7 +596,7 @@ pub fn run(
             }
         }
         op_no += 1;
-        if op_no % window_ops == 0 || put_next == records.len() {
+        if op_no.is_multiple_of(window_ops) || put_next == records.len() {
             // Close the window: counters first, then the engine's compaction and split check.
             let regs = tables.main.regions();
             let mut cells = Vec::with_capacity(regs.len());
@@ -581,14 +608,22 @@ pub fn run(
                 per_region.push(w);
                 cells.push(RegionCell {
                     y0: pos(&r.start_key),
-                    y1: if r.end_key.is_empty() { 1.0 } else { pos(&r.end_key) },
+                    y1: if r.end_key.is_empty() {
+                        1.0
+                    } else {
+                        pos(&r.end_key)
+                    },
                     writes: w,
                     reads: rd,
                 });
             }
             let writes: u64 = per_region.iter().sum();
             let hottest = per_region.iter().copied().max().unwrap_or(0);
-            let share = if writes == 0 { 0.0 } else { hottest as f64 / writes as f64 };
+            let share = if writes == 0 {
+                0.0
+            } else {
+                hottest as f64 / writes as f64
+            };
             windows.push(Window {
                 end_op: op_no,
                 regions: regs.len(),
@@ -757,7 +792,11 @@ pub fn findings(r: &RunResult) -> Vec<String> {
             continue;
         }
         let all = q.mean_regions_total;
-        let frac = if all > 0.0 { q.mean_regions_touched / all } else { 0.0 };
+        let frac = if all > 0.0 {
+            q.mean_regions_touched / all
+        } else {
+            0.0
+        };
         let what = if frac >= 0.99 && all > 1.0 {
             "every region"
         } else if q.mean_regions_touched <= 1.5 {
