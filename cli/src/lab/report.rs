@@ -780,7 +780,7 @@ pub fn compare_html(runs: &[RunResult]) -> String {
     legend(&mut l, 0.0, 2.0, 100, "relative");
     let _ = write!(
         o,
-        "<p class=cap>Colour scale (each map relative to its own maximum):</p><svg xmlns='http://www.w3.org/2000/svg' width='420' height='20'>{l}</svg>"
+        "<p class=cap>Colour scale (each map relative to its own maximum):</p><svg xmlns='http://www.w3.org/2000/svg' width='560' height='20'>{l}</svg>"
     );
     o.push_str("</body></html>\n");
     o
