@@ -21,12 +21,19 @@ fn split_check_splits_only_big_regions() {
                 .split_keys(["m"]),
         )
         .expect("table");
-    assert!(t.run_split_check().expect("check").is_empty(), "empty regions never split");
+    assert!(
+        t.run_split_check().expect("check").is_empty(),
+        "empty regions never split"
+    );
     for i in 0..3000u32 {
         t.put(Put::new(format!("x{i:06}")).add("d", "v", [7u8; 40]))
             .expect("put");
     }
-    assert_eq!(t.regions().len(), 2, "no split without the check (no background threads)");
+    assert_eq!(
+        t.regions().len(),
+        2,
+        "no split without the check (no background threads)"
+    );
     // Flush-sized files of one block each have no split point (HBase's rule); a compaction
     // gives the region a file with a mid-key, as the lab's window close does.
     t.major_compact().expect("compact");
