@@ -221,3 +221,54 @@ fn the_command_fails_cleanly() {
     );
     assert!(!stderr.contains("panicked"));
 }
+
+#[test]
+fn extreme_values_do_not_panic() {
+    let text = r#"
+[table]
+[rowkey]
+parts = [
+  { field = "a", as = "i64" }, { field = "b", as = "decimal", width = 19 },
+  { time_bucket = "c", seconds = 1000000000 }, { reverse_ts = "c" }, { field = "e" },
+]
+[[field]]
+name = "a"
+gen = "uniform"
+min = -9223372036854775808
+max = 9223372036854775807
+[[field]]
+name = "b"
+gen = "sequence"
+start = 9223372036854775800
+step = 3
+[[field]]
+name = "c"
+gen = "timestamp"
+rate = 1e-300
+jitter_ms = 9223372036854775807
+[[field]]
+name = "e"
+gen = "choice"
+values = [""]
+[workload]
+records = 20
+[[workload.op]]
+kind = "put"
+weight = 5
+[[workload.op]]
+kind = "time_scan"
+range = "c"
+span_ms = 9223372036854775807
+weight = 1
+[[workload.op]]
+kind = "prefix_scan"
+fields = ["a", "e"]
+weight = 1
+"#;
+    let d = design::parse(text, Path::new("x.toml")).expect("parses");
+    let r = cellbase_cli::lab::run_design(&d, None).expect("runs");
+    assert_eq!(r.summary.puts, 20);
+    for q in &r.queries {
+        assert_eq!(q.missed, 0, "{}", q.name);
+    }
+}

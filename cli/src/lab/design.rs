@@ -586,8 +586,12 @@ fn key_parts(
                     .as_ref()
                     .ok_or_else(|| ctx.err(sp.span(), &here, "time_bucket"))?;
                 let secs = p.seconds.unwrap_or(3600);
-                if secs <= 0 {
-                    return Err(ctx.err(sp.span(), &format!("{here}.seconds"), "must be positive"));
+                if secs <= 0 || secs > 1_000_000_000 {
+                    return Err(ctx.err(
+                        sp.span(),
+                        &format!("{here}.seconds"),
+                        "must be between 1 and 1000000000",
+                    ));
                 }
                 (
                     Part::TimeBucket {
@@ -769,7 +773,7 @@ fn generator(
             if max < min {
                 return Err(ctx.err(sf.span(), &format!("{at}.max"), "smaller than min"));
             }
-            let span = (max as i128 - min as i128 + 1) as u64;
+            let span = i128::from(max) - i128::from(min) + 1;
             let dist = if kind == "zipf" {
                 let s = f.s.unwrap_or(1.1);
                 if span > 5_000_000 || !(s > 0.0 && s.is_finite()) {
@@ -779,7 +783,7 @@ fn generator(
                         "zipf needs s > 0 and at most 5000000 values between min and max",
                     ));
                 }
-                Dist::Zipf(Zipf::new(span, s))
+                Dist::Zipf(Zipf::new(span as u64, s))
             } else {
                 Dist::Uniform
             };

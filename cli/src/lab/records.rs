@@ -273,21 +273,22 @@ impl Generator {
                 Value::Int(start.wrapping_add(step.wrapping_mul(i as i64)))
             }
             Generator::Int { min, max, dist } => {
-                let span = (max - min) as u64 + 1;
-                Value::Int(min + dist.pick(span, rng) as i64)
+                let span =
+                    (i128::from(*max) - i128::from(*min) + 1).min(i128::from(u64::MAX)) as u64;
+                Value::Int(min.wrapping_add(dist.pick(span, rng) as i64))
             }
             Generator::Timestamp {
                 start,
                 rate,
                 jitter_ms,
             } => {
-                let base = start + (i as f64 * 1000.0 / rate) as i64;
+                let base = start.saturating_add((i as f64 * 1000.0 / rate) as i64);
                 let jitter = if *jitter_ms > 0 {
                     rng.below(*jitter_ms as u64 + 1) as i64
                 } else {
                     0
                 };
-                Value::Int(base + jitter)
+                Value::Int(base.saturating_add(jitter))
             }
             Generator::Population { members, dist } => {
                 let k = dist.pick(members.len() as u64, rng) as usize;
