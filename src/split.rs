@@ -114,8 +114,18 @@ impl DbInner {
     /// After a flush or compaction (background threads only): queue a split when the policy
     /// says the region is too big [SPLIT-1].
     pub(crate) fn maybe_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
-        if self.opts.background_threads == 0 || region.is_retired() || table.is_dropped() {
+        if self.opts.background_threads == 0 {
             return;
+        }
+        if self.wants_split(table, region) && !region.split_queued.swap(true, Ordering::AcqRel) {
+            self.bg.submit(Job::Split(table.clone(), region.clone()));
+        }
+    }
+
+    /// The split policy's verdict on `region` now [SPLIT-1].
+    fn wants_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> bool {
+        if region.is_retired() || table.is_dropped() {
+            return false;
         }
         let cfg = self.split_policy(table);
         let v = region.current();
@@ -126,11 +136,26 @@ impl DbInner {
             .collect();
         let has_refs = v.files.values().flatten().any(|f| region.is_reference(f));
         let count = table.regions.read().len() as u32;
-        if should_split(&cfg, count, &sizes, has_refs, false, 0.0)
-            && !region.split_queued.swap(true, Ordering::AcqRel)
-        {
-            self.bg.submit(Job::Split(table.clone(), region.clone()));
+        should_split(&cfg, count, &sizes, has_refs, false, 0.0)
+    }
+
+    /// The automatic split check of every region of `table`, run in the calling thread: each
+    /// region the policy finds too big is split at its split point and both daughters are
+    /// major-compacted (what a background thread does after a flush). Returns the split rows.
+    pub(crate) fn split_check(&self, table: &Arc<TableShared>) -> Result<Vec<Vec<u8>>> {
+        let mut rows = Vec::new();
+        for region in table.region_list() {
+            if !self.wants_split(table, &region) {
+                continue;
+            }
+            if let Some(daughters) = self.split_region(table, &region, None)? {
+                rows.push(daughters[1].start.clone());
+                for d in &daughters {
+                    self.compact_region(table, d, true)?;
+                }
+            }
         }
+        Ok(rows)
     }
 
     /// Splits `region` at `at`, or at its split point. Returns the daughters, or `None` when

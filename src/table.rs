@@ -468,6 +468,20 @@ impl Table {
         }
     }
 
+    /// Runs the automatic split check now, in the calling thread: every region that the split
+    /// policy finds too big [SPLIT-1] is split at its split point [SPLIT-2] and its daughters'
+    /// references are compacted away, as a background thread does after a flush. Returns the
+    /// rows split at, in key order. For runs without background threads
+    /// (`DbOptions::background_threads(0)`), where splits otherwise never happen by themselves:
+    /// calling it at chosen points makes split timing reproducible.
+    ///
+    /// # Errors
+    /// As [`Table::flush`].
+    pub fn run_split_check(&self) -> Result<Vec<Vec<u8>>> {
+        self.check()?;
+        self.db.split_check(&self.shared)
+    }
+
     /// Merges two adjacent regions, named as [`Table::regions`] names them [MERGE-1].
     ///
     /// # Errors

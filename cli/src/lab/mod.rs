@@ -1,12 +1,256 @@
-//! `cellbase lab` (being built).
-use clap::Args;
+//! `cellbase lab`: the rowkey lab. A design file (TOML) declares a table, a rowkey built from
+//! record fields, the records and a workload; the lab runs the workload through a real cellbase
+//! table, samples the per-region counters as it goes and writes an HTML report (heatmaps,
+//! region table, split timeline, metrics), the same numbers as JSON, and a terminal summary.
+//! `compare` runs several designs on the same records and workload side by side.
+//!
+//! See docs/LAB.md for the design-file reference and the meaning of every metric.
+
+pub mod design;
+pub mod key;
+pub mod records;
+pub mod report;
+pub mod runner;
+
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+pub use design::{Design, DesignError};
+pub use runner::RunResult;
 
 /// Arguments of `cellbase lab`.
 #[derive(Debug, Args)]
-pub struct LabArgs {}
+pub struct LabArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: LabCommand,
+}
+
+/// The lab's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Run one design and write its report.
+    Run {
+        /// The design file (TOML).
+        design: PathBuf,
+        /// Directory for the report (`<name>.html`, `<name>.json`).
+        #[arg(long, default_value = "lab-report")]
+        out: PathBuf,
+        /// Database directory to run in (must not hold the design's tables); default: a
+        /// temporary directory, removed afterwards.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Override the number of records of the design's workload.
+        #[arg(long)]
+        records: Option<u64>,
+    },
+    /// Run several designs on the same records and workload (the first design's) and compare.
+    Compare {
+        /// Two or more design files.
+        #[arg(num_args = 2.., required = true)]
+        designs: Vec<PathBuf>,
+        /// Directory for the reports (`compare.html`, `compare.json`, one pair per design).
+        #[arg(long, default_value = "lab-report")]
+        out: PathBuf,
+        /// Override the number of records of the first design's workload.
+        #[arg(long)]
+        records: Option<u64>,
+    },
+}
+
+/// Loads a design, applying a record-count override.
+///
+/// # Errors
+/// The design file's error (file, line, field).
+pub fn load(path: &Path, records: Option<u64>) -> Result<Design, String> {
+    let mut d = design::load(path).map_err(|e| e.to_string())?;
+    if let Some(n) = records {
+        if n == 0 {
+            return Err("--records must be at least 1".into());
+        }
+        d.workload.records = if d.source_rows.is_empty() {
+            n
+        } else {
+            n.min(d.source_rows.len() as u64)
+        };
+    }
+    Ok(d)
+}
+
+/// Runs one design (in `db_dir`, or a temporary directory).
+///
+/// # Errors
+/// A message for engine failures.
+pub fn run_design(d: &Design, db_dir: Option<&Path>) -> Result<RunResult, String> {
+    let records = d.records();
+    runner::run(d, &records, &d.workload, d.seed, db_dir)
+}
+
+/// Runs every design on the records and workload of the first.
+///
+/// # Errors
+/// When the designs do not declare the same fields, or the engine fails.
+pub fn compare(designs: &[Design]) -> Result<Vec<RunResult>, String> {
+    let Some(base) = designs.first() else {
+        return Err("nothing to compare".into());
+    };
+    let names: Vec<&str> = base.fields.iter().map(|f| f.name.as_str()).collect();
+    for d in &designs[1..] {
+        let other: Vec<&str> = d.fields.iter().map(|f| f.name.as_str()).collect();
+        if other != names {
+            return Err(format!(
+                "{} declares the fields [{}] but {} declares [{}]: compared designs share the first design's records, so they must declare the same fields in the same order",
+                d.path.display(),
+                other.join(", "),
+                base.path.display(),
+                names.join(", ")
+            ));
+        }
+    }
+    let records = base.records();
+    let mut out: Vec<RunResult> = Vec::new();
+    for d in designs {
+        let mut r = runner::run(d, &records, &base.workload, base.seed, None)?;
+        // Unique names for the report files.
+        let mut name = r.design.clone();
+        let mut k = 2;
+        while out.iter().any(|o| o.design == name) {
+            name = format!("{}-{k}", r.design);
+            k += 1;
+        }
+        r.design = name;
+        out.push(r);
+    }
+    Ok(out)
+}
+
+fn safe_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Writes `<name>.html` and `<name>.json` of a run into `out`; returns the HTML path.
+///
+/// # Errors
+/// I/O errors, as text.
+pub fn write_run(out: &Path, r: &RunResult) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let base = safe_name(&r.design);
+    let html = out.join(format!("{base}.html"));
+    std::fs::write(&html, report::run_html(r)).map_err(|e| format!("{}: {e}", html.display()))?;
+    let json = out.join(format!("{base}.json"));
+    let text = serde_json::to_string_pretty(r).map_err(|e| e.to_string())?;
+    std::fs::write(&json, text).map_err(|e| format!("{}: {e}", json.display()))?;
+    Ok(html)
+}
+
+/// Writes a comparison (`compare.html`, `compare.json` and every run's pair); returns the
+/// comparison page's path.
+///
+/// # Errors
+/// I/O errors, as text.
+pub fn write_compare(out: &Path, runs: &[RunResult]) -> Result<PathBuf, String> {
+    for r in runs {
+        write_run(out, r)?;
+    }
+    let html = out.join("compare.html");
+    std::fs::write(&html, report::compare_html(runs))
+        .map_err(|e| format!("{}: {e}", html.display()))?;
+    let json = out.join("compare.json");
+    let doc = serde_json::json!({
+        "designs": runs.iter().map(|r| r.design.clone()).collect::<Vec<_>>(),
+        "winners": report::winners(runs)
+            .into_iter()
+            .map(|(m, w)| serde_json::json!({"metric": m, "winner": w}))
+            .collect::<Vec<_>>(),
+        "runs": runs,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    std::fs::write(&json, text).map_err(|e| format!("{}: {e}", json.display()))?;
+    Ok(html)
+}
 
 /// Runs `cellbase lab`.
-pub fn run(_args: LabArgs) -> ExitCode {
-    crate::fail("cellbase lab: not built yet")
+pub fn run(args: LabArgs) -> ExitCode {
+    match args.command {
+        LabCommand::Run {
+            design,
+            out,
+            db,
+            records,
+        } => {
+            let d = match load(&design, records) {
+                Ok(d) => d,
+                Err(e) => return crate::fail(e),
+            };
+            println!(
+                "lab: {} — seed {}, {} records",
+                d.name, d.seed, d.workload.records
+            );
+            let r = match run_design(&d, db.as_deref()) {
+                Ok(r) => r,
+                Err(e) => return crate::fail(e),
+            };
+            print!("{}", report::terminal(&r));
+            for f in &r.findings {
+                println!("  * {f}");
+            }
+            match write_run(&out, &r) {
+                Ok(p) => {
+                    println!("report: {}", p.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => crate::fail(e),
+            }
+        }
+        LabCommand::Compare {
+            designs,
+            out,
+            records,
+        } => {
+            let mut ds = Vec::new();
+            for (i, p) in designs.iter().enumerate() {
+                match load(p, if i == 0 { records } else { None }) {
+                    Ok(d) => ds.push(d),
+                    Err(e) => return crate::fail(e),
+                }
+            }
+            println!(
+                "lab compare: {} — records and workload of {} (seed {}, {} records)",
+                ds.iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" vs "),
+                ds[0].path.display(),
+                ds[0].seed,
+                ds[0].workload.records
+            );
+            let runs = match compare(&ds) {
+                Ok(r) => r,
+                Err(e) => return crate::fail(e),
+            };
+            for r in &runs {
+                print!("{}", report::terminal(r));
+            }
+            println!("winners:");
+            for (m, w) in report::winners(&runs) {
+                println!("  {m:<48} {w}");
+            }
+            match write_compare(&out, &runs) {
+                Ok(p) => {
+                    println!("report: {}", p.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => crate::fail(e),
+            }
+        }
+    }
 }

@@ -1,0 +1,170 @@
+//! The shipped example designs, run small, show what the seed articles predict — asserted on
+//! the measured metrics (never on report text).
+use cellbase_cli::lab::{self, Design, RunResult};
+use std::path::PathBuf;
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/lab")
+        .join(name)
+}
+
+/// A shipped design with a small record count and small regions, so that a debug build
+/// finishes in seconds and the unsplit table still splits.
+fn small(name: &str, records: u64) -> Design {
+    let mut d = lab::load(&example(name), Some(records)).expect("example design loads");
+    d.table.max_region_size = 64 << 10;
+    d.table.memstore_flush_size = 16 << 10;
+    for ix in &mut d.indexes {
+        ix.max_region_size = 64 << 10;
+    }
+    println!("design {name}: seed {}, {records} records", d.seed);
+    d
+}
+
+fn query<'a>(r: &'a RunResult, name: &str) -> &'a lab::runner::QueryStats {
+    r.queries
+        .iter()
+        .find(|q| q.name == name)
+        .unwrap_or_else(|| panic!("{}: no query {name}: {:?}", r.design, r.queries))
+}
+
+#[test]
+fn hotspot_salted_hashed() {
+    let designs = vec![
+        small("hotspot.toml", 3000),
+        small("salted.toml", 3000),
+        small("hashed.toml", 3000),
+    ];
+    let runs = lab::compare(&designs).expect("runs");
+    let [hot, salted, hashed] = [&runs[0], &runs[1], &runs[2]];
+    for r in &runs {
+        println!(
+            "{}: share {:.3} ratio {:.2} (max {:.2}) gini {:.3} over-half {:.2} splits {} regions {}",
+            r.design,
+            r.summary.mean_hottest_share,
+            r.summary.mean_hottest_ratio,
+            r.summary.max_hottest_ratio,
+            r.summary.mean_gini,
+            r.summary.time_over_half,
+            r.summary.splits,
+            r.summary.final_regions
+        );
+        assert_eq!(r.summary.puts, 3000);
+        for q in &r.queries {
+            assert_eq!(q.missed, 0, "{}: {} missed matching rows", r.design, q.name);
+        }
+    }
+
+    // Timestamp-first: the table splits, yet nearly every write of a window goes to one region.
+    assert!(hot.summary.splits >= 2, "the hot table splits");
+    assert!(hot.summary.final_regions >= 3);
+    assert!(hot.summary.mean_hottest_share > 0.95);
+    assert!(hot.summary.time_over_half > 0.95);
+    // ... and once split, the hot region takes many times its fair share.
+    let multi: Vec<_> = hot.windows.iter().filter(|w| w.regions >= 3).collect();
+    assert!(!multi.is_empty());
+    assert!(multi.iter().all(|w| w.hottest_ratio > 2.5));
+    // Its time-range scan is one short range: one or two regions.
+    let scan = query(hot, "events in 2 s");
+    assert_eq!(scan.plan, "range");
+    assert!(scan.mean_regions_touched <= 2.0);
+
+    // Salted: within a small factor of the fair share, never one region with half the writes.
+    assert!(
+        salted.summary.mean_hottest_ratio < 2.5,
+        "{}",
+        salted.summary.mean_hottest_ratio
+    );
+    assert_eq!(salted.summary.time_over_half, 0.0);
+    assert!(salted.summary.mean_gini < hot.summary.mean_gini || hot.summary.mean_gini == 0.0);
+    // ... while its range scans fan out to every bucket.
+    let scan = query(salted, "events in 2 s");
+    assert_eq!(scan.plan, "salted range");
+    assert!(scan.mean_regions_touched >= 16.0);
+    assert!(scan.mean_regions_touched > 8.0 * query(hot, "events in 2 s").mean_regions_touched);
+
+    // Hashed: writes spread too, and the range scan has to read every region.
+    assert!(hashed.summary.mean_hottest_ratio < 2.5);
+    assert_eq!(hashed.summary.time_over_half, 0.0);
+    let scan = query(hashed, "events in 2 s");
+    assert_eq!(scan.plan, "full");
+    assert!((scan.mean_regions_touched - scan.mean_regions_total).abs() < 1e-9);
+    assert!(scan.mean_rows_examined > 2.0 * scan.mean_rows_matched);
+    // Point reads stay one region in every design.
+    for r in &runs {
+        assert!((query(r, "get").mean_regions_touched - 1.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn seed_cases_answer_their_queries_from_one_region() {
+    // Call log: the caller+month query is one prefix scan; the callee query goes through the
+    // index table and finds every call.
+    let runs = [
+        lab::run_design(&small("calllog.toml", 2000), None).expect("calllog"),
+        lab::run_design(&small("feed.toml", 2000), None).expect("feed"),
+        lab::run_design(&small("phone.toml", 2000), None).expect("phone"),
+        lab::run_design(&small("opentsdb.toml", 2000), None).expect("opentsdb"),
+        lab::run_design(&small("event.toml", 2000), None).expect("event"),
+    ];
+    for r in &runs {
+        for q in &r.queries {
+            println!(
+                "{} / {}: plan {} regions {:.2}/{:.2} rows {:.1} matched {:.1}",
+                r.design,
+                q.name,
+                q.plan,
+                q.mean_regions_touched,
+                q.mean_regions_total,
+                q.mean_rows_examined,
+                q.mean_rows_matched
+            );
+            assert_eq!(q.missed, 0, "{}: {} missed matching rows", r.design, q.name);
+        }
+    }
+    let [calllog, feed, phone, tsdb, event] = [&runs[0], &runs[1], &runs[2], &runs[3], &runs[4]];
+    let q = query(calllog, "calls of a caller in a month");
+    assert_eq!(q.plan, "prefix");
+    assert!(q.mean_regions_touched <= 1.0 + 1e-9);
+    let q = query(calllog, "calls to a callee in a month");
+    assert!(q.plan.contains("via index calls_by_callee"), "{}", q.plan);
+    assert!(q.mean_rows_matched > 0.0);
+    assert_eq!(calllog.index_regions.len(), 1);
+    // The salt prefix spreads the call log's writes.
+    assert_eq!(calllog.summary.time_over_half, 0.0);
+
+    assert_eq!(query(feed, "a user's feed").plan, "prefix");
+    assert!(query(feed, "a user's feed").mean_regions_touched <= 1.0 + 1e-9);
+    assert_eq!(query(feed, "a user's last 10 minutes").plan, "range");
+    assert_eq!(query(phone, "history of a number").plan, "prefix");
+    assert_eq!(query(phone, "a number's last hour").plan, "range");
+    assert_eq!(
+        phone.summary.time_over_half, 0.0,
+        "reversed numbers spread writes"
+    );
+    assert_eq!(query(tsdb, "a metric over 10 minutes").plan, "range");
+    // Event design: salted prefix scans run in every bucket and still find every row.
+    let q = query(event, "events of a type on a day");
+    assert_eq!(q.plan, "salted prefix");
+    assert!(q.mean_regions_touched >= 8.0);
+    assert_eq!(event.summary.time_over_half, 0.0);
+}
+
+#[test]
+fn same_seed_same_numbers() {
+    let a = lab::run_design(&small("salted.toml", 1500), None).expect("run");
+    let b = lab::run_design(&small("salted.toml", 1500), None).expect("run");
+    let counts = |r: &RunResult| -> Vec<(u64, Vec<u64>)> {
+        r.windows
+            .iter()
+            .map(|w| (w.writes, w.cells.iter().map(|c| c.writes).collect()))
+            .collect()
+    };
+    assert_eq!(counts(&a), counts(&b));
+    assert_eq!(a.splits.len(), b.splits.len());
+    assert_eq!(
+        a.regions.iter().map(|r| &r.start_key).collect::<Vec<_>>(),
+        b.regions.iter().map(|r| &r.start_key).collect::<Vec<_>>()
+    );
+}
