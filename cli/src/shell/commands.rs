@@ -775,11 +775,8 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let desc = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
         let enabled = self.db.is_table_enabled(&name).unwrap_or(true);
-        writeln!(
-            out,
-            "Table {name} is {}",
-            if enabled { "ENABLED" } else { "DISABLED" }
-        )?;
+        let state = if enabled { "ENABLED" } else { "DISABLED" };
+        format::one_col(out, &format!("Table {name} is {state}"), self.width)?;
         let mut attrs = Vec::new();
         if let Some(n) = desc.table_max_region_size() {
             attrs.push(format!("MAX_FILESIZE => '{n}'"));
@@ -787,18 +784,15 @@ impl Session {
         if let Some(n) = desc.table_memstore_flush_size() {
             attrs.push(format!("MEMSTORE_FLUSHSIZE => '{n}'"));
         }
-        if attrs.is_empty() {
-            writeln!(out, "{name}")?;
+        let line2 = if attrs.is_empty() {
+            name.clone()
         } else {
-            writeln!(
-                out,
-                "{name}, {{TABLE_ATTRIBUTES => {{{}}}}}",
-                attrs.join(", ")
-            )?;
-        }
-        writeln!(out, "COLUMN FAMILIES DESCRIPTION")?;
+            format!("{name}, {{TABLE_ATTRIBUTES => {{{}}}}}", attrs.join(", "))
+        };
+        format::one_col(out, &line2, self.width)?;
+        format::one_col(out, "COLUMN FAMILIES DESCRIPTION", self.width)?;
         for f in desc.families() {
-            writeln!(out, "{}", format::family_line(f))?;
+            format::one_col(out, &format::family_line(f), self.width)?;
             writeln!(out)?;
         }
         writeln!(out, "{} row(s)", desc.families().len())?;
@@ -829,9 +823,9 @@ impl Session {
             .into_iter()
             .filter(|n| re.as_ref().is_none_or(|r| r.is_match(n)))
             .collect();
-        writeln!(out, "TABLE")?;
+        format::one_col(out, "TABLE", self.width)?;
         for n in &names {
-            writeln!(out, "{n}")?;
+            format::one_col(out, n, self.width)?;
         }
         writeln!(out, "{} row(s)", names.len())?;
         Ok(Some(format!(
@@ -848,11 +842,8 @@ impl Session {
         arity(args, 1, 1)?;
         let name = str_of(&args[0], "table name")?;
         let yes = self.db.describe(&name).is_ok();
-        writeln!(
-            out,
-            "Table {name} {}",
-            if yes { "does exist" } else { "does not exist" }
-        )?;
+        let answer = if yes { "does exist" } else { "does not exist" };
+        format::one_col(out, &format!("Table {name} {answer}"), self.width)?;
         Ok(Some(yes.to_string()))
     }
 
@@ -882,7 +873,7 @@ impl Session {
             .is_table_enabled(&name)
             .or_else(|e| self.fail(&name, e))?;
         let answer = enabled == want;
-        writeln!(out, "{answer}")?;
+        format::one_col(out, &answer.to_string(), self.width)?;
         Ok(Some(answer.to_string()))
     }
 
@@ -969,7 +960,7 @@ impl Session {
                         g = g.filter(parse_filter(&v)?);
                     }
                     if let Some(v) = o.take("MAXLENGTH") {
-                        maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
+                        maxlength = maxlength_of(&v)?;
                     }
                     default_conv = formatter(&mut o)?;
                     o.ignore(&["CONSISTENCY", "CACHE_BLOCKS"]);
@@ -990,7 +981,8 @@ impl Session {
         for cell in r.cells() {
             let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
             let text = format::cell_text(cell, self.ts, &conv, maxlength);
-            format::two_col(out, &format::column_name(cell), &text, true, self.width)?;
+            let column = format::column_name_with(cell, &default_conv);
+            format::two_col(out, &column, &text, true, self.width)?;
         }
         writeln!(out, "{} row(s)", if r.is_empty() { 0 } else { 1 })?;
         Ok(None)
@@ -1050,7 +1042,7 @@ impl Session {
             s = s.filter(parse_filter(&v)?);
         }
         if let Some(v) = o.take("MAXLENGTH") {
-            maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
+            maxlength = maxlength_of(&v)?;
         }
         let default_conv = formatter(&mut o)?;
         o.ignore(&[
@@ -1079,12 +1071,12 @@ impl Session {
         for r in rows {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
-            let key = to_string_binary(r.row());
+            let key = default_conv.apply(r.row());
             for cell in r.cells() {
                 let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
                 let text = format!(
                     "column={}, {}",
-                    format::column_name(cell),
+                    format::column_name_with(cell, &default_conv),
                     format::cell_text(cell, self.ts, &conv, maxlength)
                 );
                 format::two_col(out, &key, &text, true, self.width)?;
@@ -1250,11 +1242,8 @@ impl Session {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
             if n.is_multiple_of(interval) {
-                writeln!(
-                    out,
-                    "Current count: {n}, row: {}",
-                    to_string_binary(r.row())
-                )?;
+                let line = format!("Current count: {n}, row: {}", to_string_binary(r.row()));
+                format::one_col(out, &line, self.width)?;
             }
         }
         writeln!(out, "{n} row(s)")?;
@@ -1515,4 +1504,14 @@ fn converter_for(
         .find(|c| c.family == family && c.qualifier.as_deref().is_none_or(|q| q == qualifier))
         .and_then(|c| c.conv.clone())
         .unwrap_or_else(|| default.clone())
+}
+
+/// MAXLENGTH as HBase's `to_string` uses it: -1 (the default) keeps the whole text, another
+/// negative value leaves nothing (`val[0, -n]` is nil).
+fn maxlength_of(v: &Value) -> R<Option<usize>> {
+    let n = int_of(v, "MAXLENGTH")?;
+    Ok(match n {
+        -1 => None,
+        n => Some(usize::try_from(n).unwrap_or(0)),
+    })
 }

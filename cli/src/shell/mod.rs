@@ -327,7 +327,7 @@ impl Shell {
         let took = started.elapsed().as_secs_f64();
         match result {
             Ok(echo) => {
-                let _ = writeln!(out, "Took {took:.4} seconds");
+                let _ = format::took_line(out, took, self.session.width);
                 if let Some(e) = echo {
                     let _ = writeln!(out, "=> {e}");
                 }
@@ -337,10 +337,10 @@ impl Shell {
                 let _ = writeln!(out);
                 let _ = writeln!(out, "ERROR: {msg}");
                 let _ = writeln!(out);
-                let _ = writeln!(out, "Here is some help for this command:");
-                let _ = writeln!(out, "  {}", commands::usage(cmd).unwrap_or(""));
+                // HBase 2.0+ (HBASE-20270): a pointer to the help, not the help itself.
+                let _ = writeln!(out, "For usage try 'help \"{cmd}\"'");
                 let _ = writeln!(out);
-                let _ = writeln!(out, "Took {took:.4} seconds");
+                let _ = format::took_line(out, took, self.session.width);
                 self.failures += 1;
                 if self.stop_on_error {
                     Flow::Failed
