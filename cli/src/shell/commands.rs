@@ -214,14 +214,6 @@ fn bool_of(v: &Value, what: &str) -> R<bool> {
     }
 }
 
-fn float_of(v: &Value, what: &str) -> R<f64> {
-    match v {
-        Value::Float(f) => Ok(*f),
-        Value::Int(i) => Ok(*i as f64),
-        other => err(format!("{what} must be a number, got {}", other.describe())),
-    }
-}
-
 /// A hash argument with keys taken one by one; leftovers are rejected by [`Opts::finish`].
 struct Opts(Vec<(String, Value)>);
 
@@ -512,7 +504,9 @@ pub fn engine_msg(e: &cellbase::Error) -> String {
     match e {
         cellbase::Error::TableNotFound(t) => format!("Unknown table {t}!"),
         cellbase::Error::TableExists(t) => format!("Table already exists: {t}!"),
-        cellbase::Error::TableDisabled(t) => format!("Table {t} is disabled!"),
+        // The client's region lookup (ConnectionImplementation.locateRegion), as JRuby
+        // prints a Java exception: `class: message`.
+        cellbase::Error::TableDisabled(t) => disabled_msg(t),
         cellbase::Error::InvalidArgument(m) => m.clone(),
         other => other.to_string(),
     }
@@ -548,7 +542,7 @@ impl Session {
     fn table(&self, name: &str) -> R<Table> {
         let t = self.db.table(name).or_else(|e| self.fail(name, e))?;
         if !self.db.is_table_enabled(name).unwrap_or(true) {
-            return err(format!("Table {name} is disabled!"));
+            return err(disabled_msg(name));
         }
         Ok(t)
     }
@@ -1182,9 +1176,21 @@ impl Session {
             }
         }
         let t = self.table(&name)?;
-        let r = t
-            .increment(Increment::new(&row).add(&f, &q, by))
-            .or_else(|e| self.fail(&name, e))?;
+        let r = match t.increment(Increment::new(&row).add(&f, &q, by)) {
+            Ok(r) => r,
+            Err(cellbase::Error::NotACounter { .. }) => {
+                // The region server's message (HRegion: "Field is not a long, ...").
+                let width = t
+                    .get(Get::new(&row).column(&f, &q))
+                    .ok()
+                    .and_then(|r| r.value(&f, &q).map(<[u8]>::len))
+                    .unwrap_or(0);
+                return err(format!(
+                    "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's {width} bytes wide"
+                ));
+            }
+            Err(e) => return self.fail(&name, e),
+        };
         let v = r
             .value(&f, &q)
             .and_then(|v| <[u8; 8]>::try_from(v).ok())
@@ -1206,7 +1212,11 @@ impl Session {
             Some(v) => match <[u8; 8]>::try_from(v) {
                 Ok(b) => writeln!(out, "COUNTER VALUE = {}", i64::from_be_bytes(b))?,
                 Err(_) => {
-                    return err(format!("Field is not a long, it's {} bytes wide", v.len()));
+                    // Client-side Bytes.toLong(array, offset, length) in table.rb.
+                    return err(format!(
+                        "java.lang.IllegalArgumentException: Wrong length: {}, expected 8",
+                        v.len()
+                    ));
                 }
             },
         }
@@ -1390,8 +1400,28 @@ impl Session {
         if names.len() != 2 {
             return err("merge_region needs exactly two regions in cellbase");
         }
-        let (ta, ra) = self.resolve(&names[0])?;
-        let (tb, rb) = self.resolve(&names[1])?;
+        // HBase's translate_hbase_exceptions names the command's FIRST argument in
+        // "Unknown region ...!", whichever region was unknown.
+        let first = match &args[0] {
+            Value::Array(_) => format!(
+                "[{}]",
+                names
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => names[0].clone(),
+        };
+        let unknown = |e: CmdError| {
+            if e.0.starts_with("Unknown region ") {
+                CmdError(format!("Unknown region {first}!"))
+            } else {
+                e
+            }
+        };
+        let (ta, ra) = self.resolve(&names[0]).map_err(unknown)?;
+        let (tb, rb) = self.resolve(&names[1]).map_err(unknown)?;
         let (Some(ra), Some(rb)) = (ra, rb) else {
             return err("merge_region takes region names, not table names");
         };
@@ -1417,7 +1447,14 @@ impl Session {
                     server = Some(str_of(&s, "SERVER_NAME")?);
                 }
                 if let Some(l) = o.take("LOCALITY_THRESHOLD") {
-                    locality_threshold = Some(float_of(&l, "LOCALITY_THRESHOLD")?);
+                    // list_regions.rb: a Float (not an Integer), within [0, 1.0].
+                    let Value::Float(th) = l else {
+                        return err("LOCALITY_THRESHOLD must be a float value");
+                    };
+                    if !(0.0..=1.0).contains(&th) {
+                        return err("LOCALITY_THRESHOLD must be between 0 and 1.0, inclusive");
+                    }
+                    locality_threshold = Some(th);
                 }
                 o.finish("list_regions")?;
             }
@@ -1437,24 +1474,29 @@ impl Session {
             ("REQ", 5),
             ("LOCALITY", 10),
         ];
+        const POSSIBLE: &str = "Possible values are SERVER_NAME, REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.";
         let cols: Vec<usize> = match args.get(2) {
-            None => (0..ALL.len()).collect(),
+            None | Some(Value::Nil) => (0..ALL.len()).collect(),
             Some(Value::Array(a)) => {
+                // A Ruby hash in list_regions.rb: a repeated column keeps its first place.
                 let mut v = Vec::new();
                 for c in a {
-                    let c = str_of(c, "column")?.to_ascii_uppercase();
-                    match ALL.iter().position(|(n, _)| *n == c) {
+                    let c = str_of(c, "column")?;
+                    match ALL.iter().position(|(n, _)| n.eq_ignore_ascii_case(&c)) {
+                        Some(i) if v.contains(&i) => {}
                         Some(i) => v.push(i),
-                        None => return err(format!("Unknown column {c} for list_regions")),
+                        None => return err(format!("{c} is not a valid column. {POSSIBLE}")),
                     }
                 }
                 v
             }
             Some(other) => {
-                return err(format!(
-                    "list_regions: columns must be an array, got {}",
-                    other.describe()
-                ));
+                // Ruby's "#{cols}": a string's own text, another value's to_s.
+                let text = match other {
+                    Value::Str(t) => String::from_utf8_lossy(t).into_owned(),
+                    v => v.describe(),
+                };
+                return err(format!("{text} must be an array of strings. {POSSIBLE}"));
             }
         };
         self.exists_table(&name)?;
@@ -1465,7 +1507,11 @@ impl Session {
         let mut rows = Vec::new();
         for r in t.regions() {
             let locality = 1.0_f64;
-            if server.as_deref().is_some_and(|s| s != SERVER_NAME) {
+            // list_regions.rb accepts a server whose name starts with the given text.
+            if server
+                .as_deref()
+                .is_some_and(|s| !SERVER_NAME.starts_with(s))
+            {
                 continue;
             }
             if locality_threshold.is_some_and(|th| locality > th) {
@@ -1474,8 +1520,9 @@ impl Session {
             let full = [
                 SERVER_NAME.to_string(),
                 format!("{}.{}.", r.name, encoded_name(&r.name)),
-                to_string_binary(&r.start_key),
-                to_string_binary(&r.end_key),
+                // list_regions.rb strips the keys' toStringBinary text.
+                to_string_binary(&r.start_key).trim().to_string(),
+                to_string_binary(&r.end_key).trim().to_string(),
                 (r.store_file_bytes / (1024 * 1024)).to_string(),
                 (r.read_requests + r.write_requests).to_string(),
                 format!("{locality:.1}"),
@@ -1514,4 +1561,9 @@ fn maxlength_of(v: &Value) -> R<Option<usize>> {
         -1 => None,
         n => Some(usize::try_from(n).unwrap_or(0)),
     })
+}
+
+/// The client's error for a data operation on a disabled table.
+fn disabled_msg(table: &str) -> String {
+    format!("org.apache.hadoop.hbase.TableNotEnabledException: {table} is disabled.")
 }
