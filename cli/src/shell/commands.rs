@@ -60,7 +60,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "alter",
         "ddl",
-        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  (deleting a family and table attributes are not supported by cellbase)",
+        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  alter 't1', 'delete' => 'f1'\n  alter 't1', NAME => 'f1', METHOD => 'delete'\n  alter 't1', MAX_FILESIZE => '134217728', MEMSTORE_FLUSHSIZE => 4194304\n  alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'",
     ),
     ("describe", "ddl", "describe 't1'"),
     ("desc", "ddl", "desc 't1'"),
@@ -666,16 +666,10 @@ impl Session {
                         presplit = Some((alg, n));
                     }
                     if let Some(v) = o.take("MAX_FILESIZE") {
-                        let n = int_of(&v, "MAX_FILESIZE")?;
-                        desc = desc.max_region_size(u64::try_from(n).map_err(|_| {
-                            CmdError(format!("MAX_FILESIZE must be positive, got {n}"))
-                        })?);
+                        desc = desc.max_region_size(table_size(&v, "MAX_FILESIZE")?);
                     }
                     if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
-                        let n = int_of(&v, "MEMSTORE_FLUSHSIZE")?;
-                        desc = desc.memstore_flush_size(u64::try_from(n).map_err(|_| {
-                            CmdError(format!("MEMSTORE_FLUSHSIZE must be positive, got {n}"))
-                        })?);
+                        desc = desc.memstore_flush_size(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
                     }
                     o.finish("create")?;
                 }
@@ -706,43 +700,112 @@ impl Session {
         Ok(Some(format!("Hbase::Table - {name}")))
     }
 
+    /// HBase `admin.rb` `alter`: each argument is a family spec (a name, or a hash with NAME
+    /// and no METHOD), a family deletion (`'delete' => 'f'`, `METHOD => 'delete'`), an unset of
+    /// table attributes (`METHOD => 'table_att_unset'`), or table attributes (a hash without
+    /// NAME, optionally `METHOD => 'table_att'`). Every argument is checked, against the schema
+    /// as the earlier arguments leave it, before anything changes.
     fn alter(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 2, usize::MAX)?;
         let name = str_of(&args[0], "table name")?;
         let current = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
+        // The schema as the arguments so far leave it.
+        let mut fams: Vec<FamilyDescriptor> = current.families().to_vec();
+        let mut max_size = current.table_max_region_size();
+        let mut flush_size = current.table_memstore_flush_size();
         let mut changes = Vec::new();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
                     let f = FamilyDescriptor::new(f);
                     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
-                    changes.push(f);
+                    upsert(&mut fams, &f);
+                    changes.push(Alter::Family(f));
                 }
                 Value::Hash(_) => {
                     let mut o = Opts::from(a)?;
-                    if o.has("delete") || o.take("METHOD").is_some() {
-                        return err(
-                            "Deleting a column family or table attributes (METHOD) is not supported by cellbase's alter",
-                        );
+                    // `'delete' => 'f'` is `{METHOD => 'delete', NAME => 'f'}` (the rest of
+                    // that hash is dropped, as HBase rebuilds it).
+                    if let Some(d) = o.take("delete") {
+                        o = Opts(vec![
+                            ("METHOD".into(), Value::Str(b"delete".to_vec())),
+                            ("NAME".into(), d),
+                        ]);
                     }
-                    let Some(n) = o.take("NAME") else {
-                        if let Some((k, _)) = o.0.first() {
-                            return err(format!(
-                                "Altering table attribute {k} is not supported by cellbase (only column families)"
-                            ));
-                        }
-                        return err("alter needs NAME => 'family'");
+                    let method = match o.take("METHOD") {
+                        Some(m) => Some(str_of(&m, "METHOD")?),
+                        None => None,
                     };
-                    let fname = bytes_of(&n, "NAME")?;
-                    let base = current
-                        .families()
-                        .iter()
-                        .find(|f| f.name == fname)
-                        .cloned()
-                        .unwrap_or_else(|| FamilyDescriptor::new(&fname));
-                    let f = family_attrs(base, &mut o)?;
-                    o.finish("alter")?;
-                    changes.push(f);
+                    match method.as_deref() {
+                        None if o.has("NAME") => {
+                            let n = o.take("NAME").unwrap_or(Value::Nil);
+                            let fname = bytes_of(&n, "NAME")?;
+                            let base = fams
+                                .iter()
+                                .find(|f| f.name == fname)
+                                .cloned()
+                                .unwrap_or_else(|| FamilyDescriptor::new(&fname));
+                            let f = family_attrs(base, &mut o)?;
+                            o.finish("alter")?;
+                            upsert(&mut fams, &f);
+                            changes.push(Alter::Family(f));
+                        }
+                        Some("delete") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for delete method");
+                            };
+                            let fname = bytes_of(&n, "NAME")?;
+                            o.finish("alter")?;
+                            // HBase's removeColumnFamily ignores a family the table lacks.
+                            if fams.iter().any(|f| f.name == fname) {
+                                fams.retain(|f| f.name != fname);
+                                if fams.is_empty() {
+                                    // ModifyTableProcedure's check.
+                                    return err(format!(
+                                        "org.apache.hadoop.hbase.DoNotRetryIOException: Table {name} should have at least one column family."
+                                    ));
+                                }
+                                changes.push(Alter::DeleteFamily(fname));
+                            }
+                        }
+                        Some("table_att_unset") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for table_att_unset method");
+                            };
+                            let keys = match &n {
+                                Value::Array(a) => a.clone(),
+                                v => vec![v.clone()],
+                            };
+                            o.finish("alter")?;
+                            for k in keys {
+                                let k = str_of(&k, "NAME")?;
+                                let slot = match k.as_str() {
+                                    "MAX_FILESIZE" => &mut max_size,
+                                    "MEMSTORE_FLUSHSIZE" => &mut flush_size,
+                                    _ => &mut None,
+                                };
+                                if slot.take().is_none() {
+                                    return err(format!("Could not find attribute: {k}"));
+                                }
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        None | Some("table_att") => {
+                            if let Some(v) = o.take("MAX_FILESIZE") {
+                                max_size = Some(table_size(&v, "MAX_FILESIZE")?);
+                            }
+                            if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
+                                flush_size = Some(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
+                            }
+                            if let Some((k, _)) = o.0.first() {
+                                return err(format!(
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE and MEMSTORE_FLUSHSIZE are)"
+                                ));
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        Some(m) => return err(format!("Unknown method: {m}")),
+                    }
                 }
                 other => {
                     return err(format!(
@@ -753,10 +816,20 @@ impl Session {
             }
         }
         writeln!(out, "Updating all regions with the new schema...")?;
-        for f in changes {
-            self.db
-                .alter_family(&name, f)
-                .or_else(|e| self.fail(&name, e))?;
+        let mut sizes_done = false;
+        for c in changes {
+            let r = match c {
+                Alter::Family(f) => self.db.alter_family(&name, f),
+                Alter::DeleteFamily(f) => self.db.delete_family(&name, &f),
+                Alter::Sizes if sizes_done => Ok(()),
+                Alter::Sizes => {
+                    sizes_done = true;
+                    self.db
+                        .set_table_max_region_size(&name, max_size)
+                        .and_then(|()| self.db.set_table_memstore_flush_size(&name, flush_size))
+                }
+            };
+            r.or_else(|e| self.fail(&name, e))?;
         }
         let n = self.db.table(&name).map(|t| t.regions().len()).unwrap_or(1);
         writeln!(out, "{n}/{n} regions updated.")?;
@@ -1566,4 +1639,37 @@ fn maxlength_of(v: &Value) -> R<Option<usize>> {
 /// The client's error for a data operation on a disabled table.
 fn disabled_msg(table: &str) -> String {
     format!("org.apache.hadoop.hbase.TableNotEnabledException: {table} is disabled.")
+}
+
+/// One change of an `alter` command, applied after every argument was checked.
+enum Alter {
+    /// Add or replace a family.
+    Family(FamilyDescriptor),
+    /// Delete a family and its data.
+    DeleteFamily(Vec<u8>),
+    /// Install the final MAX_FILESIZE / MEMSTORE_FLUSHSIZE (set or unset).
+    Sizes,
+}
+
+fn upsert(fams: &mut Vec<FamilyDescriptor>, f: &FamilyDescriptor) {
+    match fams.iter_mut().find(|x| x.name == f.name) {
+        Some(x) => *x = f.clone(),
+        None => fams.push(f.clone()),
+    }
+}
+
+/// MAX_FILESIZE / MEMSTORE_FLUSHSIZE: an integer or a numeric string (HBase's
+/// `JLong.valueOf`), greater than 0.
+fn table_size(v: &Value, what: &str) -> R<u64> {
+    let n = match v {
+        Value::Str(s) => String::from_utf8_lossy(s)
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| CmdError(format!("{what} must be a number, got {}", v.describe())))?,
+        other => int_of(other, what)?,
+    };
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| CmdError(format!("{what} must be positive, got {n}")))
 }
