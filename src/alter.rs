@@ -39,13 +39,7 @@ impl Db {
             d.remove_family(family);
             Ok(())
         })?;
-        for r in t.region_list() {
-            self.inner.flush_region(&t, &r)?;
-        }
-        for r in t.region_list() {
-            self.inner.purge_family(&t, &r, family)?;
-        }
-        Ok(())
+        self.inner.clear_undescribed_family(&t, family)
     }
 
     /// Sets (`Some`) or unsets (`None`, back to [`crate::DbOptions::max_region_size`]) the
@@ -98,6 +92,24 @@ impl Db {
 }
 
 impl DbInner {
+    /// Removes what a family the schema no longer describes left behind: its memstore cells
+    /// and log records (a flush writes only described families and covers the log) and its
+    /// files. Run by [`Db::delete_family`], and before a family is added, so that a delete cut
+    /// short by a failure or a crash never lets old cells reappear.
+    pub(crate) fn clear_undescribed_family(
+        &self,
+        table: &Arc<TableShared>,
+        family: &[u8],
+    ) -> Result<()> {
+        for r in table.region_list() {
+            self.flush_region(table, &r)?;
+        }
+        for r in table.region_list() {
+            self.purge_family(table, &r, family)?;
+        }
+        Ok(())
+    }
+
     /// Removes a deleted family's files from a region: logged as a compaction with no output,
     /// then the files no region lists any more are deleted.
     fn purge_family(
