@@ -1301,7 +1301,16 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let mut interval: u64 = 1000;
         let mut filter = Filter::FirstKeyOnly;
-        if let Some(v) = args.get(1) {
+        // count.rb: an Integer second argument is the old syntax for INTERVAL.
+        let old_syntax;
+        let params = match args.get(1) {
+            Some(Value::Int(i)) => {
+                old_syntax = Value::Hash(vec![(Value::Str(b"INTERVAL".to_vec()), Value::Int(*i))]);
+                Some(&old_syntax)
+            }
+            other => other,
+        };
+        if let Some(v) = params {
             let mut o = Opts::from(v)?;
             if let Some(v) = o.take("INTERVAL") {
                 let i = int_of(&v, "INTERVAL")?;
