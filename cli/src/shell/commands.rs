@@ -1390,7 +1390,7 @@ impl Session {
         for t in self.db.table_names() {
             let Ok(h) = self.db.table(&t) else { continue };
             for r in h.regions() {
-                let enc = encoded_name(&r.name);
+                let enc = encoded_name(&r);
                 if arg == r.name || arg == enc || arg == format!("{}.{enc}.", r.name) {
                     return Ok((t, Some(r.name)));
                 }
@@ -1601,7 +1601,7 @@ impl Session {
             }
             let full = [
                 SERVER_NAME.to_string(),
-                format!("{}.{}.", r.name, encoded_name(&r.name)),
+                format!("{}.{}.", r.name, encoded_name(&r)),
                 // list_regions.rb strips the keys' toStringBinary text.
                 to_string_binary(&r.start_key).trim().to_string(),
                 to_string_binary(&r.end_key).trim().to_string(),
@@ -1618,8 +1618,18 @@ impl Session {
 }
 
 /// HBase's encoded region name: the MD5 of the region name as 32 lower-case hex digits.
-pub fn encoded_name(region: &str) -> String {
-    let digest = &cellbase::rowkey::md5_prefix(region.as_bytes())[..16];
+pub fn encoded_name(region: &cellbase::RegionInfo) -> String {
+    // RegionInfo.createRegionName hashes the raw bytes `table,startKey,id` (the start key as
+    // bytes, not its toStringBinary text).
+    let (table, _) = region.name.split_once(',').unwrap_or((&region.name, ""));
+    let (_, id) = region.name.rsplit_once(',').unwrap_or(("", ""));
+    let mut raw = Vec::with_capacity(table.len() + region.start_key.len() + id.len() + 2);
+    raw.extend_from_slice(table.as_bytes());
+    raw.push(b',');
+    raw.extend_from_slice(&region.start_key);
+    raw.push(b',');
+    raw.extend_from_slice(id.as_bytes());
+    let digest = &cellbase::rowkey::md5_prefix(&raw)[..16];
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -1681,4 +1691,40 @@ fn table_size(v: &Value, what: &str) -> R<u64> {
         .ok()
         .filter(|&n| n > 0)
         .ok_or_else(|| CmdError(format!("{what} must be positive, got {n}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encoded_name;
+
+    fn region(name: &str, start: &[u8]) -> cellbase::RegionInfo {
+        cellbase::RegionInfo {
+            name: name.into(),
+            start_key: start.to_vec(),
+            end_key: Vec::new(),
+            memstore_bytes: 0,
+            store_files: 0,
+            store_file_bytes: 0,
+            read_requests: 0,
+            write_requests: 0,
+        }
+    }
+
+    #[test]
+    fn encoded_names_match_hbase() {
+        // Region names and encoded names printed by an HBase 2.2.3 shell (locate_region and
+        // hbase:meta scans in a published transcript).
+        assert_eq!(
+            encoded_name(&region("test,,1619324005040", b"")),
+            "797a96a1f98775885db2a0456f9aacb3"
+        );
+        assert_eq!(
+            encoded_name(&region("table1,123_row,1619492890981", b"123_row")),
+            "af738ee4f6ff984718e7fa3e4c675ea7"
+        );
+        // A binary start key is hashed as bytes, not as its toStringBinary text.
+        let raw = encoded_name(&region("t,\\x10\\x00,5", b"\x10\x00"));
+        let text = encoded_name(&region("t,\\x10\\x00,5", b"\\x10\\x00"));
+        assert_ne!(raw, text);
+    }
 }
