@@ -1301,34 +1301,32 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let mut interval: u64 = 1000;
         let mut filter = Filter::FirstKeyOnly;
-        // count.rb: an Integer second argument is the old syntax for INTERVAL.
-        let old_syntax;
-        let params = match args.get(1) {
-            Some(Value::Int(i)) => {
-                old_syntax = Value::Hash(vec![(Value::Str(b"INTERVAL".to_vec()), Value::Int(*i))]);
-                Some(&old_syntax)
-            }
-            other => other,
-        };
-        if let Some(v) = params {
-            let mut o = Opts::from(v)?;
-            if let Some(v) = o.take("INTERVAL") {
-                let i = int_of(&v, "INTERVAL")?;
-                if i <= 0 {
-                    return err(format!("INTERVAL must be positive, got {i}"));
+        // count.rb: an Integer second argument is the old syntax for INTERVAL; the hash is
+        // otherwise a scan's (table.rb `_hash_to_scan`), counted with FirstKeyOnlyFilter.
+        let mut scan = Scan::new();
+        match args.get(1) {
+            None => {}
+            Some(Value::Int(i)) => interval = positive_interval(*i)?,
+            Some(v) => {
+                let mut o = Opts::from(v)?;
+                if let Some(v) = o.take("INTERVAL") {
+                    interval = positive_interval(int_of(&v, "INTERVAL")?)?;
                 }
-                interval = i as u64;
+                if let Some(v) = o.take("FILTER") {
+                    filter = Filter::All(vec![parse_filter(&v)?, Filter::FirstKeyOnly]);
+                }
+                let rest = Value::Hash(
+                    o.0.into_iter()
+                        .map(|(k, v)| (Value::Str(k.into_bytes()), v))
+                        .collect(),
+                );
+                scan = self.scan_opts(Some(&rest), "count")?.0;
             }
-            if let Some(v) = o.take("FILTER") {
-                filter = Filter::All(vec![parse_filter(&v)?, Filter::FirstKeyOnly]);
-            }
-            o.ignore(&["CACHE", "CACHE_BLOCKS"]);
-            o.finish("count")?;
         }
         let t = self.table(&name)?;
         let mut n = 0u64;
         for r in t
-            .scan(Scan::new().filter(filter))
+            .scan(scan.filter(filter))
             .or_else(|e| self.fail(&name, e))?
         {
             let r = r.or_else(|e| self.fail(&name, e))?;
@@ -1727,4 +1725,12 @@ mod tests {
         let text = encoded_name(&region("t,\\x10\\x00,5", b"\\x10\\x00"));
         assert_ne!(raw, text);
     }
+}
+
+/// count's INTERVAL: HBase divides by it (`count % interval`), so it must be positive.
+fn positive_interval(i: i64) -> R<u64> {
+    u64::try_from(i)
+        .ok()
+        .filter(|&i| i > 0)
+        .ok_or_else(|| CmdError(format!("INTERVAL must be positive, got {i}")))
 }
