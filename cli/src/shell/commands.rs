@@ -1691,6 +1691,14 @@ fn table_size(v: &Value, what: &str) -> R<u64> {
         .ok_or_else(|| CmdError(format!("{what} must be positive, got {n}")))
 }
 
+/// count's INTERVAL: HBase divides by it (`count % interval`), so it must be positive.
+fn positive_interval(i: i64) -> R<u64> {
+    u64::try_from(i)
+        .ok()
+        .filter(|&i| i > 0)
+        .ok_or_else(|| CmdError(format!("INTERVAL must be positive, got {i}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::encoded_name;
@@ -1725,12 +1733,4 @@ mod tests {
         let text = encoded_name(&region("t,\\x10\\x00,5", b"\\x10\\x00"));
         assert_ne!(raw, text);
     }
-}
-
-/// count's INTERVAL: HBase divides by it (`count % interval`), so it must be positive.
-fn positive_interval(i: i64) -> R<u64> {
-    u64::try_from(i)
-        .ok()
-        .filter(|&i| i > 0)
-        .ok_or_else(|| CmdError(format!("INTERVAL must be positive, got {i}")))
 }
