@@ -317,14 +317,21 @@ impl Db {
     }
 
     /// Adds a family or changes an existing family's settings. New settings apply to later
-    /// flushes, compactions and reads.
+    /// flushes, compactions and reads. A new family starts empty: the table is flushed and
+    /// anything a deleted family of that name left behind is removed first
+    /// ([`Db::delete_family`]).
     ///
     /// # Errors
-    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for bad settings.
+    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for bad settings; [`Error::Io`]
+    /// from that flush.
     pub fn alter_family(&self, table: &str, family: FamilyDescriptor) -> Result<()> {
         self.inner.check_open()?;
         family.validate()?;
         let t = self.inner.table_shared(table)?;
+        if t.desc_arc().get_family(&family.name).is_none() {
+            // A new family starts empty, whatever a deleted one of that name left behind.
+            self.inner.clear_undescribed_family(&t, &family.name)?;
+        }
         let mut desc = t.desc_lock().write();
         let mut next = (**desc).clone();
         next.upsert_family(family);

@@ -2,6 +2,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod alter;
 mod background;
 mod clock;
 #[doc(hidden)]

@@ -75,6 +75,21 @@ fn interactive_shell_through_a_pty() {
     s.expect("=> true").expect("second pasted line ran");
     s.expect("hbase:010:0> ").unwrap();
 
+    // irb's continuation prompts: bracket nesting, and the open quote inside a string.
+    s.send_line("scan 't1', {COLUMNS => [").unwrap();
+    s.expect("hbase:011:2* ").expect("nesting in the prompt");
+    s.send_line("'f1:c1']}").unwrap();
+    s.expect("1 row(s)").unwrap();
+    s.expect("hbase:012:0> ").unwrap();
+    s.send_line("put 't1', 'r2', 'f1:c2', 'two").unwrap();
+    s.expect("hbase:013:0' ").expect("open quote in the prompt");
+    s.send_line("lines'").unwrap();
+    s.expect("hbase:014:0> ").unwrap();
+    s.send_line("get 't1', 'r2'").unwrap();
+    s.expect("value=two\\x0Alines")
+        .expect("the string kept its newline");
+    s.expect("hbase:015:0> ").unwrap();
+
     s.send_line("exit").unwrap();
     s.expect(Eof).expect("the shell exits");
     let status = s.get_process().wait().unwrap();

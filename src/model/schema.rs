@@ -339,6 +339,21 @@ impl TableDescriptor {
         }
     }
 
+    /// Removes the family named `name` (no-op when absent).
+    pub(crate) fn remove_family(&mut self, name: &[u8]) {
+        self.families.retain(|f| f.name != name);
+    }
+
+    /// Sets or unsets the table's own split threshold.
+    pub(crate) fn set_max_region_size(&mut self, bytes: Option<u64>) {
+        self.max_region_size = bytes;
+    }
+
+    /// Sets or unsets the table's own memstore flush size.
+    pub(crate) fn set_memstore_flush_size(&mut self, bytes: Option<u64>) {
+        self.memstore_flush_size = bytes;
+    }
+
     /// Checks the name, families and settings [DESC-3].
     pub fn validate(&self) -> Result<()> {
         validate_table_name(&self.name)?;

@@ -60,7 +60,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "alter",
         "ddl",
-        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  (deleting a family and table attributes are not supported by cellbase)",
+        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  alter 't1', 'delete' => 'f1'\n  alter 't1', NAME => 'f1', METHOD => 'delete'\n  alter 't1', MAX_FILESIZE => '134217728', MEMSTORE_FLUSHSIZE => 4194304\n  alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'",
     ),
     ("describe", "ddl", "describe 't1'"),
     ("desc", "ddl", "desc 't1'"),
@@ -211,14 +211,6 @@ fn bool_of(v: &Value, what: &str) -> R<bool> {
             "{what} must be true or false, got {}",
             other.describe()
         )),
-    }
-}
-
-fn float_of(v: &Value, what: &str) -> R<f64> {
-    match v {
-        Value::Float(f) => Ok(*f),
-        Value::Int(i) => Ok(*i as f64),
-        other => err(format!("{what} must be a number, got {}", other.describe())),
     }
 }
 
@@ -512,7 +504,9 @@ pub fn engine_msg(e: &cellbase::Error) -> String {
     match e {
         cellbase::Error::TableNotFound(t) => format!("Unknown table {t}!"),
         cellbase::Error::TableExists(t) => format!("Table already exists: {t}!"),
-        cellbase::Error::TableDisabled(t) => format!("Table {t} is disabled!"),
+        // The client's region lookup (ConnectionImplementation.locateRegion), as JRuby
+        // prints a Java exception: `class: message`.
+        cellbase::Error::TableDisabled(t) => disabled_msg(t),
         cellbase::Error::InvalidArgument(m) => m.clone(),
         other => other.to_string(),
     }
@@ -548,7 +542,7 @@ impl Session {
     fn table(&self, name: &str) -> R<Table> {
         let t = self.db.table(name).or_else(|e| self.fail(name, e))?;
         if !self.db.is_table_enabled(name).unwrap_or(true) {
-            return err(format!("Table {name} is disabled!"));
+            return err(disabled_msg(name));
         }
         Ok(t)
     }
@@ -672,16 +666,10 @@ impl Session {
                         presplit = Some((alg, n));
                     }
                     if let Some(v) = o.take("MAX_FILESIZE") {
-                        let n = int_of(&v, "MAX_FILESIZE")?;
-                        desc = desc.max_region_size(u64::try_from(n).map_err(|_| {
-                            CmdError(format!("MAX_FILESIZE must be positive, got {n}"))
-                        })?);
+                        desc = desc.max_region_size(table_size(&v, "MAX_FILESIZE")?);
                     }
                     if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
-                        let n = int_of(&v, "MEMSTORE_FLUSHSIZE")?;
-                        desc = desc.memstore_flush_size(u64::try_from(n).map_err(|_| {
-                            CmdError(format!("MEMSTORE_FLUSHSIZE must be positive, got {n}"))
-                        })?);
+                        desc = desc.memstore_flush_size(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
                     }
                     o.finish("create")?;
                 }
@@ -712,43 +700,112 @@ impl Session {
         Ok(Some(format!("Hbase::Table - {name}")))
     }
 
+    /// HBase `admin.rb` `alter`: each argument is a family spec (a name, or a hash with NAME
+    /// and no METHOD), a family deletion (`'delete' => 'f'`, `METHOD => 'delete'`), an unset of
+    /// table attributes (`METHOD => 'table_att_unset'`), or table attributes (a hash without
+    /// NAME, optionally `METHOD => 'table_att'`). Every argument is checked, against the schema
+    /// as the earlier arguments leave it, before anything changes.
     fn alter(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 2, usize::MAX)?;
         let name = str_of(&args[0], "table name")?;
         let current = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
+        // The schema as the arguments so far leave it.
+        let mut fams: Vec<FamilyDescriptor> = current.families().to_vec();
+        let mut max_size = current.table_max_region_size();
+        let mut flush_size = current.table_memstore_flush_size();
         let mut changes = Vec::new();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
                     let f = FamilyDescriptor::new(f);
                     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
-                    changes.push(f);
+                    upsert(&mut fams, &f);
+                    changes.push(Alter::Family(f));
                 }
                 Value::Hash(_) => {
                     let mut o = Opts::from(a)?;
-                    if o.has("delete") || o.take("METHOD").is_some() {
-                        return err(
-                            "Deleting a column family or table attributes (METHOD) is not supported by cellbase's alter",
-                        );
+                    // `'delete' => 'f'` is `{METHOD => 'delete', NAME => 'f'}` (the rest of
+                    // that hash is dropped, as HBase rebuilds it).
+                    if let Some(d) = o.take("delete") {
+                        o = Opts(vec![
+                            ("METHOD".into(), Value::Str(b"delete".to_vec())),
+                            ("NAME".into(), d),
+                        ]);
                     }
-                    let Some(n) = o.take("NAME") else {
-                        if let Some((k, _)) = o.0.first() {
-                            return err(format!(
-                                "Altering table attribute {k} is not supported by cellbase (only column families)"
-                            ));
-                        }
-                        return err("alter needs NAME => 'family'");
+                    let method = match o.take("METHOD") {
+                        Some(m) => Some(str_of(&m, "METHOD")?),
+                        None => None,
                     };
-                    let fname = bytes_of(&n, "NAME")?;
-                    let base = current
-                        .families()
-                        .iter()
-                        .find(|f| f.name == fname)
-                        .cloned()
-                        .unwrap_or_else(|| FamilyDescriptor::new(&fname));
-                    let f = family_attrs(base, &mut o)?;
-                    o.finish("alter")?;
-                    changes.push(f);
+                    match method.as_deref() {
+                        None if o.has("NAME") => {
+                            let n = o.take("NAME").unwrap_or(Value::Nil);
+                            let fname = bytes_of(&n, "NAME")?;
+                            let base = fams
+                                .iter()
+                                .find(|f| f.name == fname)
+                                .cloned()
+                                .unwrap_or_else(|| FamilyDescriptor::new(&fname));
+                            let f = family_attrs(base, &mut o)?;
+                            o.finish("alter")?;
+                            upsert(&mut fams, &f);
+                            changes.push(Alter::Family(f));
+                        }
+                        Some("delete") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for delete method");
+                            };
+                            let fname = bytes_of(&n, "NAME")?;
+                            o.finish("alter")?;
+                            // HBase's removeColumnFamily ignores a family the table lacks.
+                            if fams.iter().any(|f| f.name == fname) {
+                                fams.retain(|f| f.name != fname);
+                                if fams.is_empty() {
+                                    // ModifyTableProcedure's check.
+                                    return err(format!(
+                                        "org.apache.hadoop.hbase.DoNotRetryIOException: Table {name} should have at least one column family."
+                                    ));
+                                }
+                                changes.push(Alter::DeleteFamily(fname));
+                            }
+                        }
+                        Some("table_att_unset") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for table_att_unset method");
+                            };
+                            let keys = match &n {
+                                Value::Array(a) => a.clone(),
+                                v => vec![v.clone()],
+                            };
+                            o.finish("alter")?;
+                            for k in keys {
+                                let k = str_of(&k, "NAME")?;
+                                let slot = match k.as_str() {
+                                    "MAX_FILESIZE" => &mut max_size,
+                                    "MEMSTORE_FLUSHSIZE" => &mut flush_size,
+                                    _ => &mut None,
+                                };
+                                if slot.take().is_none() {
+                                    return err(format!("Could not find attribute: {k}"));
+                                }
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        None | Some("table_att") => {
+                            if let Some(v) = o.take("MAX_FILESIZE") {
+                                max_size = Some(table_size(&v, "MAX_FILESIZE")?);
+                            }
+                            if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
+                                flush_size = Some(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
+                            }
+                            if let Some((k, _)) = o.0.first() {
+                                return err(format!(
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE and MEMSTORE_FLUSHSIZE are)"
+                                ));
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        Some(m) => return err(format!("Unknown method: {m}")),
+                    }
                 }
                 other => {
                     return err(format!(
@@ -759,10 +816,20 @@ impl Session {
             }
         }
         writeln!(out, "Updating all regions with the new schema...")?;
-        for f in changes {
-            self.db
-                .alter_family(&name, f)
-                .or_else(|e| self.fail(&name, e))?;
+        let mut sizes_done = false;
+        for c in changes {
+            let r = match c {
+                Alter::Family(f) => self.db.alter_family(&name, f),
+                Alter::DeleteFamily(f) => self.db.delete_family(&name, &f),
+                Alter::Sizes if sizes_done => Ok(()),
+                Alter::Sizes => {
+                    sizes_done = true;
+                    self.db
+                        .set_table_max_region_size(&name, max_size)
+                        .and_then(|()| self.db.set_table_memstore_flush_size(&name, flush_size))
+                }
+            };
+            r.or_else(|e| self.fail(&name, e))?;
         }
         let n = self.db.table(&name).map(|t| t.regions().len()).unwrap_or(1);
         writeln!(out, "{n}/{n} regions updated.")?;
@@ -775,11 +842,8 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let desc = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
         let enabled = self.db.is_table_enabled(&name).unwrap_or(true);
-        writeln!(
-            out,
-            "Table {name} is {}",
-            if enabled { "ENABLED" } else { "DISABLED" }
-        )?;
+        let state = if enabled { "ENABLED" } else { "DISABLED" };
+        format::one_col(out, &format!("Table {name} is {state}"), self.width)?;
         let mut attrs = Vec::new();
         if let Some(n) = desc.table_max_region_size() {
             attrs.push(format!("MAX_FILESIZE => '{n}'"));
@@ -787,18 +851,15 @@ impl Session {
         if let Some(n) = desc.table_memstore_flush_size() {
             attrs.push(format!("MEMSTORE_FLUSHSIZE => '{n}'"));
         }
-        if attrs.is_empty() {
-            writeln!(out, "{name}")?;
+        let line2 = if attrs.is_empty() {
+            name.clone()
         } else {
-            writeln!(
-                out,
-                "{name}, {{TABLE_ATTRIBUTES => {{{}}}}}",
-                attrs.join(", ")
-            )?;
-        }
-        writeln!(out, "COLUMN FAMILIES DESCRIPTION")?;
+            format!("{name}, {{TABLE_ATTRIBUTES => {{{}}}}}", attrs.join(", "))
+        };
+        format::one_col(out, &line2, self.width)?;
+        format::one_col(out, "COLUMN FAMILIES DESCRIPTION", self.width)?;
         for f in desc.families() {
-            writeln!(out, "{}", format::family_line(f))?;
+            format::one_col(out, &format::family_line(f), self.width)?;
             writeln!(out)?;
         }
         writeln!(out, "{} row(s)", desc.families().len())?;
@@ -829,9 +890,9 @@ impl Session {
             .into_iter()
             .filter(|n| re.as_ref().is_none_or(|r| r.is_match(n)))
             .collect();
-        writeln!(out, "TABLE")?;
+        format::one_col(out, "TABLE", self.width)?;
         for n in &names {
-            writeln!(out, "{n}")?;
+            format::one_col(out, n, self.width)?;
         }
         writeln!(out, "{} row(s)", names.len())?;
         Ok(Some(format!(
@@ -848,11 +909,8 @@ impl Session {
         arity(args, 1, 1)?;
         let name = str_of(&args[0], "table name")?;
         let yes = self.db.describe(&name).is_ok();
-        writeln!(
-            out,
-            "Table {name} {}",
-            if yes { "does exist" } else { "does not exist" }
-        )?;
+        let answer = if yes { "does exist" } else { "does not exist" };
+        format::one_col(out, &format!("Table {name} {answer}"), self.width)?;
         Ok(Some(yes.to_string()))
     }
 
@@ -882,7 +940,7 @@ impl Session {
             .is_table_enabled(&name)
             .or_else(|e| self.fail(&name, e))?;
         let answer = enabled == want;
-        writeln!(out, "{answer}")?;
+        format::one_col(out, &answer.to_string(), self.width)?;
         Ok(Some(answer.to_string()))
     }
 
@@ -969,7 +1027,7 @@ impl Session {
                         g = g.filter(parse_filter(&v)?);
                     }
                     if let Some(v) = o.take("MAXLENGTH") {
-                        maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
+                        maxlength = maxlength_of(&v)?;
                     }
                     default_conv = formatter(&mut o)?;
                     o.ignore(&["CONSISTENCY", "CACHE_BLOCKS"]);
@@ -990,7 +1048,8 @@ impl Session {
         for cell in r.cells() {
             let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
             let text = format::cell_text(cell, self.ts, &conv, maxlength);
-            format::two_col(out, &format::column_name(cell), &text, true, self.width)?;
+            let column = format::column_name_with(cell, &default_conv);
+            format::two_col(out, &column, &text, true, self.width)?;
         }
         writeln!(out, "{} row(s)", if r.is_empty() { 0 } else { 1 })?;
         Ok(None)
@@ -1050,7 +1109,7 @@ impl Session {
             s = s.filter(parse_filter(&v)?);
         }
         if let Some(v) = o.take("MAXLENGTH") {
-            maxlength = Some(usize::try_from(int_of(&v, "MAXLENGTH")?).unwrap_or(0));
+            maxlength = maxlength_of(&v)?;
         }
         let default_conv = formatter(&mut o)?;
         o.ignore(&[
@@ -1079,12 +1138,12 @@ impl Session {
         for r in rows {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
-            let key = to_string_binary(r.row());
+            let key = default_conv.apply(r.row());
             for cell in r.cells() {
                 let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
                 let text = format!(
                     "column={}, {}",
-                    format::column_name(cell),
+                    format::column_name_with(cell, &default_conv),
                     format::cell_text(cell, self.ts, &conv, maxlength)
                 );
                 format::two_col(out, &key, &text, true, self.width)?;
@@ -1190,9 +1249,21 @@ impl Session {
             }
         }
         let t = self.table(&name)?;
-        let r = t
-            .increment(Increment::new(&row).add(&f, &q, by))
-            .or_else(|e| self.fail(&name, e))?;
+        let r = match t.increment(Increment::new(&row).add(&f, &q, by)) {
+            Ok(r) => r,
+            Err(cellbase::Error::NotACounter { .. }) => {
+                // The region server's message (HRegion: "Field is not a long, ...").
+                let width = t
+                    .get(Get::new(&row).column(&f, &q))
+                    .ok()
+                    .and_then(|r| r.value(&f, &q).map(<[u8]>::len))
+                    .unwrap_or(0);
+                return err(format!(
+                    "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's {width} bytes wide"
+                ));
+            }
+            Err(e) => return self.fail(&name, e),
+        };
         let v = r
             .value(&f, &q)
             .and_then(|v| <[u8; 8]>::try_from(v).ok())
@@ -1214,7 +1285,11 @@ impl Session {
             Some(v) => match <[u8; 8]>::try_from(v) {
                 Ok(b) => writeln!(out, "COUNTER VALUE = {}", i64::from_be_bytes(b))?,
                 Err(_) => {
-                    return err(format!("Field is not a long, it's {} bytes wide", v.len()));
+                    // Client-side Bytes.toLong(array, offset, length) in table.rb.
+                    return err(format!(
+                        "java.lang.IllegalArgumentException: Wrong length: {}, expected 8",
+                        v.len()
+                    ));
                 }
             },
         }
@@ -1226,35 +1301,39 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let mut interval: u64 = 1000;
         let mut filter = Filter::FirstKeyOnly;
-        if let Some(v) = args.get(1) {
-            let mut o = Opts::from(v)?;
-            if let Some(v) = o.take("INTERVAL") {
-                let i = int_of(&v, "INTERVAL")?;
-                if i <= 0 {
-                    return err(format!("INTERVAL must be positive, got {i}"));
+        // count.rb: an Integer second argument is the old syntax for INTERVAL; the hash is
+        // otherwise a scan's (table.rb `_hash_to_scan`), counted with FirstKeyOnlyFilter.
+        let mut scan = Scan::new();
+        match args.get(1) {
+            None => {}
+            Some(Value::Int(i)) => interval = positive_interval(*i)?,
+            Some(v) => {
+                let mut o = Opts::from(v)?;
+                if let Some(v) = o.take("INTERVAL") {
+                    interval = positive_interval(int_of(&v, "INTERVAL")?)?;
                 }
-                interval = i as u64;
+                if let Some(v) = o.take("FILTER") {
+                    filter = Filter::All(vec![parse_filter(&v)?, Filter::FirstKeyOnly]);
+                }
+                let rest = Value::Hash(
+                    o.0.into_iter()
+                        .map(|(k, v)| (Value::Str(k.into_bytes()), v))
+                        .collect(),
+                );
+                scan = self.scan_opts(Some(&rest), "count")?.0;
             }
-            if let Some(v) = o.take("FILTER") {
-                filter = Filter::All(vec![parse_filter(&v)?, Filter::FirstKeyOnly]);
-            }
-            o.ignore(&["CACHE", "CACHE_BLOCKS"]);
-            o.finish("count")?;
         }
         let t = self.table(&name)?;
         let mut n = 0u64;
         for r in t
-            .scan(Scan::new().filter(filter))
+            .scan(scan.filter(filter))
             .or_else(|e| self.fail(&name, e))?
         {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
             if n.is_multiple_of(interval) {
-                writeln!(
-                    out,
-                    "Current count: {n}, row: {}",
-                    to_string_binary(r.row())
-                )?;
+                let line = format!("Current count: {n}, row: {}", to_string_binary(r.row()));
+                format::one_col(out, &line, self.width)?;
             }
         }
         writeln!(out, "{n} row(s)")?;
@@ -1309,7 +1388,7 @@ impl Session {
         for t in self.db.table_names() {
             let Ok(h) = self.db.table(&t) else { continue };
             for r in h.regions() {
-                let enc = encoded_name(&r.name);
+                let enc = encoded_name(&r);
                 if arg == r.name || arg == enc || arg == format!("{}.{enc}.", r.name) {
                     return Ok((t, Some(r.name)));
                 }
@@ -1401,8 +1480,28 @@ impl Session {
         if names.len() != 2 {
             return err("merge_region needs exactly two regions in cellbase");
         }
-        let (ta, ra) = self.resolve(&names[0])?;
-        let (tb, rb) = self.resolve(&names[1])?;
+        // HBase's translate_hbase_exceptions names the command's FIRST argument in
+        // "Unknown region ...!", whichever region was unknown.
+        let first = match &args[0] {
+            Value::Array(_) => format!(
+                "[{}]",
+                names
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => names[0].clone(),
+        };
+        let unknown = |e: CmdError| {
+            if e.0.starts_with("Unknown region ") {
+                CmdError(format!("Unknown region {first}!"))
+            } else {
+                e
+            }
+        };
+        let (ta, ra) = self.resolve(&names[0]).map_err(unknown)?;
+        let (tb, rb) = self.resolve(&names[1]).map_err(unknown)?;
         let (Some(ra), Some(rb)) = (ra, rb) else {
             return err("merge_region takes region names, not table names");
         };
@@ -1428,7 +1527,14 @@ impl Session {
                     server = Some(str_of(&s, "SERVER_NAME")?);
                 }
                 if let Some(l) = o.take("LOCALITY_THRESHOLD") {
-                    locality_threshold = Some(float_of(&l, "LOCALITY_THRESHOLD")?);
+                    // list_regions.rb: a Float (not an Integer), within [0, 1.0].
+                    let Value::Float(th) = l else {
+                        return err("LOCALITY_THRESHOLD must be a float value");
+                    };
+                    if !(0.0..=1.0).contains(&th) {
+                        return err("LOCALITY_THRESHOLD must be between 0 and 1.0, inclusive");
+                    }
+                    locality_threshold = Some(th);
                 }
                 o.finish("list_regions")?;
             }
@@ -1448,24 +1554,29 @@ impl Session {
             ("REQ", 5),
             ("LOCALITY", 10),
         ];
+        const POSSIBLE: &str = "Possible values are SERVER_NAME, REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.";
         let cols: Vec<usize> = match args.get(2) {
-            None => (0..ALL.len()).collect(),
+            None | Some(Value::Nil) => (0..ALL.len()).collect(),
             Some(Value::Array(a)) => {
+                // A Ruby hash in list_regions.rb: a repeated column keeps its first place.
                 let mut v = Vec::new();
                 for c in a {
-                    let c = str_of(c, "column")?.to_ascii_uppercase();
-                    match ALL.iter().position(|(n, _)| *n == c) {
+                    let c = str_of(c, "column")?;
+                    match ALL.iter().position(|(n, _)| n.eq_ignore_ascii_case(&c)) {
+                        Some(i) if v.contains(&i) => {}
                         Some(i) => v.push(i),
-                        None => return err(format!("Unknown column {c} for list_regions")),
+                        None => return err(format!("{c} is not a valid column. {POSSIBLE}")),
                     }
                 }
                 v
             }
             Some(other) => {
-                return err(format!(
-                    "list_regions: columns must be an array, got {}",
-                    other.describe()
-                ));
+                // Ruby's "#{cols}": a string's own text, another value's to_s.
+                let text = match other {
+                    Value::Str(t) => String::from_utf8_lossy(t).into_owned(),
+                    v => v.describe(),
+                };
+                return err(format!("{text} must be an array of strings. {POSSIBLE}"));
             }
         };
         self.exists_table(&name)?;
@@ -1476,7 +1587,11 @@ impl Session {
         let mut rows = Vec::new();
         for r in t.regions() {
             let locality = 1.0_f64;
-            if server.as_deref().is_some_and(|s| s != SERVER_NAME) {
+            // list_regions.rb accepts a server whose name starts with the given text.
+            if server
+                .as_deref()
+                .is_some_and(|s| !SERVER_NAME.starts_with(s))
+            {
                 continue;
             }
             if locality_threshold.is_some_and(|th| locality > th) {
@@ -1484,9 +1599,10 @@ impl Session {
             }
             let full = [
                 SERVER_NAME.to_string(),
-                format!("{}.{}.", r.name, encoded_name(&r.name)),
-                to_string_binary(&r.start_key),
-                to_string_binary(&r.end_key),
+                format!("{}.{}.", r.name, encoded_name(&r)),
+                // list_regions.rb strips the keys' toStringBinary text.
+                to_string_binary(&r.start_key).trim().to_string(),
+                to_string_binary(&r.end_key).trim().to_string(),
                 (r.store_file_bytes / (1024 * 1024)).to_string(),
                 (r.read_requests + r.write_requests).to_string(),
                 format!("{locality:.1}"),
@@ -1500,8 +1616,18 @@ impl Session {
 }
 
 /// HBase's encoded region name: the MD5 of the region name as 32 lower-case hex digits.
-pub fn encoded_name(region: &str) -> String {
-    let digest = &cellbase::rowkey::md5_prefix(region.as_bytes())[..16];
+pub fn encoded_name(region: &cellbase::RegionInfo) -> String {
+    // RegionInfo.createRegionName hashes the raw bytes `table,startKey,id` (the start key as
+    // bytes, not its toStringBinary text).
+    let (table, _) = region.name.split_once(',').unwrap_or((&region.name, ""));
+    let (_, id) = region.name.rsplit_once(',').unwrap_or(("", ""));
+    let mut raw = Vec::with_capacity(table.len() + region.start_key.len() + id.len() + 2);
+    raw.extend_from_slice(table.as_bytes());
+    raw.push(b',');
+    raw.extend_from_slice(&region.start_key);
+    raw.push(b',');
+    raw.extend_from_slice(id.as_bytes());
+    let digest = &cellbase::rowkey::md5_prefix(&raw)[..16];
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -1515,4 +1641,96 @@ fn converter_for(
         .find(|c| c.family == family && c.qualifier.as_deref().is_none_or(|q| q == qualifier))
         .and_then(|c| c.conv.clone())
         .unwrap_or_else(|| default.clone())
+}
+
+/// MAXLENGTH as HBase's `to_string` uses it: -1 (the default) keeps the whole text, another
+/// negative value leaves nothing (`val[0, -n]` is nil).
+fn maxlength_of(v: &Value) -> R<Option<usize>> {
+    let n = int_of(v, "MAXLENGTH")?;
+    Ok(match n {
+        -1 => None,
+        n => Some(usize::try_from(n).unwrap_or(0)),
+    })
+}
+
+/// The client's error for a data operation on a disabled table.
+fn disabled_msg(table: &str) -> String {
+    format!("org.apache.hadoop.hbase.TableNotEnabledException: {table} is disabled.")
+}
+
+/// One change of an `alter` command, applied after every argument was checked.
+enum Alter {
+    /// Add or replace a family.
+    Family(FamilyDescriptor),
+    /// Delete a family and its data.
+    DeleteFamily(Vec<u8>),
+    /// Install the final MAX_FILESIZE / MEMSTORE_FLUSHSIZE (set or unset).
+    Sizes,
+}
+
+fn upsert(fams: &mut Vec<FamilyDescriptor>, f: &FamilyDescriptor) {
+    match fams.iter_mut().find(|x| x.name == f.name) {
+        Some(x) => *x = f.clone(),
+        None => fams.push(f.clone()),
+    }
+}
+
+/// MAX_FILESIZE / MEMSTORE_FLUSHSIZE: an integer or a numeric string (HBase's
+/// `JLong.valueOf`), greater than 0.
+fn table_size(v: &Value, what: &str) -> R<u64> {
+    let n = match v {
+        Value::Str(s) => String::from_utf8_lossy(s)
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| CmdError(format!("{what} must be a number, got {}", v.describe())))?,
+        other => int_of(other, what)?,
+    };
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| CmdError(format!("{what} must be positive, got {n}")))
+}
+
+/// count's INTERVAL: HBase divides by it (`count % interval`), so it must be positive.
+fn positive_interval(i: i64) -> R<u64> {
+    u64::try_from(i)
+        .ok()
+        .filter(|&i| i > 0)
+        .ok_or_else(|| CmdError(format!("INTERVAL must be positive, got {i}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encoded_name;
+
+    fn region(name: &str, start: &[u8]) -> cellbase::RegionInfo {
+        cellbase::RegionInfo {
+            name: name.into(),
+            start_key: start.to_vec(),
+            end_key: Vec::new(),
+            memstore_bytes: 0,
+            store_files: 0,
+            store_file_bytes: 0,
+            read_requests: 0,
+            write_requests: 0,
+        }
+    }
+
+    #[test]
+    fn encoded_names_match_hbase() {
+        // Region names and encoded names printed by an HBase 2.2.3 shell (locate_region and
+        // hbase:meta scans in a published transcript).
+        assert_eq!(
+            encoded_name(&region("test,,1619324005040", b"")),
+            "797a96a1f98775885db2a0456f9aacb3"
+        );
+        assert_eq!(
+            encoded_name(&region("table1,123_row,1619492890981", b"123_row")),
+            "af738ee4f6ff984718e7fa3e4c675ea7"
+        );
+        // A binary start key is hashed as bytes, not as its toStringBinary text.
+        let raw = encoded_name(&region("t,\\x10\\x00,5", b"\x10\x00"));
+        let text = encoded_name(&region("t,\\x10\\x00,5", b"\\x10\\x00"));
+        assert_ne!(raw, text);
+    }
 }

@@ -164,21 +164,43 @@ fn java_float(f: f64) -> String {
 }
 
 /// The text of one cell after the column: `timestamp=…, value=…` or, for a delete marker,
-/// `timestamp=…, type=Delete…`.
+/// `timestamp=…, type=Delete…`. MAXLENGTH cuts this whole text to its first `maxlength`
+/// characters, as HBase's `table.rb` `to_string` does (`val[0, maxlength]`, no ellipsis).
 pub fn cell_text(cell: &Cell, ts: TsFormat, conv: &Converter, maxlength: Option<usize>) -> String {
     let t = timestamp(cell.timestamp(), ts);
-    match cell.cell_type() {
-        CellType::Put => {
-            let mut v = conv.apply(cell.value());
-            if let Some(max) = maxlength
-                && v.chars().count() > max
-            {
-                v = v.chars().take(max).collect::<String>() + "...";
-            }
-            format!("timestamp={t}, value={v}")
-        }
+    let text = match cell.cell_type() {
+        CellType::Put => format!("timestamp={t}, value={}", conv.apply(cell.value())),
         other => format!("timestamp={t}, type={}", type_name(other)),
+    };
+    match maxlength {
+        Some(max) if text.chars().count() > max => text.chars().take(max).collect(),
+        _ => text,
     }
+}
+
+/// Writes HBase `formatter.row([text])` (one column): as is in the pipe layout; on a TTY
+/// split into `width`-character pieces, each padded to `width` (an empty text prints nothing,
+/// as Ruby's `split` yields no pieces).
+pub fn one_col(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+    if width == 0 {
+        return writeln!(out, "{text}");
+    }
+    if text.is_empty() {
+        return Ok(());
+    }
+    for piece in split(text, width) {
+        let mut line = String::new();
+        pad(&mut line, &piece, width);
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The `Took N.NNNN seconds` line: `formatter.output_str`, padded to the width on a TTY.
+pub fn took_line(out: &mut dyn Write, secs: f64, width: usize) -> io::Result<()> {
+    let mut line = String::new();
+    pad(&mut line, &format!("Took {secs:.4} seconds"), width);
+    writeln!(out, "{line}")
 }
 
 fn type_name(t: CellType) -> &'static str {
@@ -193,10 +215,15 @@ fn type_name(t: CellType) -> &'static str {
 
 /// `family:qualifier` as toStringBinary.
 pub fn column_name(cell: &Cell) -> String {
+    column_name_with(cell, &Converter::StringBinary)
+}
+
+/// `family:qualifier` through a FORMATTER (HBase's `convert_bytes` of family and qualifier).
+pub fn column_name_with(cell: &Cell, conv: &Converter) -> String {
     format!(
         "{}:{}",
-        to_string_binary(cell.family()),
-        to_string_binary(cell.qualifier())
+        conv.apply(cell.family()),
+        conv.apply(cell.qualifier())
     )
 }
 

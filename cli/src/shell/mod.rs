@@ -184,7 +184,18 @@ pub fn run(args: ShellArgs) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::strip_prompt;
+    use super::{nesting, strip_prompt};
+
+    #[test]
+    fn prompts_follow_irb_nesting() {
+        assert_eq!(nesting(b""), (0, None));
+        assert_eq!(nesting(b"create 't1',\n"), (0, None));
+        assert_eq!(nesting(b"create 't1', {NAME => 'f',\n"), (1, None));
+        assert_eq!(nesting(b"put 't', 'r', 'f:q', 'a\n"), (0, Some(b'\'')));
+        assert_eq!(nesting(b"scan 't', {FILTER => \"(\\\"x\n"), (1, Some(b'"')));
+        assert_eq!(nesting(b"get 't', 'r' # { ignored\n"), (0, None));
+        assert_eq!(nesting(b"alter 't', {A => ['}']\n"), (1, None));
+    }
 
     #[test]
     fn prompts_are_stripped() {
@@ -327,7 +338,7 @@ impl Shell {
         let took = started.elapsed().as_secs_f64();
         match result {
             Ok(echo) => {
-                let _ = writeln!(out, "Took {took:.4} seconds");
+                let _ = format::took_line(out, took, self.session.width);
                 if let Some(e) = echo {
                     let _ = writeln!(out, "=> {e}");
                 }
@@ -337,10 +348,10 @@ impl Shell {
                 let _ = writeln!(out);
                 let _ = writeln!(out, "ERROR: {msg}");
                 let _ = writeln!(out);
-                let _ = writeln!(out, "Here is some help for this command:");
-                let _ = writeln!(out, "  {}", commands::usage(cmd).unwrap_or(""));
+                // HBase 2.0+ (HBASE-20270): a pointer to the help, not the help itself.
+                let _ = writeln!(out, "For usage try 'help \"{cmd}\"'");
                 let _ = writeln!(out);
-                let _ = writeln!(out, "Took {took:.4} seconds");
+                let _ = format::took_line(out, took, self.session.width);
                 self.failures += 1;
                 if self.stop_on_error {
                     Flow::Failed
@@ -351,12 +362,17 @@ impl Shell {
         }
     }
 
-    fn prompt(&self, continuation: bool) -> String {
-        format!(
-            "hbase:{:03}:0{} ",
-            self.line_no + 1,
-            if continuation { '*' } else { '>' }
-        )
+    /// HBase's irb prompts (`PROMPT_I '%N:%03n:%i> '`, `PROMPT_S '%N:%03n:%i%l '`,
+    /// `PROMPT_C '%N:%03n:%i* '`): the line number, the bracket nesting of the statement typed
+    /// so far, and `>` for a new statement, the open quote inside a string, `*` otherwise.
+    fn prompt(&self, pending: &[u8]) -> String {
+        let (depth, quote) = nesting(pending);
+        let mark = match quote {
+            Some(q) => char::from(q),
+            None if pending.is_empty() => '>',
+            None => '*',
+        };
+        format!("hbase:{:03}:{depth}{mark} ", self.line_no + 1)
     }
 
     /// The interactive loop: rustyline editing, history, multi-line statements.
@@ -379,7 +395,7 @@ impl Shell {
         let mut buf: Vec<u8> = Vec::new();
         let mut start_line = 1;
         loop {
-            let line = match rl.readline(&self.prompt(!buf.is_empty())) {
+            let line = match rl.readline(&self.prompt(&buf)) {
                 Ok(l) => l,
                 Err(ReadlineError::Interrupted) => {
                     buf.clear();
@@ -408,6 +424,39 @@ impl Shell {
         }
         Ok(())
     }
+}
+
+/// The bracket nesting (`(`, `[`, `{`) at the end of `text` and the quote of a string left
+/// open there, skipping string contents (with `\\` escapes) and `#` comments.
+pub fn nesting(text: &[u8]) -> (usize, Option<u8>) {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' {
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+            }
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                b'#' => {
+                    while i < text.len() && text[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    (depth, quote)
 }
 
 /// Drops a pasted HBase prompt at the start of a line (`hbase>`, `hbase(main):001:0>`,
