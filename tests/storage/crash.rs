@@ -183,8 +183,8 @@ const MIXED_TEST_NAME: &str = "crash::kill9_mixed_workload_recovers_an_acknowled
 const RESUME_ENV: &str = "CELLBASE_CRASH_CHILD_RESUME";
 
 /// Operation `i` of the mixed workload (each touches one row, so each is atomic): deletes of
-/// a row put two operations earlier, counter increments, puts; even operations are SyncWal,
-/// odd ones FsyncWal.
+/// a row put two operations earlier, counter increments (the database's default, SyncWal),
+/// puts; even puts and deletes are SyncWal, odd ones FsyncWal.
 fn mixed_op(t: &Table, i: u64) -> Result<()> {
     let d = if i % 2 == 0 {
         Durability::SyncWal
@@ -194,11 +194,7 @@ fn mixed_op(t: &Table, i: u64) -> Result<()> {
     match i % 10 {
         3 => t.delete(Delete::new(row(i - 2)).durability(d)),
         4 | 8 => t
-            .increment(
-                Increment::new(format!("ctr{}", i % 7))
-                    .add("f", "n", (i % 5 + 1) as i64)
-                    .durability(d),
-            )
+            .increment(Increment::new(format!("ctr{}", i % 7)).add("f", "n", (i % 5 + 1) as i64))
             .map(drop),
         _ => t.put(Put::new(row(i)).add("f", "q", value(i)).durability(d)),
     }
@@ -233,7 +229,13 @@ fn mixed_state(t: &Table) -> Mixed {
 }
 
 fn mixed_child(dir: &str, resume: u64) {
-    let db = Db::open_with(dir, DbOptions::default().background_threads(1)).unwrap();
+    let db = Db::open_with(
+        dir,
+        DbOptions::default()
+            .background_threads(1)
+            .durability(Durability::SyncWal),
+    )
+    .unwrap();
     let t = match db.table("t") {
         Ok(t) => t,
         Err(_) => db
@@ -294,7 +296,12 @@ fn kill9_mixed_workload_recovers_an_acknowledged_prefix() {
     for cycle in 0..cycles {
         let kill_after = 100 + next_rand() % 1500;
         let mut c = Command::new(std::env::current_exe().unwrap())
-            .args([MIXED_TEST_NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                MIXED_TEST_NAME,
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, dir.path())
             .env(RESUME_ENV, applied.to_string())
             .stdout(Stdio::piped())

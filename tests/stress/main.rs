@@ -11,8 +11,7 @@
 mod common;
 
 use cellbase::{
-    Db, DbOptions, Durability, FamilyDescriptor, Get, Increment, Put, Scan, Table,
-    TableDescriptor,
+    Db, DbOptions, Durability, FamilyDescriptor, Get, Increment, Put, Scan, Table, TableDescriptor,
 };
 use common::Rng;
 use std::sync::Arc;
@@ -31,9 +30,15 @@ fn check_scan(t: &Table, reversed: bool) -> usize {
         let row = r.row().to_vec();
         if let Some(p) = &prev {
             if reversed {
-                assert!(row < *p, "reversed scan out of order or repeated: {row:?} after {p:?}");
+                assert!(
+                    row < *p,
+                    "reversed scan out of order or repeated: {row:?} after {p:?}"
+                );
             } else {
-                assert!(row > *p, "scan out of order or repeated: {row:?} after {p:?}");
+                assert!(
+                    row > *p,
+                    "scan out of order or repeated: {row:?} after {p:?}"
+                );
             }
         }
         prev = Some(row);
@@ -72,6 +77,10 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
         )
         .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
+    // Writers and incrementers keep going (past their minimum) until the admin thread has done
+    // its operations, so flushes, compactions, splits and merges overlap with writes.
+    let admin_done = Arc::new(AtomicBool::new(false));
+    let admin_ops = 25 * rounds;
     let (done_tx, done_rx) = mpsc::channel::<(String, u64)>();
     let mut handles = Vec::new();
     let spawn = |name: String, f: Box<dyn FnOnce() -> u64 + Send>, handles: &mut Vec<_>| {
@@ -85,15 +94,21 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
     let puts_per_writer = 600 * rounds;
     for w in 0..writers {
         let t = t.clone();
+        let admin_done = admin_done.clone();
         spawn(
             format!("writer{w}"),
             Box::new(move || {
                 let mut rng = Rng::new(seed ^ w);
-                for i in 0..puts_per_writer {
+                let mut i = 0;
+                while i < puts_per_writer
+                    || (!admin_done.load(Ordering::Acquire) && i < 6 * puts_per_writer)
+                {
                     let v = format!("w{w}-{i}-{}", "v".repeat(rng.index(80)));
-                    t.put(Put::new(format!("p{w}-{i:06}")).add("f", "q", v)).expect("put");
+                    t.put(Put::new(format!("p{w}-{i:06}")).add("f", "q", v))
+                        .expect("put");
+                    i += 1;
                 }
-                puts_per_writer
+                i
             }),
             &mut handles,
         );
@@ -102,16 +117,21 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
     let incs_per_thread = 500 * rounds;
     for w in 0..incrementers {
         let t = t.clone();
+        let admin_done = admin_done.clone();
         spawn(
             format!("incrementer{w}"),
             Box::new(move || {
                 let mut rng = Rng::new(seed ^ (100 + w));
-                for _ in 0..incs_per_thread {
+                let mut n = 0;
+                while n < incs_per_thread
+                    || (!admin_done.load(Ordering::Acquire) && n < 6 * incs_per_thread)
+                {
                     let c = rng.below(COUNTERS);
                     t.increment(Increment::new(format!("ctr{c}")).add("f", "n", 1))
                         .expect("increment");
+                    n += 1;
                 }
-                incs_per_thread
+                n
             }),
             &mut handles,
         );
@@ -155,13 +175,13 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
     }
     {
         let t = t.clone();
-        let stop = stop.clone();
+        let admin_done = admin_done.clone();
         spawn(
             "admin".into(),
             Box::new(move || {
                 let mut rng = Rng::new(seed ^ 0xad);
                 let mut ops = 0;
-                while !stop.load(Ordering::Acquire) {
+                while ops < admin_ops {
                     match rng.below(6) {
                         0 => t.flush().expect("flush"),
                         1 => t.compact().expect("compact"),
@@ -183,6 +203,7 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
                     }
                     ops += 1;
                 }
+                admin_done.store(true, Ordering::Release);
                 ops
             }),
             &mut handles,
@@ -190,17 +211,26 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
     }
     drop(done_tx);
     // Writers and incrementers end by themselves; then stop the rest.
-    let finite = (writers + incrementers) as usize;
+    let finite = (writers + incrementers + 1) as usize;
     let total = handles.len();
     let mut finished = Vec::new();
+    let mut puts_done = vec![0u64; writers as usize];
+    let mut increments_done = 0u64;
     while finished.len() < total {
         match done_rx.recv_timeout(DEADLOCK_BOUND) {
             Ok((name, n)) => {
                 println!("{name}: {n} operations");
+                if let Some(w) = name.strip_prefix("writer") {
+                    puts_done[w.parse::<usize>().unwrap()] = n;
+                } else if name.starts_with("incrementer") {
+                    increments_done += n;
+                }
                 finished.push(name);
                 let done_finite = finished
                     .iter()
-                    .filter(|n| n.starts_with("writer") || n.starts_with("incrementer"))
+                    .filter(|n| {
+                        n.starts_with("writer") || n.starts_with("incrementer") || *n == "admin"
+                    })
                     .count();
                 if done_finite == finite {
                     stop.store(true, Ordering::Release);
@@ -219,28 +249,35 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
     for h in handles {
         h.join().expect("a stress thread panicked");
     }
-    verify(&t, writers, puts_per_writer, incrementers * incs_per_thread);
+    verify(&t, &puts_done, increments_done);
     println!("regions at the end: {}", t.regions().len());
     drop(t);
     db.close().unwrap();
     // Everything is still there after a reopen.
     let db = Db::open_with(dir.path(), DbOptions::default().background_threads(0)).unwrap();
     let t = db.table("t").unwrap();
-    verify(&t, writers, puts_per_writer, incrementers * incs_per_thread);
+    verify(&t, &puts_done, increments_done);
 }
 
-fn verify(t: &Table, writers: u64, puts: u64, increments: u64) {
+fn verify(t: &Table, puts_done: &[u64], increments: u64) {
     let total: i64 = (0..COUNTERS).map(|i| counter(t, i)).sum();
     assert_eq!(total, increments as i64, "lost counter increments");
-    for w in 0..writers {
+    for (w, &puts) in puts_done.iter().enumerate() {
         for i in (0..puts).step_by(7) {
             assert!(
-                t.get(Get::new(format!("p{w}-{i:06}"))).unwrap().value("f", "q").is_some(),
+                t.get(Get::new(format!("p{w}-{i:06}")))
+                    .unwrap()
+                    .value("f", "q")
+                    .is_some(),
                 "put p{w}-{i} lost"
             );
         }
     }
     let n = check_scan(t, false);
-    assert_eq!(n as u64, writers * puts + COUNTERS, "rows after the run");
+    assert_eq!(
+        n as u64,
+        puts_done.iter().sum::<u64>() + COUNTERS,
+        "rows after the run"
+    );
     assert_eq!(check_scan(t, true), n);
 }
