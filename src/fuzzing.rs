@@ -28,8 +28,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// A fuzz target's body.
+pub type Body = fn(&[u8]);
+
 /// Every fuzz target: its name and body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("raw_block", raw_block),
     ("raw_index", raw_index),
     ("raw_bloom", raw_bloom),

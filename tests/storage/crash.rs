@@ -186,7 +186,7 @@ const RESUME_ENV: &str = "CELLBASE_CRASH_CHILD_RESUME";
 /// a row put two operations earlier, counter increments (the database's default, SyncWal),
 /// puts; even puts and deletes are SyncWal, odd ones FsyncWal.
 fn mixed_op(t: &Table, i: u64) -> Result<()> {
-    let d = if i % 2 == 0 {
+    let d = if i.is_multiple_of(2) {
         Durability::SyncWal
     } else {
         Durability::FsyncWal
@@ -282,7 +282,7 @@ fn kill9_mixed_workload_recovers_an_acknowledged_prefix() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(4);
     println!("mixed crash test seed {seed}, {cycles} cycles (CRASH_SEED / CRASH_CYCLES)");
-    let mut rng = seed ^ 0x6d69_7865_64;
+    let mut rng = seed ^ 0x006d_6978_6564;
     let mut next_rand = move || {
         rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = rng;
