@@ -382,4 +382,24 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn torn_final_record_only_rejects_damage_followed_by_intact_records() {
+        let (b, ends) = three();
+        // A grown length field in the first record runs past EOF: a torn tail for the WAL
+        // policy, corruption for the manifest's (intact records follow it).
+        let mut d = b.clone();
+        d[4] ^= 0x10;
+        let (recs, valid) = read_records(&d, p(), TailPolicy::TornTailAllowed).unwrap();
+        assert_eq!((recs.len(), valid), (0, 0));
+        let detail =
+            corruption_detail(read_records(&d, p(), TailPolicy::TornFinalRecordOnly).unwrap_err());
+        assert!(detail.contains("offset 0"), "{detail}");
+        // A really torn final record is still a torn tail.
+        for cut in ends[1] + 1..b.len() {
+            let (recs, valid) =
+                read_records(&b[..cut], p(), TailPolicy::TornFinalRecordOnly).unwrap();
+            assert_eq!((recs.len(), valid), (2, ends[1] as u64), "cut {cut}");
+        }
+    }
 }
