@@ -4,6 +4,7 @@
 //! with seeded bit flips, byte overwrites and truncations, plus random bytes. `FUZZ_SEED` and
 //! `FUZZ_CASES` change the seed and the number of generated inputs per target; a failing input
 //! is printed in hex, and `FUZZ_INPUT=<hex> cargo test --test fuzz_bodies <target>` replays it.
+//! `FUZZ_WRITE_CORPUS=fuzz/corpus` also writes the real files as seed corpora for `cargo fuzz`.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -119,6 +120,14 @@ fn run_target(name: &str) {
     if let Ok(h) = std::env::var("FUZZ_INPUT") {
         body(&unhex(&h));
         return;
+    }
+    if let Ok(dir) = std::env::var("FUZZ_WRITE_CORPUS") {
+        // Seed corpus for the real fuzzers: `fuzz/corpus/<target>/`.
+        let d = Path::new(&dir).join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for (i, s) in seeds().iter().enumerate() {
+            std::fs::write(d.join(format!("seed-{i}")), s).unwrap();
+        }
     }
     let seed = common::env_u64("FUZZ_SEED").unwrap_or(0xf022);
     let model = name == "model";
