@@ -193,3 +193,39 @@ fn unsafe_is_confined_to_the_documented_mmap() {
     let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
     assert!(lib.contains("#![deny(unsafe_code)]"));
 }
+
+/// Every file operation of the engine goes through the `io::FileSystem` seam: outside
+/// `src/io/std_fs.rs` no engine code (test modules aside) names `std::fs`, `File::` or
+/// `OpenOptions`, so fault injection and the power-loss simulation see all I/O.
+#[test]
+fn all_file_io_goes_through_the_seam() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut offenders = Vec::new();
+    for p in walk(&src) {
+        let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.extension().is_none_or(|e| e != "rs")
+            || rel == "io/std_fs.rs"
+            || name == "tests.rs"
+            || name.ends_with("_tests.rs")
+            || name == "testutil.rs"
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let engine = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (i, line) in engine.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if ["std::fs", "File::", "OpenOptions", "read_dir"]
+                .iter()
+                .any(|w| code.contains(w))
+            {
+                offenders.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "file I/O outside the seam: {offenders:#?}"
+    );
+}
