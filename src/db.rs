@@ -500,15 +500,21 @@ fn lock_dir(fs: &dyn FileSystem, path: &Path) -> Result<Box<dyn FileLock>> {
 /// without this a power loss can take a freshly created database directory (with everything
 /// acknowledged in it) away.
 fn create_dir_durably(fs: &dyn FileSystem, path: &Path) -> Result<()> {
-    let missing: Vec<&Path> = path.ancestors().take_while(|a| !fs.exists(a)).collect();
+    let missing: Vec<&Path> = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .take_while(|a| !fs.exists(a))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
     fs.create_dir_all(path)?;
     // Deepest first is fine: each directory's entries are made durable by syncing it.
     for dir in missing {
-        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs.sync_dir(parent)?;
+        match dir.parent() {
+            Some(p) if p.as_os_str().is_empty() => fs.sync_dir(Path::new("."))?,
+            Some(p) => fs.sync_dir(p)?,
+            None => {}
         }
     }
     Ok(())

@@ -229,3 +229,29 @@ fn all_file_io_goes_through_the_seam() {
         "file I/O outside the seam: {offenders:#?}"
     );
 }
+
+/// A relative database path is made durable too: the directory it creates is synced in its
+/// parent, the working directory (simulated on the in-memory filesystem).
+#[test]
+fn relative_database_path_survives_power_loss() {
+    use cellbase::io::MemFs;
+    use std::sync::Arc;
+    let mem = MemFs::new();
+    let o = || opts().durability(cellbase::Durability::FsyncWal);
+    let db = Db::open_with_fs("rel/db", o(), Arc::new(mem.clone())).unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).unwrap();
+    drop(t);
+    drop(db);
+    mem.crash();
+    let db = Db::open_with_fs("rel/db", o(), Arc::new(mem)).unwrap();
+    let t = db.table("t").expect("table survives the power loss");
+    assert!(
+        t.get(cellbase::Get::new("r"))
+            .unwrap()
+            .value("f", "q")
+            .is_some()
+    );
+}
