@@ -136,10 +136,10 @@ impl Db {
                 "memstore_flush_size and max_region_size must be > 0",
             ));
         }
-        fs.create_dir_all(&path)?;
+        create_dir_durably(fs.as_ref(), &path)?;
         let lock = lock_dir(fs.as_ref(), &path)?;
-        fs.create_dir_all(&path.join("data"))?;
-        fs.create_dir_all(&path.join("wal"))?;
+        create_dir_durably(fs.as_ref(), &path.join("data"))?;
+        create_dir_durably(fs.as_ref(), &path.join("wal"))?;
         let (manifest, state) = Manifest::open(fs.clone(), &path)?;
         let cache = Arc::new(BlockCache::new(opts.block_cache_size));
 
@@ -500,6 +500,31 @@ fn lock_dir(fs: &dyn FileSystem, path: &Path) -> Result<Box<dyn FileLock>> {
             Err(e) => return Err(Error::Io(e)),
         }
     }
+}
+
+/// Creates `path` and its missing ancestors, then syncs the parent of every directory it
+/// created: a new directory entry is durable only once its parent directory is synced, so
+/// without this a power loss can take a freshly created database directory (with everything
+/// acknowledged in it) away.
+fn create_dir_durably(fs: &dyn FileSystem, path: &Path) -> Result<()> {
+    let missing: Vec<&Path> = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .take_while(|a| !fs.exists(a))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    fs.create_dir_all(path)?;
+    // Deepest first is fine: each directory's entries are made durable by syncing it.
+    for dir in missing {
+        match dir.parent() {
+            Some(p) if p.as_os_str().is_empty() => fs.sync_dir(Path::new("."))?,
+            Some(p) => fs.sync_dir(p)?,
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Result<()> {

@@ -10,6 +10,9 @@ pub mod codec;
 mod db;
 mod error;
 mod flush;
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+pub mod fuzzing;
 #[doc(hidden)]
 pub mod io;
 #[doc(hidden)]

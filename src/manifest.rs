@@ -624,10 +624,23 @@ impl Manifest {
                 .to_string();
             number = name["MANIFEST-".len()..]
                 .parse()
-                .map_err(|_| Error::corruption(&current, "bad manifest number"))?;
+                .ok()
+                .filter(|&n| manifest_name(n) == name)
+                .ok_or_else(|| {
+                    Error::corruption(&current, format!("bad manifest name {name:?} at offset 0"))
+                })?;
             let path = dir.join(&name);
-            let bytes = fs.read_all(&path)?;
-            let (records, _valid) = read_records(&bytes, &path, TailPolicy::TornTailAllowed)?;
+            let bytes = match fs.read_all(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(Error::corruption(
+                        &current,
+                        format!("names {name}, which does not exist (offset 0)"),
+                    ));
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let (records, _valid) = read_records(&bytes, &path, TailPolicy::TornFinalRecordOnly)?;
             for rec in records {
                 if rec.rtype != RECORD_EDIT {
                     return Err(Error::corruption(

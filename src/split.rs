@@ -8,7 +8,9 @@
 //! the parent. A crash before (6) leaves the parent (its data is in files and the WAL); after
 //! it, the daughters. Daughters read the shared files clamped to their own range (half-file
 //! references) until a compaction rewrites them; a file is deleted only when no region lists
-//! it. A merge follows the same steps with two adjacent regions and a `Merge` record.
+//! it. A merge follows the same steps with two adjacent regions and a `Merge` record; it
+//! refuses regions that hold references (the caller major-compacts them first), because the
+//! merged range would expose the parts of those files outside the old ranges.
 
 use crate::background::Job;
 use crate::db::DbInner;
@@ -287,6 +289,12 @@ impl DbInner {
         if lo.is_retired() || hi.is_retired() || table.is_dropped() {
             return Err(Error::invalid(
                 "merge: a region was split or merged meanwhile",
+            ));
+        }
+        if lo.has_references() || hi.has_references() {
+            // Their files must lie inside their ranges (see `Table::merge`).
+            return Err(Error::invalid(
+                "merge: a region holds references; run a major compaction first",
             ));
         }
         for r in [lo, hi] {

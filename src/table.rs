@@ -507,6 +507,15 @@ impl Table {
         if a.id == b.id {
             return Err(Error::invalid("merge needs two different regions"));
         }
+        // A region holding references (files shared with a former sibling, read clamped to
+        // its range) is major-compacted first, as HBase requires before a merge: the merged
+        // range would otherwise expose the rest of those files, rows the sibling may since have
+        // deleted and compacted away.
+        for r in [&a, &b] {
+            if r.has_references() {
+                self.db.compact_region(&self.shared, r, true)?;
+            }
+        }
         self.db.merge_regions(&self.shared, &a, &b).map(|_| ())
     }
 

@@ -1,48 +1,136 @@
-//! A filesystem wrapper that fails the n-th mutating operation (create, append, sync, rename,
-//! remove, truncate, directory sync), for fault-injection tests: every such failure must reach
-//! the caller as an error, never a panic, and must never lose acknowledged data.
+//! A filesystem wrapper for fault-injection tests (compiled with the `testing` feature).
+//!
+//! It counts mutating operations (create, append, sync, rename, remove, truncate, directory
+//! creation and sync) and can:
+//!
+//! - [`FaultFs::fail_at`]: fail the n-th mutating operation (and only it);
+//! - [`FaultFs::fail_sync_at`]: fail the n-th sync (`sync_data` or `sync_dir`) only;
+//! - [`FaultFs::tear_append_at`]: make the n-th append write only the first half of its bytes
+//!   and then fail (a short write);
+//! - [`FaultFs::crash_at`]: cut the power at the n-th mutating operation: it and every later
+//!   one fail (optionally after half-applying it, when it is an append), as if the machine died;
+//!   [`FaultFs::crash`] then drops everything not made durable (over a [`MemFs`] only).
+//!
+//! Every such failure must reach the caller as an error, never a panic, and must never lose
+//! acknowledged data.
 
-use super::{FileLock, FileSystem, ReadableFile, WritableFile};
+use super::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+const NEVER: u64 = u64::MAX;
 
 #[derive(Debug)]
 struct Counter {
     ops: AtomicU64,
+    syncs: AtomicU64,
+    appends: AtomicU64,
     fail_at: AtomicU64,
+    fail_sync_at: AtomicU64,
+    tear_append_at: AtomicU64,
+    crash_at: AtomicU64,
+    crash_tears: AtomicBool,
+    crashed: AtomicBool,
+    injected: AtomicU64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Append,
+    Sync,
+    Other,
+}
+
+/// What the wrapper does with one operation.
+enum Verdict {
+    Proceed,
+    Fail(io::Error),
+    /// Write half the bytes, then fail.
+    Tear(io::Error),
 }
 
 impl Counter {
-    fn tick(&self, what: &str) -> io::Result<()> {
+    fn tick(&self, what: &str, op: Op) -> Verdict {
         let n = self.ops.fetch_add(1, Ordering::SeqCst);
-        if n == self.fail_at.load(Ordering::SeqCst) {
-            return Err(io::Error::other(format!(
-                "injected fault at mutating operation {n} ({what})"
-            )));
+        let fail = |why: String| {
+            self.injected.fetch_add(1, Ordering::SeqCst);
+            io::Error::other(format!(
+                "injected fault: {why} (mutating operation {n}, {what})"
+            ))
+        };
+        if self.crashed.load(Ordering::SeqCst) {
+            return Verdict::Fail(fail("power lost earlier".into()));
         }
-        Ok(())
+        if n == self.crash_at.load(Ordering::SeqCst) {
+            self.crashed.store(true, Ordering::SeqCst);
+            let e = fail("power lost".into());
+            if op == Op::Append && self.crash_tears.load(Ordering::SeqCst) {
+                return Verdict::Tear(e);
+            }
+            return Verdict::Fail(e);
+        }
+        if n == self.fail_at.load(Ordering::SeqCst) {
+            return Verdict::Fail(fail("failed operation".into()));
+        }
+        if op == Op::Sync {
+            let k = self.syncs.fetch_add(1, Ordering::SeqCst);
+            if k == self.fail_sync_at.load(Ordering::SeqCst) {
+                return Verdict::Fail(fail(format!("failed sync {k}")));
+            }
+        }
+        if op == Op::Append {
+            let k = self.appends.fetch_add(1, Ordering::SeqCst);
+            if k == self.tear_append_at.load(Ordering::SeqCst) {
+                return Verdict::Tear(fail(format!("torn append {k}")));
+            }
+        }
+        Verdict::Proceed
+    }
+
+    fn simple(&self, what: &str, op: Op) -> io::Result<()> {
+        match self.tick(what, op) {
+            Verdict::Proceed => Ok(()),
+            Verdict::Fail(e) | Verdict::Tear(e) => Err(e),
+        }
     }
 }
 
-/// Wraps a filesystem and fails one chosen mutating operation.
+/// Wraps a filesystem and injects faults (see the module docs).
 #[derive(Debug, Clone)]
 pub struct FaultFs {
     inner: Arc<dyn FileSystem>,
+    mem: Option<MemFs>,
     counter: Arc<Counter>,
 }
 
 impl FaultFs {
-    /// A wrapper that fails nothing until [`FaultFs::fail_at`] is set.
+    /// A wrapper that fails nothing until a fault is armed.
     pub fn new(inner: Arc<dyn FileSystem>) -> FaultFs {
         FaultFs {
             inner,
+            mem: None,
             counter: Arc::new(Counter {
                 ops: AtomicU64::new(0),
-                fail_at: AtomicU64::new(u64::MAX),
+                syncs: AtomicU64::new(0),
+                appends: AtomicU64::new(0),
+                fail_at: AtomicU64::new(NEVER),
+                fail_sync_at: AtomicU64::new(NEVER),
+                tear_append_at: AtomicU64::new(NEVER),
+                crash_at: AtomicU64::new(NEVER),
+                crash_tears: AtomicBool::new(false),
+                crashed: AtomicBool::new(false),
+                injected: AtomicU64::new(0),
             }),
         }
+    }
+
+    /// A wrapper over an in-memory filesystem, which makes [`FaultFs::crash`] available.
+    pub fn over_mem(mem: MemFs) -> FaultFs {
+        let mut f = FaultFs::new(Arc::new(mem.clone()));
+        f.mem = Some(mem);
+        f
     }
 
     /// Fails the mutating operation with this index (0-based, counted from creation).
@@ -50,9 +138,73 @@ impl FaultFs {
         self.counter.fail_at.store(n, Ordering::SeqCst);
     }
 
+    /// Fails the sync (`sync_data` or `sync_dir`) with this index (0-based).
+    pub fn fail_sync_at(&self, n: u64) {
+        self.counter.fail_sync_at.store(n, Ordering::SeqCst);
+    }
+
+    /// Makes the append with this index (0-based) write only the first half of its bytes and
+    /// fail.
+    pub fn tear_append_at(&self, n: u64) {
+        self.counter.tear_append_at.store(n, Ordering::SeqCst);
+    }
+
+    /// Cuts the power at the mutating operation with this index: it and every later mutating
+    /// operation fail. With `tear`, an append at that index first writes half its bytes.
+    pub fn crash_at(&self, n: u64, tear: bool) {
+        self.counter.crash_tears.store(tear, Ordering::SeqCst);
+        self.counter.crash_at.store(n, Ordering::SeqCst);
+    }
+
+    /// True once the power was cut by [`FaultFs::crash_at`].
+    pub fn power_lost(&self) -> bool {
+        self.counter.crashed.load(Ordering::SeqCst)
+    }
+
+    /// Simulates the power loss on the underlying [`MemFs`] (everything not durable is
+    /// dropped) and disarms every fault, so the filesystem can be reopened.
+    ///
+    /// # Errors
+    /// `Unsupported` when the wrapper is not over a [`MemFs`] ([`FaultFs::over_mem`]).
+    pub fn crash(&self) -> io::Result<()> {
+        let mem = self.mem.as_ref().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::Unsupported,
+                "FaultFs::crash needs FaultFs::over_mem",
+            )
+        })?;
+        mem.crash();
+        self.disarm();
+        Ok(())
+    }
+
+    /// Disarms every fault (the counters keep counting).
+    pub fn disarm(&self) {
+        let c = &self.counter;
+        for a in [&c.fail_at, &c.fail_sync_at, &c.tear_append_at, &c.crash_at] {
+            a.store(NEVER, Ordering::SeqCst);
+        }
+        c.crashed.store(false, Ordering::SeqCst);
+    }
+
     /// Mutating operations performed so far.
     pub fn mutating_ops(&self) -> u64 {
         self.counter.ops.load(Ordering::SeqCst)
+    }
+
+    /// Syncs (`sync_data`, `sync_dir`) performed so far.
+    pub fn syncs(&self) -> u64 {
+        self.counter.syncs.load(Ordering::SeqCst)
+    }
+
+    /// Appends performed so far.
+    pub fn appends(&self) -> u64 {
+        self.counter.appends.load(Ordering::SeqCst)
+    }
+
+    /// Faults injected so far.
+    pub fn injected(&self) -> u64 {
+        self.counter.injected.load(Ordering::SeqCst)
     }
 }
 
@@ -63,11 +215,18 @@ struct FaultWritable {
 
 impl WritableFile for FaultWritable {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        self.counter.tick("append")?;
-        self.inner.append(data)
+        match self.counter.tick("append", Op::Append) {
+            Verdict::Proceed => self.inner.append(data),
+            Verdict::Fail(e) => Err(e),
+            Verdict::Tear(e) => {
+                let half = data.get(..data.len() / 2).unwrap_or_default();
+                let _ = self.inner.append(half);
+                Err(e)
+            }
+        }
     }
     fn sync_data(&mut self) -> io::Result<()> {
-        self.counter.tick("sync")?;
+        self.counter.simple("sync", Op::Sync)?;
         self.inner.sync_data()
     }
     fn len(&self) -> u64 {
@@ -77,11 +236,11 @@ impl WritableFile for FaultWritable {
 
 impl FileSystem for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        self.counter.tick("create_dir_all")?;
+        self.counter.simple("create_dir_all", Op::Other)?;
         self.inner.create_dir_all(path)
     }
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        self.counter.tick("create")?;
+        self.counter.simple("create", Op::Other)?;
         let inner = self.inner.create(path)?;
         Ok(Box::new(FaultWritable {
             inner,
@@ -102,15 +261,15 @@ impl FileSystem for FaultFs {
         self.inner.read_all(path)
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.counter.tick("rename")?;
+        self.counter.simple("rename", Op::Other)?;
         self.inner.rename(from, to)
     }
     fn remove(&self, path: &Path) -> io::Result<()> {
-        self.counter.tick("remove")?;
+        self.counter.simple("remove", Op::Other)?;
         self.inner.remove(path)
     }
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        self.counter.tick("truncate")?;
+        self.counter.simple("truncate", Op::Other)?;
         self.inner.truncate(path, len)
     }
     fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
@@ -120,7 +279,7 @@ impl FileSystem for FaultFs {
         self.inner.exists(path)
     }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-        self.counter.tick("sync_dir")?;
+        self.counter.simple("sync_dir", Op::Sync)?;
         self.inner.sync_dir(dir)
     }
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {

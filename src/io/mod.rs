@@ -1,10 +1,14 @@
 //! The filesystem seam. Every file operation of the engine goes through [`FileSystem`], so tests
 //! can substitute an in-memory or fault-injecting implementation. [`StdFs`] is the real one.
 
+#[cfg(any(test, feature = "testing"))]
 mod fault_fs;
+mod mem_fs;
 mod std_fs;
 
+#[cfg(any(test, feature = "testing"))]
 pub use fault_fs::FaultFs;
+pub use mem_fs::MemFs;
 pub use std_fs::StdFs;
 
 use std::fmt::Debug;

@@ -37,6 +37,11 @@ pub enum TailPolicy {
     /// Damage confined to the end of the file is a torn tail: the records before it and the
     /// length of the good prefix are returned.
     TornTailAllowed,
+    /// As [`TailPolicy::TornTailAllowed`] for logs whose every append is one record, synced
+    /// before the next (the manifest): a crash can tear only that record, so damage followed by
+    /// an intact record (searched for in the next 64 KiB, for example after a bit flip grew a
+    /// length field past the end of the file) is corruption, not a torn tail.
+    TornFinalRecordOnly,
     /// Any damage is [`Error::Corruption`].
     Strict,
 }
@@ -141,6 +146,25 @@ fn parse_frame(bytes: &[u8], pos: usize) -> std::result::Result<(LogRecord<'_>, 
     ))
 }
 
+/// The offset of the first intact frame starting in `bytes[from..from + 64 KiB]` whose
+/// payload is at most 1 MiB (the bounds keep a damaged file's scan cheap).
+fn intact_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
+    const WINDOW: usize = 64 << 10;
+    const MAX_CANDIDATE: usize = 1 << 20;
+    let end = bytes.len().min(from.saturating_add(WINDOW));
+    (from..end).find(|&o| {
+        let Some(rest) = bytes.get(o..) else {
+            return false;
+        };
+        let mut r = Reader::new(rest);
+        let (Ok(_), Ok(len)) = (r.u32("crc"), r.u32("len")) else {
+            return false;
+        };
+        let len = len as usize;
+        len <= MAX_CANDIDATE && len < r.remaining() && parse_frame(bytes, o).is_ok()
+    })
+}
+
 /// Parses every record of a log file's bytes.
 ///
 /// With [`TailPolicy::TornTailAllowed`], damage confined to the END of the file is a torn tail:
@@ -170,7 +194,14 @@ pub fn read_records<'a>(
             }
             Err(d) => {
                 let torn = d.at_eof || bytes[pos..].iter().all(|&b| b == 0);
-                if torn && policy == TailPolicy::TornTailAllowed {
+                let torn_ok = match policy {
+                    TailPolicy::TornTailAllowed => torn,
+                    TailPolicy::TornFinalRecordOnly => {
+                        torn && intact_frame_after(bytes, pos.saturating_add(1)).is_none()
+                    }
+                    TailPolicy::Strict => false,
+                };
+                if torn_ok {
                     return Ok((out, pos as u64));
                 }
                 return Err(Error::corruption(
@@ -349,6 +380,26 @@ mod tests {
                     Err(e) => drop(corruption_detail(e)),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn torn_final_record_only_rejects_damage_followed_by_intact_records() {
+        let (b, ends) = three();
+        // A grown length field in the first record runs past EOF: a torn tail for the WAL
+        // policy, corruption for the manifest's (intact records follow it).
+        let mut d = b.clone();
+        d[4] ^= 0x10;
+        let (recs, valid) = read_records(&d, p(), TailPolicy::TornTailAllowed).unwrap();
+        assert_eq!((recs.len(), valid), (0, 0));
+        let detail =
+            corruption_detail(read_records(&d, p(), TailPolicy::TornFinalRecordOnly).unwrap_err());
+        assert!(detail.contains("offset 0"), "{detail}");
+        // A really torn final record is still a torn tail.
+        for cut in ends[1] + 1..b.len() {
+            let (recs, valid) =
+                read_records(&b[..cut], p(), TailPolicy::TornFinalRecordOnly).unwrap();
+            assert_eq!((recs.len(), valid), (2, ends[1] as u64), "cut {cut}");
         }
     }
 }

@@ -28,8 +28,9 @@ pub struct ReplayInfo {
 /// each entry, in file order. Other files in `dir` are ignored. Damage at the end of the newest
 /// segment is a torn tail: the file is truncated to its valid prefix (and synced) so the next
 /// open sees a clean file, and replay succeeds. Without a torn tail the newest segment is still
-/// synced, because a new `Wal` will make it an older, must-be-complete segment. An empty
-/// (zero-byte) segment holds no entries. A segment whose header names a newer format version is
+/// synced, because a new `Wal` will make it an older, must-be-complete segment. A newest
+/// segment without a complete header (a crash while it was created) holds no entries and is
+/// removed; an older one is [`Error::Corruption`]. A segment whose header names a newer format version is
 /// [`Error::UnsupportedFormat`]. A visit error aborts replay and is returned.
 ///
 /// Call it before [`crate::wal::Wal::create`] starts the next segment.
@@ -59,6 +60,23 @@ pub fn replay(
             TailPolicy::Strict
         };
         let (records, valid_len) = record::read_records(&bytes, &path, policy)?;
+        if records.is_empty() {
+            if !newest {
+                // Every segment's header is synced before the next segment is created, and a
+                // newest segment without one is removed below: an older headerless segment
+                // has lost its contents.
+                return Err(Error::corruption(
+                    &path,
+                    "older WAL segment has no segment header at offset 0",
+                ));
+            }
+            // The newest segment never got its header (a crash while it was created): it holds
+            // no entries; remove it so it can never become an older, headerless segment.
+            fs.remove(&path)?;
+            fs.sync_dir(dir)?;
+            info.torn_tail_truncated |= !bytes.is_empty();
+            continue;
+        }
         let mut max_seq = 0;
         for (j, rec) in records.iter().enumerate() {
             match (j, rec.rtype) {

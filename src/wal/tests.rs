@@ -357,14 +357,25 @@ fn replay_ignores_other_files_and_handles_empty_dirs() {
     write_file(&dir.path().join("LOCK"), b"junk");
     write_file(&dir.path().join("7.log"), b"junk");
     write_file(&dir.path().join("0000000009.log.tmp"), b"junk");
-    // A zero-byte segment (crash right after creating it) holds no entries.
+    // A zero-byte newest segment (crash right after creating it) holds no entries; replay
+    // removes it, so it never becomes an older segment without a header.
     write_file(&segment_path(dir.path(), 2), b"");
+    let (got, info) = replay_all(dir.path()).unwrap();
+    assert!(got.is_empty() && info.segments.is_empty());
+    assert!(!segment_path(dir.path(), 2).exists());
     let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).unwrap();
     wal.append(&payload(1), 1, WalSync::Fsync).unwrap();
     drop(wal);
     let (got, info) = replay_all(dir.path()).unwrap();
     expect_seqs(&got, [1]);
-    assert_eq!(info.segments, vec![(2, 0), (3, 1)]);
+    assert_eq!(info.segments, vec![(3, 1)]);
+    // An older segment without a header lost its contents: corruption.
+    write_file(&segment_path(dir.path(), 2), b"");
+    assert!(matches!(
+        replay_all(dir.path()),
+        Err(Error::Corruption { .. })
+    ));
+    std::fs::remove_file(segment_path(dir.path(), 2)).unwrap();
     // Creating over an existing segment is refused.
     assert!(Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).is_err());
 }

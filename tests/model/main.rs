@@ -80,9 +80,9 @@ const TTL_B_SECS: i64 = 60;
 /// never gives a TTL to a Put that would shadow an existing cell that way.
 /// Seeds with regions: pre-split at [`SPLIT_KEYS`], then `split`/`merge` ops. Their model
 /// does not follow per-region store files, so these seeds never issue `compact()` (whose
-/// choice depends on per-store file counts); `split` of a region that may hold references is
-/// preceded by an explicit `major_compact()` (which leaves no references), so the engine's own
-/// forced compaction before a split never has anything semantic to do.
+/// choice depends on per-store file counts); `split` or `merge` of a region that may hold
+/// references is preceded by an explicit `major_compact()` (which leaves no references), so the
+/// engine's own forced compaction before a split or merge never has anything semantic to do.
 fn has_regions(seed: u64) -> bool {
     seed % 4 == 2
 }
@@ -1688,6 +1688,11 @@ impl Harness {
             }
             Op::Split(at) => self.split(at.as_deref()),
             Op::Merge(i) => {
+                // Like a split, a merge major-compacts regions holding references first; do it
+                // explicitly so that forced compaction has nothing semantic to do.
+                if self.model.maybe_refs[*i] || self.model.maybe_refs[*i + 1] {
+                    self.run(&Op::MajorCompact);
+                }
                 let regions = self.t().regions();
                 let res = self.t().merge(&regions[*i].name, &regions[*i + 1].name);
                 if let Err(e) = res {

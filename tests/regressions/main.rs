@@ -1,5 +1,8 @@
-//! Regression tests for engine bugs found by the model test (tests/model). One function per
+//! Regression tests for engine bugs found by the model test (tests/model) and the reliability
+//! rig (power-cut and corruption sweeps, tests/storage; see `reliability.rs`). One function per
 //! bug; each header says what fails, how it was found, and the rule it breaks.
+
+mod reliability;
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -4,9 +4,11 @@
 mod bloom;
 mod concurrency;
 mod corruption;
+mod corruption_sweep;
 mod crash;
 mod deletes;
 mod faults;
+mod powerloss;
 mod recovery;
 mod ttl;
 mod versions;

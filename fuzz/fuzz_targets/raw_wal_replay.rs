@@ -1,0 +1,6 @@
+//! libFuzzer entry for `cellbase::fuzzing::raw_wal_replay` (the body also runs in `cargo test --test
+//! fuzz_bodies`).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| cellbase::fuzzing::raw_wal_replay(data));
