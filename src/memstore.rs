@@ -17,22 +17,50 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
 
-/// One cell in the memstore: key and payload in one allocation.
+/// One cell in the memstore: key and payload in one allocation, plus the first bytes of the row
+/// inline so most skiplist comparisons finish without touching the allocation.
 #[derive(Clone, Debug)]
 pub struct MemEntry {
     buf: Arc<[u8]>,
     key_len: u32,
+    /// [`row_prefix`] of the key; `None` when the key does not parse (then comparisons use
+    /// [`compare_encoded`] alone, which orders malformed keys bytewise).
+    prefix: Option<u64>,
+}
+
+thread_local! {
+    /// Scratch space of [`MemEntry::new`].
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The first 8 bytes of the key's row, zero-padded, big-endian. For two valid keys, unequal
+/// prefixes order them as their rows do: at the first differing position either both rows have
+/// a byte, or the shorter row is padded with 0 and is a prefix of the other (so it sorts first).
+#[inline]
+fn row_prefix(key: &[u8]) -> Option<u64> {
+    let k = KeyRef::parse(key)?;
+    let mut p = [0u8; 8];
+    let n = k.row.len().min(8);
+    p[..n].copy_from_slice(&k.row[..n]);
+    Some(u64::from_be_bytes(p))
 }
 
 impl MemEntry {
     /// Builds an entry from an encoded key and payload.
     pub fn new(key: &[u8], payload: &[u8]) -> MemEntry {
-        let mut v = Vec::with_capacity(key.len() + payload.len());
-        v.extend_from_slice(key);
-        v.extend_from_slice(payload);
+        // Concatenate in a per-thread scratch buffer, then one allocation and one memcpy into
+        // the Arc (a Vec -> Arc conversion would allocate twice).
+        let buf: Arc<[u8]> = SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            s.clear();
+            s.extend_from_slice(key);
+            s.extend_from_slice(payload);
+            Arc::from(&s[..])
+        });
         MemEntry {
-            buf: v.into(),
+            buf,
             key_len: key.len() as u32,
+            prefix: row_prefix(key),
         }
     }
     /// The encoded key.
@@ -61,7 +89,13 @@ impl PartialOrd for MemEntry {
     }
 }
 impl Ord for MemEntry {
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
+        if let (Some(a), Some(b)) = (self.prefix, o.prefix)
+            && a != b
+        {
+            return a.cmp(&b);
+        }
         compare_encoded(self.key(), o.key())
     }
 }
