@@ -31,9 +31,15 @@ enum Cmd {
     Run(RunArgs),
     /// (internal) Runs one workload on one engine and prints its result as JSON.
     Child(ChildArgs),
+    /// Re-renders report.md and the charts from an output directory's report.json.
+    Report {
+        /// The output directory of an earlier run.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
-#[derive(Parser, Clone, Debug, Serialize)]
+#[derive(Parser, Clone, Debug, Serialize, Deserialize)]
 struct Common {
     /// db_bench-style key count N (16 B keys, 100 B values).
     #[arg(long, default_value_t = 5_000_000)]
@@ -165,7 +171,7 @@ pub struct RunResult {
     pub disk_write_bytes: u64,
     /// Bytes passed to write syscalls (/proc/self/io wchar).
     pub wchar: u64,
-    /// disk_write_bytes / user_bytes (0 for read-only workloads).
+    /// wchar / user_bytes (0 for read-only workloads).
     pub write_amp: f64,
     /// Bytes of the data directory afterwards.
     pub disk_bytes: u64,
@@ -188,6 +194,7 @@ fn main() -> std::process::ExitCode {
     let r = match cli.cmd {
         Cmd::Run(a) => run(a),
         Cmd::Child(a) => child(a),
+        Cmd::Report { out } => rerender(&out),
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -210,6 +217,26 @@ fn expand(ws: &[String]) -> Res<Vec<String>> {
         }
     }
     Ok(out)
+}
+
+fn rerender(out: &Path) -> Res<()> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json"))?)?;
+    let c: Common = serde_json::from_value(v["parameters"].clone())?;
+    let rs: Vec<RunResult> = serde_json::from_value(v["results"].clone())?;
+    let mut engines: Vec<String> = Vec::new();
+    let mut workloads: Vec<String> = Vec::new();
+    for r in &rs {
+        if !engines.contains(&r.engine) {
+            engines.push(r.engine.clone());
+        }
+        if !workloads.contains(&r.workload) {
+            workloads.push(r.workload.clone());
+        }
+    }
+    report::write(out, &c, &c.config(), &engines, &workloads, &rs)?;
+    eprintln!("report: {}", out.join("report.md").display());
+    Ok(())
 }
 
 fn run(a: RunArgs) -> Res<()> {
@@ -669,7 +696,7 @@ fn child(a: ChildArgs) -> Res<()> {
         (io1.write_bytes - io0.write_bytes).saturating_sub(io1.cancelled - io0.cancelled);
     r.wchar = io1.wchar - io0.wchar;
     if r.user_bytes > 0 {
-        r.write_amp = r.disk_write_bytes as f64 / r.user_bytes as f64;
+        r.write_amp = r.wchar as f64 / r.user_bytes as f64;
     }
     r.disk_bytes = dir_bytes(&dir);
     if r.logical_bytes > 0 {

@@ -121,10 +121,14 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
     out.push((
         "cellbase peak RSS < 1.5x RocksDB's".into(),
         (c > 0.0 && r > 0.0).then_some(c < 1.5 * r),
-        format!(
-            "{c:.0} MiB vs {r:.0} MiB = {:.2}x (largest over all workloads)",
-            c / r.max(1e-9)
-        ),
+        if c > 0.0 && r > 0.0 {
+            format!(
+                "{c:.0} MiB vs {r:.0} MiB = {:.2}x (largest over all workloads)",
+                c / r
+            )
+        } else {
+            "not measured".into()
+        },
     ));
     out
 }
@@ -219,8 +223,9 @@ pub fn write(
     writeln!(
         md,
         "Latencies in µs per operation (readseq: not per operation). Longest write = the \
-         longest single write call (write stall). WA = bytes the process wrote to storage \
-         (/proc/self/io write_bytes, open to close) / user key+value bytes. SA = data directory \
+         longest single write call (write stall). WA = bytes the process passed to write \
+         calls (/proc/self/io wchar, open to close: WAL, flushes, compactions) / user key+value \
+         bytes (write_bytes, which misses files deleted before writeback, is in report.json). SA = data directory \
          bytes / live key+value bytes. RSS = peak resident set (VmHWM) of the child process. \
          Open = time to open the store (after `fillrandom` the process exits without closing, \
          so `overwrite`'s open is a crash recovery).\n"
@@ -233,7 +238,7 @@ pub fn write(
         for e in engines {
             if let Some(r) = find(rs, e, w) {
                 let wa = if r.user_bytes > 0 {
-                    format!("{:.2}", r.write_amp)
+                    format!("{:.2}", r.wchar as f64 / r.user_bytes as f64)
                 } else {
                     "-".into()
                 };
