@@ -14,7 +14,7 @@
 //! out [`SstCursor`]s, which read data blocks through the shared [`BlockCache`].
 
 pub mod block;
-mod block_builder;
+pub mod block_builder;
 pub mod bloom;
 mod cache;
 mod cursor;

@@ -1,0 +1,419 @@
+//! report.md, report.json and SVG charts from the collected results.
+
+use crate::engines::{self, Config, Res};
+use crate::{Common, DBBENCH, RunResult, YCSB};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn find<'a>(rs: &'a [RunResult], e: &str, w: &str) -> Option<&'a RunResult> {
+    rs.iter().find(|r| r.engine == e && r.workload == w)
+}
+
+fn ratio(rs: &[RunResult], w: &str, other: &str) -> Option<f64> {
+    let a = find(rs, "cellbase", w)?;
+    let b = find(rs, other, w)?;
+    (b.ops_per_sec > 0.0).then(|| a.ops_per_sec / b.ops_per_sec)
+}
+
+fn fmt_ops(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2} M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1} k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0 / 1024.0);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!(
+        "{cpu}, {cores} cores, {mem:.1} GiB RAM, Linux {}",
+        kernel.trim()
+    )
+}
+
+/// The acceptance bars of issue 6, evaluated on the results.
+fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, String)> {
+    let mut out = Vec::new();
+    let mut worst = (f64::INFINITY, String::new());
+    let mut all = true;
+    let mut seen = false;
+    let mut behind_sled = Vec::new();
+    for w in workloads {
+        if let Some(x) = ratio(rs, w, "rocksdb") {
+            seen = true;
+            if x < worst.0 {
+                worst = (x, w.clone());
+            }
+            all &= x >= 0.5;
+        }
+        if let Some(x) = ratio(rs, w, "sled")
+            && x <= 1.0
+        {
+            behind_sled.push(format!("{w} ({x:.2}x)"));
+        }
+    }
+    out.push((
+        "cellbase >= 0.5x RocksDB on every workload".into(),
+        seen.then_some(all),
+        if seen {
+            format!("lowest ratio {:.2}x on {}", worst.0, worst.1)
+        } else {
+            "not measured".into()
+        },
+    ));
+    let sled_seen = workloads.iter().any(|w| ratio(rs, w, "sled").is_some());
+    out.push((
+        "cellbase ahead of sled on every workload".into(),
+        sled_seen.then_some(behind_sled.is_empty()),
+        if behind_sled.is_empty() {
+            "ahead everywhere measured".into()
+        } else {
+            format!("behind or equal on {}", behind_sled.join(", "))
+        },
+    ));
+    let s1 = find(rs, "cellbase", "fillsync-1t");
+    let s8 = find(rs, "cellbase", "fillsync-8t");
+    out.push(match (s1, s8) {
+        (Some(a), Some(b)) => {
+            let x = b.ops_per_sec / a.ops_per_sec.max(1e-9);
+            (
+                "FsyncWal puts: 8 threads >= 3x the 1-thread rate".into(),
+                Some(x >= 3.0),
+                format!(
+                    "{} vs {} ops/s = {x:.2}x",
+                    fmt_ops(b.ops_per_sec),
+                    fmt_ops(a.ops_per_sec)
+                ),
+            )
+        }
+        _ => (
+            "FsyncWal puts: 8 threads >= 3x the 1-thread rate".into(),
+            None,
+            "not measured".into(),
+        ),
+    });
+    let peak = |e: &str| {
+        rs.iter()
+            .filter(|r| r.engine == e)
+            .map(|r| r.peak_rss_mb)
+            .fold(0.0f64, f64::max)
+    };
+    let (c, r) = (peak("cellbase"), peak("rocksdb"));
+    out.push((
+        "cellbase peak RSS < 1.5x RocksDB's".into(),
+        (c > 0.0 && r > 0.0).then_some(c < 1.5 * r),
+        if c > 0.0 && r > 0.0 {
+            format!(
+                "{c:.0} MiB vs {r:.0} MiB = {:.2}x (largest over all workloads)",
+                c / r
+            )
+        } else {
+            "not measured".into()
+        },
+    ));
+    out
+}
+
+/// Writes report.md, report.json and the SVG charts into `out`.
+pub fn write(
+    out: &Path,
+    c: &Common,
+    cfg: &Config,
+    engines: &[String],
+    workloads: &[String],
+    rs: &[RunResult],
+) -> Res<()> {
+    let json = serde_json::json!({
+        "machine": machine(),
+        "parameters": c,
+        "config": cfg,
+        "engine_config": engines.iter().map(|e| (e.clone(), engines::describe(e, cfg))).collect::<std::collections::BTreeMap<_,_>>(),
+        "results": rs,
+    });
+    std::fs::write(
+        out.join("report.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+
+    let mut md = String::new();
+    writeln!(md, "# cellbase workload harness report\n")?;
+    writeln!(md, "Machine: {}\n", machine())?;
+    writeln!(
+        md,
+        "Parameters: db_bench N = {} (16 B keys, 100 B values), fillsync writes = {}, YCSB \
+         records = {}, YCSB operations per workload = {}, seed = {}, 1 client thread unless \
+         the threads column says otherwise.\n",
+        c.num,
+        c.sync_ops(),
+        c.records,
+        c.ops(),
+        c.seed
+    )?;
+    writeln!(
+        md,
+        "Configuration (same block cache, memtable size, background threads; compression off; WAL on; no sync unless the workload says so):\n"
+    )?;
+    for e in engines {
+        writeln!(md, "- **{e}**: {}", engines::describe(e, cfg))?;
+    }
+    writeln!(md, "\n## Throughput (operations/s) and ratios\n")?;
+    let mut head = String::from("| workload | threads | ops |");
+    let mut sep = String::from("|---|---:|---:|");
+    for e in engines {
+        write!(head, " {e} |")?;
+        sep.push_str("---:|");
+    }
+    let others: Vec<&str> = ["rocksdb", "fjall", "sled"]
+        .into_iter()
+        .filter(|o| engines.iter().any(|e| e == o) && engines.iter().any(|e| e == "cellbase"))
+        .collect();
+    for o in &others {
+        write!(head, " cellbase/{o} |")?;
+        sep.push_str("---:|");
+    }
+    writeln!(md, "{head}\n{sep}")?;
+    for w in workloads {
+        let any = engines.iter().find_map(|e| find(rs, e, w));
+        let Some(any) = any else { continue };
+        let mut row = format!("| {w} | {} | {} |", any.threads, any.ops);
+        for e in engines {
+            match find(rs, e, w) {
+                Some(r) => write!(row, " {} |", fmt_ops(r.ops_per_sec))?,
+                None => row.push_str(" - |"),
+            }
+        }
+        for o in &others {
+            match ratio(rs, w, o) {
+                Some(x) => write!(row, " {x:.2}x |")?,
+                None => row.push_str(" - |"),
+            }
+        }
+        writeln!(md, "{row}")?;
+    }
+    writeln!(md, "\n## Acceptance bars (issue 6)\n")?;
+    writeln!(md, "| bar | result | detail |\n|---|---|---|")?;
+    for (name, ok, detail) in bars(rs, workloads) {
+        let verdict = match ok {
+            Some(true) => "PASS",
+            Some(false) => "FAIL",
+            None => "n/a",
+        };
+        writeln!(md, "| {name} | {verdict} | {detail} |")?;
+    }
+    writeln!(md, "\n## Latency, amplification, memory, open time\n")?;
+    writeln!(
+        md,
+        "Latencies in µs per operation (readseq: not per operation). Longest write = the \
+         longest single write call (write stall). WA = bytes the process passed to write \
+         calls (/proc/self/io wchar, open to close: WAL, flushes, compactions) / user key+value \
+         bytes (write_bytes, which misses files deleted before writeback, is in report.json). SA = data directory \
+         bytes / live key+value bytes. RSS = peak resident set (VmHWM) of the child process. \
+         Open = time to open the store (after `fillrandom` the process exits without closing, \
+         so `overwrite`'s open is a crash recovery).\n"
+    )?;
+    writeln!(
+        md,
+        "| workload | engine | p50 | p99 | p99.9 | max | longest write | WA | SA | RSS MiB | open ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    )?;
+    for w in workloads {
+        for e in engines {
+            if let Some(r) = find(rs, e, w) {
+                let wa = if r.user_bytes > 0 {
+                    format!("{:.2}", r.wchar as f64 / r.user_bytes as f64)
+                } else {
+                    "-".into()
+                };
+                writeln!(
+                    md,
+                    "| {w} | {e} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {wa} | {:.2} | {:.0} | {:.1} |",
+                    r.p50_us,
+                    r.p99_us,
+                    r.p999_us,
+                    r.max_us,
+                    r.max_write_us,
+                    r.space_amp,
+                    r.peak_rss_mb,
+                    r.open_ms
+                )?;
+            }
+        }
+    }
+    writeln!(
+        md,
+        "\nCharts: `throughput-dbbench.svg`, `throughput-ycsb.svg`, `ratios.svg`.\n"
+    )?;
+    std::fs::write(out.join("report.md"), md)?;
+
+    let db: Vec<&String> = workloads
+        .iter()
+        .filter(|w| DBBENCH.contains(&w.as_str()))
+        .collect();
+    let yc: Vec<&String> = workloads
+        .iter()
+        .filter(|w| YCSB.contains(&w.as_str()))
+        .collect();
+    std::fs::write(
+        out.join("throughput-dbbench.svg"),
+        bar_chart("db_bench-style throughput (ops/s)", &db, engines, rs),
+    )?;
+    std::fs::write(
+        out.join("throughput-ycsb.svg"),
+        bar_chart("YCSB throughput (ops/s)", &yc, engines, rs),
+    )?;
+    std::fs::write(out.join("ratios.svg"), ratio_chart(workloads, &others, rs))?;
+    Ok(())
+}
+
+const COLORS: [&str; 4] = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd"];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Grouped horizontal bars, one group per workload, each bar scaled to the group's best.
+fn bar_chart(title: &str, ws: &[&String], engines: &[String], rs: &[RunResult]) -> String {
+    let bar_h = 14.0;
+    let group_h = bar_h * engines.len() as f64 + 12.0;
+    let left = 130.0;
+    let width = 760.0;
+    let plot_w = width - left - 120.0;
+    let height = 60.0 + group_h * ws.len() as f64 + 20.0 * engines.len() as f64;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n<text x=\"10\" y=\"36\" fill=\"#555\">bars scaled to the fastest engine of each workload</text>\n",
+        esc(title)
+    );
+    let mut y = 50.0;
+    for w in ws {
+        let best = engines
+            .iter()
+            .filter_map(|e| find(rs, e, w))
+            .map(|r| r.ops_per_sec)
+            .fold(0.0f64, f64::max);
+        let _ = writeln!(
+            s,
+            "<text x=\"10\" y=\"{:.1}\">{}</text>",
+            y + group_h / 2.0,
+            esc(w)
+        );
+        for (i, e) in engines.iter().enumerate() {
+            if let Some(r) = find(rs, e, w) {
+                let len = if best > 0.0 {
+                    plot_w * r.ops_per_sec / best
+                } else {
+                    0.0
+                };
+                let by = y + i as f64 * bar_h;
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{left}\" y=\"{by:.1}\" width=\"{len:.1}\" height=\"{:.1}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                    bar_h - 2.0,
+                    COLORS[i % COLORS.len()],
+                    left + len + 4.0,
+                    by + bar_h - 4.0,
+                    fmt_ops(r.ops_per_sec)
+                );
+            }
+        }
+        y += group_h;
+    }
+    for (i, e) in engines.iter().enumerate() {
+        let ly = y + 10.0 + i as f64 * 18.0;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{left}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            ly,
+            COLORS[i % COLORS.len()],
+            left + 18.0,
+            ly + 10.0,
+            esc(e)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// cellbase's throughput ratio to each other engine per workload, log scale, 1x line.
+fn ratio_chart(ws: &[String], others: &[&str], rs: &[RunResult]) -> String {
+    let bar_h = 12.0;
+    let group_h = bar_h * others.len().max(1) as f64 + 10.0;
+    let left = 130.0;
+    let width = 760.0;
+    let plot_w = width - left - 80.0;
+    let height = 70.0 + group_h * ws.len() as f64 + 18.0 * others.len() as f64;
+    // log2 scale from 1/16x to 16x.
+    let xpos = |r: f64| left + plot_w * ((r.log2().clamp(-4.0, 4.0) + 4.0) / 8.0);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">cellbase throughput / other engine (log scale, 1/16x..16x)</text>\n"
+    );
+    let top = 40.0;
+    let bottom = top + group_h * ws.len() as f64;
+    for (r, label) in [(0.5, "0.5x"), (1.0, "1x"), (2.0, "2x")] {
+        let x = xpos(r);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\" stroke=\"#888\" stroke-dasharray=\"3,3\"/><text x=\"{:.1}\" y=\"{:.1}\">{label}</text>",
+            x - 8.0,
+            top - 4.0
+        );
+    }
+    let mut y = top;
+    for w in ws {
+        let _ = writeln!(
+            s,
+            "<text x=\"10\" y=\"{:.1}\">{}</text>",
+            y + group_h / 2.0,
+            esc(w)
+        );
+        for (i, o) in others.iter().enumerate() {
+            if let Some(r) = ratio(rs, w, o) {
+                let (x0, x1) = (xpos(1.0), xpos(r));
+                let by = y + i as f64 * bar_h;
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{:.1}\" y=\"{by:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">{r:.2}x</text>",
+                    x0.min(x1),
+                    (x1 - x0).abs().max(1.0),
+                    bar_h - 2.0,
+                    COLORS[(i + 1) % COLORS.len()],
+                    x0.max(x1) + 3.0,
+                    by + bar_h - 3.0
+                );
+            }
+        }
+        y += group_h;
+    }
+    for (i, o) in others.iter().enumerate() {
+        let ly = y + 10.0 + i as f64 * 18.0;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{left}\" y=\"{ly:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">cellbase / {}</text>",
+            COLORS[(i + 1) % COLORS.len()],
+            left + 18.0,
+            ly + 10.0,
+            esc(o)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
