@@ -3,7 +3,7 @@
 //! non-interactive with `-e`, `-f` or piped standard input.
 //!
 //! The input is parsed by a small Ruby-literal evaluator ([`ruby`]), the commands map onto the
-//! engine API ([`commands`]) and print HBase's formats ([`format`]).
+//! engine API ([`commands`]) and print HBase's formats ([`mod@format`]).
 
 pub mod commands;
 pub mod format;
