@@ -209,12 +209,12 @@ fn delete_survives_splits_and_merges() {
 fn older_wal_segment_cut_at_record_boundary_is_corruption() {
     let mem = MemFs::new();
     {
-        let db = Db::open_with_fs("/db", opts().wal_segment_size(1 << 10), Arc::new(mem.clone()))
+        let db = Db::open_with_fs("/db", opts().wal_segment_size(4 << 10), Arc::new(mem.clone()))
             .unwrap();
         let t = db
             .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
             .unwrap();
-        for i in 0..60 {
+        for i in 0..150 {
             t.put(Put::new(format!("r{i:03}")).add("f", "q", "v".repeat(40)))
                 .unwrap();
         }
