@@ -92,10 +92,10 @@ pub fn replay(
             match (j, rec.rtype) {
                 (0, REC_SEGMENT_HEADER) => {
                     let link = segment::check_segment_header(rec.payload, &path, id, rec.offset)?;
-                    if let (Some(link), Some((bid, blen))) = (link, before) {
-                        if link.id == bid {
-                            check_link(dir, id, link.len, bid, blen)?;
-                        }
+                    if let (Some(link), Some((bid, blen))) = (link, before)
+                        && link.id == bid
+                    {
+                        check_link(dir, id, link.len, bid, blen)?;
                     }
                 }
                 (0, t) => {

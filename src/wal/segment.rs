@@ -218,7 +218,10 @@ mod tests {
         let (recs, _) = record::read_records(&b, p, record::TailPolicy::Strict).unwrap();
         assert_eq!(recs[0].rtype, REC_SEGMENT_HEADER);
         assert_eq!(recs[0].payload.len(), SEGMENT_HEADER_V2_LEN);
-        assert_eq!(check_segment_header(recs[0].payload, p, 42, 0).unwrap(), None);
+        assert_eq!(
+            check_segment_header(recs[0].payload, p, 42, 0).unwrap(),
+            None
+        );
         assert!(matches!(
             check_segment_header(recs[0].payload, p, 43, 0),
             Err(Error::Corruption { .. })
@@ -275,6 +278,9 @@ mod tests {
         encode_segment_header_v1(&mut v1, 42);
         let (recs, _) = record::read_records(&v1, p, record::TailPolicy::Strict).unwrap();
         assert_eq!(recs[0].payload.len(), SEGMENT_HEADER_V1_LEN);
-        assert_eq!(check_segment_header(recs[0].payload, p, 42, 0).unwrap(), None);
+        assert_eq!(
+            check_segment_header(recs[0].payload, p, 42, 0).unwrap(),
+            None
+        );
     }
 }

@@ -472,7 +472,10 @@ fn segment_headers_link_to_the_previous_segment_and_its_length() {
         let b = StdFs.read_all(&segment_path(dir.path(), id)).unwrap();
         let (recs, _) =
             record::read_records(&b, Path::new("x"), record::TailPolicy::Strict).unwrap();
-        let prev_len = StdFs.read_all(&segment_path(dir.path(), id - 1)).unwrap().len() as u64;
+        let prev_len = StdFs
+            .read_all(&segment_path(dir.path(), id - 1))
+            .unwrap()
+            .len() as u64;
         assert_eq!(
             segment::check_segment_header(recs[0].payload, Path::new("x"), id, 0).unwrap(),
             Some(segment::PrevSegment {
@@ -499,7 +502,10 @@ fn segment_headers_link_to_the_previous_segment_and_its_length() {
     let last_len = StdFs.read_all(&segment_path(dir.path(), n)).unwrap().len() as u64;
     assert_eq!(
         segment::check_segment_header(recs[0].payload, Path::new("x"), n + 5, 0).unwrap(),
-        Some(segment::PrevSegment { id: n, len: last_len })
+        Some(segment::PrevSegment {
+            id: n,
+            len: last_len
+        })
     );
     expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=21);
     // Changing the length of the segment before it is now caught too (segment n may hold only
@@ -530,7 +536,7 @@ fn a_missing_predecessor_is_not_checked() {
 fn version_1_segments_still_replay_without_a_link_check() {
     // Two version-1 segments as the old code wrote them: entries 1..=3 and 4..=6.
     let dir = tempfile::tempdir().unwrap();
-    let mut seg = |id: u64, seqs: std::ops::RangeInclusive<u64>| {
+    let seg = |id: u64, seqs: std::ops::RangeInclusive<u64>| {
         let mut b = Vec::new();
         segment::encode_segment_header_v1(&mut b, id);
         for s in seqs {

@@ -209,8 +209,12 @@ fn delete_survives_splits_and_merges() {
 fn older_wal_segment_cut_at_record_boundary_is_corruption() {
     let mem = MemFs::new();
     {
-        let db = Db::open_with_fs("/db", opts().wal_segment_size(4 << 10), Arc::new(mem.clone()))
-            .unwrap();
+        let db = Db::open_with_fs(
+            "/db",
+            opts().wal_segment_size(4 << 10),
+            Arc::new(mem.clone()),
+        )
+        .unwrap();
         let t = db
             .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
             .unwrap();

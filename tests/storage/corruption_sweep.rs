@@ -336,5 +336,8 @@ fn truncations_of_every_file_kind_are_detected_or_torn_tails() {
     let t = sweep(true);
     println!("truncations: {t:?}");
     assert!(t.detected > t.cases / 3, "{t:?}");
-    assert!(t.old_wal_boundary_cuts > 0, "no older WAL segment was cut: {t:?}");
+    assert!(
+        t.old_wal_boundary_cuts > 0,
+        "no older WAL segment was cut: {t:?}"
+    );
 }
