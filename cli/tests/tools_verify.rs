@@ -233,16 +233,16 @@ fn wal_damage_is_an_error_and_a_torn_tail_a_warning() {
         .strip_prefix(src.path())
         .unwrap()
         .to_path_buf();
-    // A flipped byte in the first entry (after the 29-byte header record), followed by more
+    // A flipped byte in the first entry (after the 46-byte version-2 header record), followed by more
     // records: damage.
     let d = copy_of(src.path());
     let path = d.path().join(&newest);
-    flip(&path, 29 + 12);
+    flip(&path, 46 + 12);
     let out = verify(d.path(), &[]);
     assert_eq!(out.code, 1, "{out:?}");
     let line = line_for(&out, "ERROR", &path);
     assert!(
-        line.contains("offset 29") && line.contains("checksum"),
+        line.contains("offset 46") && line.contains("checksum"),
         "{line}"
     );
 

@@ -5,6 +5,12 @@
 //! before a new `Wal` starts a later one, so every segment but the newest is complete on disk:
 //! damage anywhere in an older segment, and damage followed by further data in the newest one,
 //! is [`Error::Corruption`] naming the file and offset.
+//!
+//! Chain rule: a version-2 segment header records the id and final length of the segment
+//! written before it. When that segment is present, its actual length must match: a shorter
+//! one (for example cut exactly at a record boundary, which its own framing cannot reveal) or a
+//! longer one is [`Error::Corruption`] naming the older segment and the offset where the
+//! difference starts. A missing predecessor (deleted once flushed) is not checked.
 
 use crate::error::{Error, Result};
 use crate::io::FileSystem;
@@ -31,7 +37,9 @@ pub struct ReplayInfo {
 /// synced, because a new `Wal` will make it an older, must-be-complete segment. A newest
 /// segment without a complete header (a crash while it was created) holds no entries and is
 /// removed; an older one is [`Error::Corruption`]. A segment whose header names a newer format version is
-/// [`Error::UnsupportedFormat`]. A visit error aborts replay and is returned.
+/// [`Error::UnsupportedFormat`]. An older segment whose length differs from the length its
+/// successor's header records is [`Error::Corruption`]. A visit error aborts replay and is
+/// returned.
 ///
 /// Call it before [`crate::wal::Wal::create`] starts the next segment.
 pub fn replay(
@@ -50,6 +58,8 @@ pub fn replay(
         last_segment_id: ids.last().copied().unwrap_or(0),
         torn_tail_truncated: false,
     };
+    // The segment read just before this one: (id, length in bytes).
+    let mut before: Option<(u64, u64)> = None;
     for (i, &id) in ids.iter().enumerate() {
         let newest = i + 1 == ids.len();
         let path = segment::segment_path(dir, id);
@@ -81,7 +91,12 @@ pub fn replay(
         for (j, rec) in records.iter().enumerate() {
             match (j, rec.rtype) {
                 (0, REC_SEGMENT_HEADER) => {
-                    segment::check_segment_header(rec.payload, &path, id, rec.offset)?
+                    let link = segment::check_segment_header(rec.payload, &path, id, rec.offset)?;
+                    if let (Some(link), Some((bid, blen))) = (link, before)
+                        && link.id == bid
+                    {
+                        check_link(dir, id, link.len, bid, blen)?;
+                    }
                 }
                 (0, t) => {
                     return Err(Error::corruption(
@@ -111,6 +126,34 @@ pub fn replay(
             }
         }
         info.segments.push((id, max_seq));
+        before = Some((id, bytes.len() as u64));
     }
     Ok(info)
+}
+
+/// Checks that segment `bid`, `blen` bytes long, has the length `recorded` that the header of
+/// its successor `id` records.
+fn check_link(dir: &Path, id: u64, recorded: u64, bid: u64, blen: u64) -> Result<()> {
+    let older = segment::segment_path(dir, bid);
+    let succ = segment::segment_file_name(id);
+    if blen < recorded {
+        return Err(Error::corruption(
+            &older,
+            format!(
+                "older WAL segment ends at offset {blen}, but the header of its successor {succ} \
+                 records its length as {recorded}: {} bytes missing from offset {blen}",
+                recorded - blen
+            ),
+        ));
+    }
+    if blen > recorded {
+        return Err(Error::corruption(
+            &older,
+            format!(
+                "older WAL segment is {blen} bytes, but the header of its successor {succ} \
+                 records its length as {recorded}: unexpected bytes from offset {recorded}"
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -330,12 +330,12 @@ fn damage_in_an_older_segment_or_mid_file_is_corruption() {
     wal.close().unwrap();
     let last = segment_path(dir.path(), 1);
     let mut d = StdFs.read_all(&last).unwrap();
-    d[29 + 9 + 3] ^= 0x10; // the header frame is 9 + 20 bytes; then the entry's seq field
+    d[46 + 9 + 3] ^= 0x10; // the header frame is 9 + 37 bytes; then the entry's seq field
     write_file(&last, &d);
     match replay_all(dir.path()) {
         Err(Error::Corruption { path, detail }) => {
             assert_eq!(path, last);
-            assert!(detail.contains("offset 29"), "{detail}");
+            assert!(detail.contains("offset 46"), "{detail}");
         }
         other => panic!("expected corruption, got {other:?}"),
     }
@@ -385,13 +385,189 @@ fn newer_format_version_is_unsupported() {
     let dir = tempfile::tempdir().unwrap();
     let mut b = Vec::new();
     let mut p = segment::SEGMENT_MAGIC.to_vec();
-    p.extend_from_slice(&2u32.to_be_bytes());
+    p.extend_from_slice(&3u32.to_be_bytes());
     p.extend_from_slice(&1u64.to_be_bytes());
     record::encode_record(&mut b, segment::REC_SEGMENT_HEADER, &p);
     write_file(&segment_path(dir.path(), 1), &b);
     assert!(matches!(
         replay_all(dir.path()),
-        Err(Error::UnsupportedFormat { found: 2, .. })
+        Err(Error::UnsupportedFormat { found: 3, .. })
+    ));
+}
+
+/// Segments 1..=n written by a WAL that rolls every `segment_size` bytes, entries 1..=20.
+fn rolled_log(dir: &Path, segment_size: u64) -> usize {
+    let wal = Wal::create(std_fs(), dir.to_path_buf(), 1, small(segment_size)).unwrap();
+    for seq in 1..=20 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    wal.close().unwrap();
+    wal.segment_count()
+}
+
+/// Offsets at which each complete record of `bytes` ends (after the header frame).
+fn record_ends(bytes: &[u8]) -> Vec<u64> {
+    let (recs, _) =
+        record::read_records(bytes, Path::new("x"), record::TailPolicy::Strict).unwrap();
+    recs.iter()
+        .map(|r| r.offset + (record::HEADER_LEN + r.payload.len()) as u64)
+        .collect()
+}
+
+#[test]
+fn older_segment_cut_at_a_record_boundary_is_corruption_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = rolled_log(dir.path(), 300);
+    assert!(n >= 3, "{n} segments");
+    // Every older segment, cut at every record boundary (header included), and grown by one
+    // valid-looking record: corruption naming that segment and the offset.
+    for id in 1..n as u64 {
+        let p = segment_path(dir.path(), id);
+        let orig = StdFs.read_all(&p).unwrap();
+        let ends = record_ends(&orig);
+        assert!(ends.len() >= 2);
+        for &end in &ends[..ends.len() - 1] {
+            write_file(&p, &orig[..end as usize]);
+            match replay_all(dir.path()) {
+                Err(Error::Corruption { path, detail }) => {
+                    assert_eq!(path, p);
+                    assert!(
+                        detail.contains(&format!("missing from offset {end}")),
+                        "{detail}"
+                    );
+                }
+                other => panic!("segment {id} cut at {end}: expected corruption, got {other:?}"),
+            }
+        }
+        let mut longer = orig.clone();
+        record::encode_record(&mut longer, segment::REC_ENTRY, &99u64.to_be_bytes());
+        write_file(&p, &longer);
+        match replay_all(dir.path()) {
+            Err(Error::Corruption { path, detail }) => {
+                assert_eq!(path, p);
+                assert!(
+                    detail.contains(&format!("unexpected bytes from offset {}", orig.len())),
+                    "{detail}"
+                );
+            }
+            other => panic!("segment {id} grown: expected corruption, got {other:?}"),
+        }
+        write_file(&p, &orig);
+    }
+    expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=20);
+}
+
+#[test]
+fn segment_headers_link_to_the_previous_segment_and_its_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = rolled_log(dir.path(), 300) as u64;
+    let first = StdFs.read_all(&segment_path(dir.path(), 1)).unwrap();
+    let (recs, _) =
+        record::read_records(&first, Path::new("x"), record::TailPolicy::Strict).unwrap();
+    assert_eq!(
+        segment::check_segment_header(recs[0].payload, Path::new("x"), 1, 0).unwrap(),
+        None
+    );
+    for id in 2..=n {
+        let b = StdFs.read_all(&segment_path(dir.path(), id)).unwrap();
+        let (recs, _) =
+            record::read_records(&b, Path::new("x"), record::TailPolicy::Strict).unwrap();
+        let prev_len = StdFs
+            .read_all(&segment_path(dir.path(), id - 1))
+            .unwrap()
+            .len() as u64;
+        assert_eq!(
+            segment::check_segment_header(recs[0].payload, Path::new("x"), id, 0).unwrap(),
+            Some(segment::PrevSegment {
+                id: id - 1,
+                len: prev_len
+            })
+        );
+    }
+    // A WAL created after replay links to the newest older segment, skipping gaps.
+    let (_, info) = replay_all(dir.path()).unwrap();
+    let wal = Wal::create(
+        std_fs(),
+        dir.path().to_path_buf(),
+        info.last_segment_id + 5,
+        WalOptions::default(),
+    )
+    .unwrap();
+    wal.append(&payload(21), 21, WalSync::Fsync).unwrap();
+    wal.close().unwrap();
+    let b = StdFs
+        .read_all(&segment_path(dir.path(), info.last_segment_id + 5))
+        .unwrap();
+    let (recs, _) = record::read_records(&b, Path::new("x"), record::TailPolicy::Strict).unwrap();
+    let last_len = StdFs.read_all(&segment_path(dir.path(), n)).unwrap().len() as u64;
+    assert_eq!(
+        segment::check_segment_header(recs[0].payload, Path::new("x"), n + 5, 0).unwrap(),
+        Some(segment::PrevSegment {
+            id: n,
+            len: last_len
+        })
+    );
+    expect_seqs(&replay_all(dir.path()).unwrap().0, 1..=21);
+    // Changing the length of the segment before it is now caught too (segment n may hold only
+    // its header, so grow it by one record).
+    let p = segment_path(dir.path(), n);
+    let mut grown = StdFs.read_all(&p).unwrap();
+    record::encode_record(&mut grown, segment::REC_ENTRY, &99u64.to_be_bytes());
+    write_file(&p, &grown);
+    assert!(matches!(
+        replay_all(dir.path()),
+        Err(Error::Corruption { path, .. }) if path == p
+    ));
+}
+
+#[test]
+fn a_missing_predecessor_is_not_checked() {
+    // Segments deleted once flushed: the oldest remaining segment's link names a segment that
+    // is gone, which is fine.
+    let dir = tempfile::tempdir().unwrap();
+    let n = rolled_log(dir.path(), 300);
+    std::fs::remove_file(segment_path(dir.path(), 1)).unwrap();
+    let (got, info) = replay_all(dir.path()).unwrap();
+    assert_eq!(info.segments.len(), n - 1);
+    assert!(!got.is_empty());
+}
+
+#[test]
+fn version_1_segments_still_replay_without_a_link_check() {
+    // Two version-1 segments as the old code wrote them: entries 1..=3 and 4..=6.
+    let dir = tempfile::tempdir().unwrap();
+    let seg = |id: u64, seqs: std::ops::RangeInclusive<u64>| {
+        let mut b = Vec::new();
+        segment::encode_segment_header_v1(&mut b, id);
+        for s in seqs {
+            let mut e = s.to_be_bytes().to_vec();
+            e.extend_from_slice(&payload(s));
+            record::encode_record(&mut b, segment::REC_ENTRY, &e);
+        }
+        b
+    };
+    let s1 = seg(1, 1..=3);
+    let s2 = seg(2, 4..=6);
+    write_file(&segment_path(dir.path(), 1), &s1);
+    write_file(&segment_path(dir.path(), 2), &s2);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=6);
+    assert_eq!(info.segments, vec![(1, 3), (2, 6)]);
+    // Without the link, an older version-1 segment cut at a record boundary is undetectable
+    // (the gap version 2 closes): replay returns the shorter log.
+    let ends = record_ends(&s1);
+    write_file(&segment_path(dir.path(), 1), &s1[..ends[2] as usize]);
+    expect_seqs(&replay_all(dir.path()).unwrap().0, [1, 2, 4, 5, 6]);
+    // A new (version 2) WAL started after them links to segment 2 and checks it.
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 3, WalOptions::default()).unwrap();
+    wal.append(&payload(7), 7, WalSync::Fsync).unwrap();
+    wal.close().unwrap();
+    expect_seqs(&replay_all(dir.path()).unwrap().0, [1, 2, 4, 5, 6, 7]);
+    let ends2 = record_ends(&s2);
+    write_file(&segment_path(dir.path(), 2), &s2[..ends2[2] as usize]);
+    assert!(matches!(
+        replay_all(dir.path()),
+        Err(Error::Corruption { path, .. }) if path == segment_path(dir.path(), 2)
     ));
 }
 

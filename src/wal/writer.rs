@@ -175,7 +175,8 @@ impl std::fmt::Debug for Wal {
 
 impl Wal {
     /// Creates segment `first_segment_id` in `dir` (which must exist; the segment file must not),
-    /// writes and syncs its header and syncs the directory. Recover an existing log with
+    /// writes and syncs its header and syncs the directory. The header links to the newest
+    /// older segment in `dir`, if any, recording its length after an `fdatasync` of it. Recover an existing log with
     /// [`crate::wal::replay`] first and pass `last_segment_id + 1`.
     pub fn create(
         fs: Arc<dyn FileSystem>,
@@ -186,7 +187,8 @@ impl Wal {
         if opts.segment_size == 0 {
             return Err(Error::invalid("WalOptions::segment_size must be positive"));
         }
-        let file = segment::create_segment(&*fs, &dir, first_segment_id)?;
+        let prev = previous_segment(&*fs, &dir, first_segment_id)?;
+        let file = segment::create_segment(&*fs, &dir, first_segment_id, prev)?;
         Ok(Wal {
             fs,
             dir,
@@ -491,7 +493,13 @@ impl Wal {
         let mut rolled_to = None;
         if roll {
             let new_id = io.id + 1;
-            match segment::create_segment(&*self.fs, &self.dir, new_id) {
+            // The old segment was just synced (or had nothing unsynced), so its length is
+            // durable: the new header records it and replay checks it.
+            let prev = segment::PrevSegment {
+                id: io.id,
+                len: io.file.len(),
+            };
+            match segment::create_segment(&*self.fs, &self.dir, new_id, Some(prev)) {
                 Ok(f) => {
                     self.syncs.fetch_add(1, Ordering::Relaxed);
                     io.file = f;
@@ -511,6 +519,30 @@ impl Wal {
             rolled_to,
         })
     }
+}
+
+/// The newest segment in `dir` older than `id`, with its length, after an `fdatasync` of it (so
+/// the recorded length never claims bytes a power loss could drop). `None` when there is none.
+fn previous_segment(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    id: u64,
+) -> Result<Option<segment::PrevSegment>> {
+    let prev_id = fs
+        .list(dir)?
+        .iter()
+        .filter_map(|n| segment::parse_segment_name(n))
+        .filter(|&p| p < id)
+        .max();
+    let Some(prev_id) = prev_id else {
+        return Ok(None);
+    };
+    let mut f = fs.open_append(&segment::segment_path(dir, prev_id))?;
+    f.sync_data()?;
+    Ok(Some(segment::PrevSegment {
+        id: prev_id,
+        len: f.len(),
+    }))
 }
 
 fn check_open(g: &Shared) -> Result<()> {

@@ -11,6 +11,11 @@
 //!   the last record of the newest WAL segment or of the manifest, or the file is cut short
 //!   there. Then rows may be missing (those records are dropped), but no row is ever wrong.
 //!
+//! An older WAL segment is never a torn tail: every truncation of it, including a cut exactly
+//! at a record boundary (caught by the length its successor's version-2 header records), must
+//! be `Error::Corruption` naming it or harmless. The truncation sweep cuts every older segment
+//! at every record boundary in addition to the sampled positions.
+//!
 //! Never a panic, never a wrong value, never an unexpected row. `CORRUPTION_STEP=1` tries every
 //! byte (the default samples).
 
@@ -100,7 +105,8 @@ struct Tally {
     detected: u64,
     harmless: u64,
     torn: u64,
-    undetectable_cuts: u64,
+    /// Older-WAL truncations exactly at a record boundary (each must be detected or harmless).
+    old_wal_boundary_cuts: u64,
 }
 
 enum Outcome {
@@ -162,9 +168,6 @@ enum MayLose {
     /// The record reader stops at the damage and treats the rest as a torn tail (damage in the
     /// final record, a length field grown past the end of the file, or a cut file).
     TornTail,
-    /// An older WAL segment cut exactly at a record boundary (the format has no segment
-    /// trailer, so this is undetectable; a known gap).
-    CutAtRecordBoundary,
 }
 
 fn may_lose(kind: Kind, damaged: &[u8], truncated: bool, path: &Path) -> MayLose {
@@ -181,16 +184,9 @@ fn may_lose(kind: Kind, damaged: &[u8], truncated: bool, path: &Path) -> MayLose
                 _ => MayLose::No,
             }
         }
-        Kind::OldWal => {
-            if truncated
-                && !damaged.is_empty()
-                && read_records(damaged, path, TailPolicy::Strict).is_ok()
-            {
-                MayLose::CutAtRecordBoundary
-            } else {
-                MayLose::No
-            }
-        }
+        // Older segments are complete on disk, and their successor's header records their
+        // length: any damage, a cut at a record boundary included, must be reported.
+        Kind::OldWal => MayLose::No,
     }
 }
 
@@ -258,10 +254,7 @@ fn case(
             );
         }
     }
-    match allowed {
-        MayLose::TornTail => tally.torn += 1,
-        _ => tally.undetectable_cuts += 1,
-    }
+    tally.torn += 1;
 }
 
 fn step() -> usize {
@@ -283,9 +276,23 @@ fn sweep(truncate: bool) -> Tally {
         let mut positions: Vec<usize> = (0..n).step_by(step).collect();
         // Always include the last bytes (trailers, final records).
         positions.extend(n.saturating_sub(24)..n);
+        // Every record boundary of an older WAL segment (the cut its own framing cannot reveal).
+        let mut boundaries = Vec::new();
+        if truncate && kind == Kind::OldWal {
+            let (recs, _) = read_records(&original, &path, TailPolicy::Strict).unwrap();
+            boundaries = recs
+                .iter()
+                .map(|r| r.offset as usize + 9 + r.payload.len())
+                .filter(|&end| end < n)
+                .collect();
+            positions.extend(&boundaries);
+        }
         positions.sort_unstable();
         positions.dedup();
         for &pos in &positions {
+            if boundaries.contains(&pos) {
+                tally.old_wal_boundary_cuts += 1;
+            }
             if truncate {
                 let what = format!(
                     "{} ({kind:?}) truncated to {pos} of {n} bytes",
@@ -329,4 +336,8 @@ fn truncations_of_every_file_kind_are_detected_or_torn_tails() {
     let t = sweep(true);
     println!("truncations: {t:?}");
     assert!(t.detected > t.cases / 3, "{t:?}");
+    assert!(
+        t.old_wal_boundary_cuts > 0,
+        "no older WAL segment was cut: {t:?}"
+    );
 }

@@ -904,13 +904,57 @@ fn check_wal(dir: &Path, report: &mut Report) {
         }
     }
     ids.sort_unstable();
+    // The segment checked just before this one: (id, length in bytes).
+    let mut before: Option<(u64, u64)> = None;
     for (i, &id) in ids.iter().enumerate() {
         let newest = i + 1 == ids.len();
-        check_segment(&segment::segment_path(&wal, id), id, newest, report);
+        let mut seen = SegmentSeen::default();
+        check_segment(
+            &segment::segment_path(&wal, id),
+            id,
+            newest,
+            report,
+            &mut seen,
+        );
+        // A version-2 header records the previous segment's final length; the engine's replay
+        // reports a mismatch (e.g. an older segment cut at a record boundary) as corruption.
+        if let (Some(link), Some((bid, blen))) = (seen.link, before)
+            && link.id == bid
+            && link.len != blen
+        {
+            let older = segment::segment_path(&wal, bid);
+            let msg = if blen < link.len {
+                format!(
+                    "closed segment ends at offset {blen}, but the header of {} records its \
+                     length as {}: {} bytes missing",
+                    segment::segment_file_name(id),
+                    link.len,
+                    link.len - blen
+                )
+            } else {
+                format!(
+                    "closed segment is {blen} bytes, but the header of {} records its length \
+                     as {}: unexpected bytes",
+                    segment::segment_file_name(id),
+                    link.len
+                )
+            };
+            report.error(&older, Some(blen.min(link.len)), msg);
+        }
+        before = seen.len.map(|l| (id, l));
     }
 }
 
-fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report) {
+/// What [`check_segment`] learned about a segment for the chain check.
+#[derive(Default)]
+struct SegmentSeen {
+    /// Its length in bytes (when it could be read).
+    len: Option<u64>,
+    /// The previous segment its (version 2) header links to.
+    link: Option<segment::PrevSegment>,
+}
+
+fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report, seen: &mut SegmentSeen) {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && report.locked_by_other => {
@@ -928,6 +972,7 @@ fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report) {
     };
     report.wal_segments += 1;
     report.bytes += bytes.len() as u64;
+    seen.len = Some(bytes.len() as u64);
     let records = match read_records(&bytes, path, TailPolicy::Strict) {
         Ok((r, _)) => r,
         Err(strict_err) => {
@@ -965,9 +1010,12 @@ fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report) {
     for (j, rec) in records.iter().enumerate() {
         match (j, rec.rtype) {
             (0, segment::REC_SEGMENT_HEADER) => {
-                if let Err(e) = segment::check_segment_header(rec.payload, path, id, rec.offset) {
-                    report.engine(path, e);
-                    return;
+                match segment::check_segment_header(rec.payload, path, id, rec.offset) {
+                    Ok(link) => seen.link = link,
+                    Err(e) => {
+                        report.engine(path, e);
+                        return;
+                    }
                 }
             }
             (0, t) => {
@@ -1076,5 +1124,53 @@ mod tests {
         trailing.push(0);
         assert!(check_entry(&trailing).is_err());
         assert!(check_entry(&e[..e.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn closed_segment_shorter_than_its_successor_records_is_an_error() {
+        use cellbase::io::{FileSystem, StdFs};
+        use cellbase::wal::{Wal, WalOptions, WalSync};
+        let dir = tempfile::tempdir().unwrap();
+        let wal_dir = dir.path().join("wal");
+        std::fs::create_dir(&wal_dir).unwrap();
+        let wal = Wal::create(
+            std::sync::Arc::new(StdFs),
+            wal_dir.clone(),
+            1,
+            WalOptions {
+                segment_size: 200,
+                ..WalOptions::default()
+            },
+        )
+        .unwrap();
+        for seq in 1..=12 {
+            wal.append(&[7u8; 40], seq, WalSync::Write).unwrap();
+        }
+        wal.close().unwrap();
+        assert!(wal.segment_count() >= 3);
+        let chain = |r: &Report| -> Vec<Finding> {
+            r.findings
+                .iter()
+                .filter(|f| f.detail.contains("records its length"))
+                .cloned()
+                .collect()
+        };
+        let mut clean = Report::default();
+        check_wal(dir.path(), &mut clean);
+        assert_eq!(clean.wal_segments, wal.segment_count() as u64);
+        assert!(chain(&clean).is_empty(), "{:?}", clean.findings);
+        // Drop the last record of segment 1 (cut exactly at a record boundary).
+        let p1 = cellbase::wal::segment::segment_path(&wal_dir, 1);
+        let bytes = StdFs.read_all(&p1).unwrap();
+        let (recs, _) = read_records(&bytes, &p1, TailPolicy::Strict).unwrap();
+        let cut = recs.last().unwrap().offset;
+        std::fs::write(&p1, &bytes[..cut as usize]).unwrap();
+        let mut r = Report::default();
+        check_wal(dir.path(), &mut r);
+        let found = chain(&r);
+        assert_eq!(found.len(), 1, "{:?}", r.findings);
+        assert_eq!(found[0].path, p1);
+        assert_eq!(found[0].offset, Some(cut));
+        assert_eq!(found[0].severity, Severity::Error);
     }
 }
