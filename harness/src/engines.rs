@@ -14,6 +14,8 @@ pub struct Config {
     pub memtable_bytes: u64,
     /// Background threads for flush and compaction.
     pub background_threads: usize,
+    /// cellbase's data block size in KiB (`None` = the family default, 64 KiB).
+    pub cellbase_block_kb: Option<u32>,
 }
 
 /// YCSB field names: `field0`..`field9`.
@@ -126,8 +128,10 @@ pub fn describe(name: &str, cfg: &Config) -> String {
     match name {
         "cellbase" => format!(
             "block cache {cache} MiB, memstore flush size {mem} MiB, {bg} background threads, \
-             compression None, Bloom ROW, block size 64 KiB (default), Durability::SyncWal \
-             (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal"
+             compression None, Bloom ROW, block size {}, Durability::SyncWal \
+             (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
+            cfg.cellbase_block_kb
+                .map_or("64 KiB (default)".to_string(), |k| format!("{k} KiB"))
         ),
         "rocksdb" => format!(
             "LRU block cache {cache} MiB, write_buffer_size {mem} MiB, max_background_jobs {bg}, \
@@ -176,10 +180,13 @@ impl Cellbase {
         };
         let table = match db.table(name) {
             Ok(t) => t,
-            Err(_) => db.create_table(
-                TableDescriptor::new(name)
-                    .family(FamilyDescriptor::new(fam).compression(Compression::None)),
-            )?,
+            Err(_) => db.create_table(TableDescriptor::new(name).family({
+                let f = FamilyDescriptor::new(fam).compression(Compression::None);
+                match cfg.cellbase_block_kb {
+                    Some(k) => f.block_size(k << 10),
+                    None => f,
+                }
+            }))?,
         };
         Ok(Cellbase { _db: db, table })
     }

@@ -65,6 +65,9 @@ struct Common {
     /// Background (flush/compaction) threads for every engine.
     #[arg(long, default_value_t = 2)]
     background_threads: usize,
+    /// cellbase's data block size, KiB (default: the family default, 64 KiB as HBase).
+    #[arg(long)]
+    cellbase_block_kb: Option<u32>,
 }
 
 impl Common {
@@ -79,6 +82,7 @@ impl Common {
             cache_bytes: self.cache_mb << 20,
             memtable_bytes: self.memtable_mb << 20,
             background_threads: self.background_threads,
+            cellbase_block_kb: self.cellbase_block_kb,
         }
     }
 }
@@ -275,6 +279,9 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--cache-mb", &c.cache_mb.to_string()])
                 .args(["--memtable-mb", &c.memtable_mb.to_string()])
                 .args(["--background-threads", &c.background_threads.to_string()]);
+            if let Some(k) = c.cellbase_block_kb {
+                cmd.args(["--cellbase-block-kb", &k.to_string()]);
+            }
             eprint!("{e:>9} {w:<14} ... ");
             let out = cmd.stderr(std::process::Stdio::inherit()).output()?;
             let text = String::from_utf8_lossy(&out.stdout);
