@@ -2,11 +2,11 @@
 //! setting or unsetting the table attributes the engine honours per table (`MAX_FILESIZE`,
 //! `MEMSTORE_FLUSHSIZE`).
 
-use crate::db::{Db, DbInner, sst_path};
+use crate::db::{Db, DbInner};
 use crate::error::{Error, Result};
 use crate::manifest::Edit;
 use crate::model::schema::TableDescriptor;
-use crate::region::{Region, RegionVersion};
+use crate::region::Region;
 use crate::table::TableShared;
 use std::sync::Arc;
 
@@ -138,19 +138,9 @@ impl DbInner {
             let mut v = region.version.write();
             let mut files = v.files.clone();
             files.remove(family);
-            *v = Arc::new(RegionVersion {
-                active: v.active.clone(),
-                snapshot: v.snapshot.clone(),
-                snapshot_seq: v.snapshot_seq,
-                files,
-            });
+            *v = v.with_files(files);
         }
-        let live = self.live_file_ids();
-        for id in removed {
-            if !live.contains(&id) {
-                let _ = self.fs.remove(&sst_path(&self.path, id));
-            }
-        }
+        self.remove_unlisted_files(removed);
         Ok(())
     }
 }

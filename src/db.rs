@@ -575,6 +575,17 @@ impl DbInner {
             .collect()
     }
 
+    /// Removes the named block files that no region lists any more (readers that have them
+    /// open keep their mapping). Best effort: a file left behind is removed at the next open.
+    pub fn remove_unlisted_files(&self, ids: impl IntoIterator<Item = u64>) {
+        let live = self.live_file_ids();
+        for id in ids {
+            if !live.contains(&id) {
+                let _ = self.fs.remove(&sst_path(&self.path, id));
+            }
+        }
+    }
+
     /// Ids of the block files some region lists (files are shared between the regions of a
     /// split or merge until compactions rewrite them).
     pub fn live_file_ids(&self) -> std::collections::BTreeSet<u64> {

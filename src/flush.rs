@@ -434,21 +434,11 @@ impl DbInner {
             list.retain(|f| !removed.contains(&f.id));
             list.extend(opened);
             sort_newest_first(list);
-            *v = Arc::new(RegionVersion {
-                active: v.active.clone(),
-                snapshot: v.snapshot.clone(),
-                snapshot_seq: v.snapshot_seq,
-                files,
-            });
+            *v = v.with_files(files);
         }
         // Open readers keep their mapping; the names go now, unless another region still lists
         // the file.
-        let live = self.live_file_ids();
-        for id in removed {
-            if !live.contains(&id) {
-                let _ = self.fs.remove(&sst_path(&self.path, id));
-            }
-        }
+        self.remove_unlisted_files(removed);
         self.stall.1.notify_all();
         Ok(())
     }

@@ -52,6 +52,18 @@ pub(crate) struct RegionVersion {
     pub files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>,
 }
 
+impl RegionVersion {
+    /// The same memstores with another set of block files.
+    pub fn with_files(&self, files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>) -> Arc<Self> {
+        Arc::new(RegionVersion {
+            active: self.active.clone(),
+            snapshot: self.snapshot.clone(),
+            snapshot_seq: self.snapshot_seq,
+            files,
+        })
+    }
+}
+
 const ROW_LOCK_STRIPES: usize = 256;
 
 /// A region of a table.
