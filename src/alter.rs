@@ -69,7 +69,7 @@ impl Db {
     }
 
     /// Applies `change` to a copy of the table's schema, validates it, logs it and installs it.
-    fn alter_desc(
+    pub(crate) fn alter_desc(
         &self,
         table: &str,
         change: impl FnOnce(&mut TableDescriptor) -> Result<()>,

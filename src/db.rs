@@ -332,16 +332,11 @@ impl Db {
             // A new family starts empty, whatever a deleted one of that name left behind.
             self.inner.clear_undescribed_family(&t, &family.name)?;
         }
-        let mut desc = t.desc_lock().write();
-        let mut next = (**desc).clone();
-        next.upsert_family(family);
-        next.validate()?;
-        self.inner.manifest.lock().append(&Edit::AlterTable {
-            table_id: t.id,
-            desc: next.clone(),
-        })?;
-        *desc = Arc::new(next);
-        Ok(())
+        self.alter_desc(table, |d| {
+            d.upsert_family(family);
+            Ok(())
+        })
+        .map(|_| ())
     }
 
     /// Drops a table and deletes its files (enabled or not).

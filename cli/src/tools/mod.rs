@@ -12,15 +12,8 @@ use cellbase::model::key::KeyRef;
 use std::path::Path;
 use std::sync::Arc;
 
-/// HBase's `Bytes.toStringBinary`: bytes `0x20..=0x7E` except `\` as themselves, every other
-/// byte as `\xHH` (upper-case hex).
-pub fn to_string_binary(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len());
-    for &c in b {
-        push_binary_byte(&mut s, c, None);
-    }
-    s
-}
+/// HBase's `Bytes.toStringBinary` (the engine's [`cellbase::rowkey::to_string_binary`]).
+pub use cellbase::rowkey::to_string_binary;
 
 /// Appends one byte as `Bytes.toStringBinary` would; `also` is a further byte to escape (a TSV
 /// separator that is printable).
