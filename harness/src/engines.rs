@@ -14,8 +14,8 @@ pub struct Config {
     pub memtable_bytes: u64,
     /// Background threads for flush and compaction.
     pub background_threads: usize,
-    /// cellbase's data block size in KiB (`None` = the family default, 64 KiB).
-    pub cellbase_block_kb: Option<u32>,
+    /// cellbase's data block size in KiB (the harness default is 4, as RocksDB and fjall).
+    pub cellbase_block_kb: u32,
 }
 
 /// YCSB field names: `field0`..`field9`.
@@ -130,8 +130,7 @@ pub fn describe(name: &str, cfg: &Config) -> String {
             "block cache {cache} MiB, memstore flush size {mem} MiB, {bg} background threads, \
              compression None, Bloom ROW, block size {}, Durability::SyncWal \
              (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
-            cfg.cellbase_block_kb
-                .map_or("64 KiB (default)".to_string(), |k| format!("{k} KiB"))
+            format!("{} KiB", cfg.cellbase_block_kb)
         ),
         "rocksdb" => format!(
             "LRU block cache {cache} MiB, write_buffer_size {mem} MiB, max_background_jobs {bg}, \
@@ -181,11 +180,9 @@ impl Cellbase {
         let table = match db.table(name) {
             Ok(t) => t,
             Err(_) => db.create_table(TableDescriptor::new(name).family({
-                let f = FamilyDescriptor::new(fam).compression(Compression::None);
-                match cfg.cellbase_block_kb {
-                    Some(k) => f.block_size(k << 10),
-                    None => f,
-                }
+                FamilyDescriptor::new(fam)
+                    .compression(Compression::None)
+                    .block_size(cfg.cellbase_block_kb << 10)
             }))?,
         };
         Ok(Cellbase { _db: db, table })

@@ -65,9 +65,11 @@ struct Common {
     /// Background (flush/compaction) threads for every engine.
     #[arg(long, default_value_t = 2)]
     background_threads: usize,
-    /// cellbase's data block size, KiB (default: the family default, 64 KiB as HBase).
-    #[arg(long)]
-    cellbase_block_kb: Option<u32>,
+    /// cellbase's data block size, KiB. Default 4 KiB: the block size RocksDB and fjall use
+    /// by default, so every engine reads the same amount per block (cellbase's own family
+    /// default is HBase's 64 KiB).
+    #[arg(long, default_value_t = 4)]
+    cellbase_block_kb: u32,
 }
 
 impl Common {
@@ -279,9 +281,7 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--cache-mb", &c.cache_mb.to_string()])
                 .args(["--memtable-mb", &c.memtable_mb.to_string()])
                 .args(["--background-threads", &c.background_threads.to_string()]);
-            if let Some(k) = c.cellbase_block_kb {
-                cmd.args(["--cellbase-block-kb", &k.to_string()]);
-            }
+            cmd.args(["--cellbase-block-kb", &c.cellbase_block_kb.to_string()]);
             eprint!("{e:>9} {w:<14} ... ");
             let out = cmd.stderr(std::process::Stdio::inherit()).output()?;
             let text = String::from_utf8_lossy(&out.stdout);
