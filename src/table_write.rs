@@ -207,7 +207,10 @@ impl Table {
         let rp = self.db.mvcc.read_point();
         let mut reader = self.region_reader(region, &region.current(), &q, row, Some(row), rp)?;
         Ok(match reader.next_row()? {
-            Some((_, cells)) => cells.into_iter().map(|c| (c.ts, c.value)).collect(),
+            Some((_, cells)) => cells
+                .into_iter()
+                .map(|c| (c.timestamp(), c.into_value()))
+                .collect(),
             None => Vec::new(),
         })
     }
@@ -450,13 +453,8 @@ impl Table {
             }
             Ok(Some(
                 out.into_iter()
-                    .map(|((family, qualifier), (ts, value))| Cell {
-                        row: row.to_vec(),
-                        family,
-                        qualifier,
-                        ts,
-                        cell_type: CellType::Put,
-                        value,
+                    .map(|((family, qualifier), (ts, value))| {
+                        Cell::new(row, &family, &qualifier, ts, CellType::Put, &value)
                     })
                     .collect::<Vec<_>>(),
             ))

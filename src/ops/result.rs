@@ -3,28 +3,61 @@
 use crate::model::CellType;
 
 /// One cell of a result.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Held in one buffer (`row | family | qualifier | value`) with the boundaries, so building a
+/// result costs one allocation per cell, not four (docs/PERFORMANCE.md).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Cell {
-    pub(crate) row: Vec<u8>,
-    pub(crate) family: Vec<u8>,
-    pub(crate) qualifier: Vec<u8>,
-    pub(crate) ts: i64,
-    pub(crate) cell_type: CellType,
-    pub(crate) value: Vec<u8>,
+    buf: Vec<u8>,
+    /// End of the row in `buf` (start of the family).
+    row_end: usize,
+    /// End of the family (start of the qualifier).
+    family_end: usize,
+    /// End of the qualifier (start of the value).
+    qualifier_end: usize,
+    ts: i64,
+    cell_type: CellType,
 }
 
 impl Cell {
+    /// A cell from its parts (copied into one buffer).
+    pub(crate) fn new(
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        ts: i64,
+        cell_type: CellType,
+        value: &[u8],
+    ) -> Cell {
+        let mut buf = Vec::with_capacity(row.len() + family.len() + qualifier.len() + value.len());
+        buf.extend_from_slice(row);
+        let row_end = buf.len();
+        buf.extend_from_slice(family);
+        let family_end = buf.len();
+        buf.extend_from_slice(qualifier);
+        let qualifier_end = buf.len();
+        buf.extend_from_slice(value);
+        Cell {
+            buf,
+            row_end,
+            family_end,
+            qualifier_end,
+            ts,
+            cell_type,
+        }
+    }
+
     /// The row key.
     pub fn row(&self) -> &[u8] {
-        &self.row
+        &self.buf[..self.row_end]
     }
     /// The column family.
     pub fn family(&self) -> &[u8] {
-        &self.family
+        &self.buf[self.row_end..self.family_end]
     }
     /// The qualifier.
     pub fn qualifier(&self) -> &[u8] {
-        &self.qualifier
+        &self.buf[self.family_end..self.qualifier_end]
     }
     /// The timestamp in milliseconds.
     pub fn timestamp(&self) -> i64 {
@@ -36,7 +69,25 @@ impl Cell {
     }
     /// The value (empty for delete markers).
     pub fn value(&self) -> &[u8] {
-        &self.value
+        &self.buf[self.qualifier_end..]
+    }
+    /// The value, taking the cell's buffer.
+    pub(crate) fn into_value(mut self) -> Vec<u8> {
+        self.buf.drain(..self.qualifier_end);
+        self.buf
+    }
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell")
+            .field("row", &self.row())
+            .field("family", &self.family())
+            .field("qualifier", &self.qualifier())
+            .field("ts", &self.ts)
+            .field("cell_type", &self.cell_type)
+            .field("value", &self.value())
+            .finish()
     }
 }
 
@@ -69,8 +120,8 @@ impl RowResult {
         let (f, q) = (family.as_ref(), qualifier.as_ref());
         self.cells
             .iter()
-            .find(|c| c.cell_type == CellType::Put && c.family == f && c.qualifier == q)
-            .map(|c| c.value.as_slice())
+            .find(|c| c.cell_type == CellType::Put && c.family() == f && c.qualifier() == q)
+            .map(Cell::value)
     }
     /// Every returned version of a column, newest first.
     pub fn versions(
@@ -81,8 +132,8 @@ impl RowResult {
         let (f, q) = (family.as_ref(), qualifier.as_ref());
         self.cells
             .iter()
-            .filter(|c| c.cell_type == CellType::Put && c.family == f && c.qualifier == q)
-            .map(|c| (c.ts, c.value.as_slice()))
+            .filter(|c| c.cell_type == CellType::Put && c.family() == f && c.qualifier() == q)
+            .map(|c| (c.ts, c.value()))
             .collect()
     }
 }

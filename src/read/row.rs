@@ -182,7 +182,7 @@ impl RowReader {
                         &[][..]
                     };
                     let (keep, seek) = match &mut self.filter {
-                        None => (Some(value.to_vec()), None),
+                        None => (Some(std::borrow::Cow::Borrowed(value)), None),
                         Some(f) => {
                             let view = CellView {
                                 row: key.row,
@@ -202,7 +202,10 @@ impl RowReader {
                                 code @ (ReturnCode::Include | ReturnCode::IncludeAndNextCol) => {
                                     // [VER-6] at most min(query, VERSIONS) filter-included versions.
                                     let kept = self.matcher.note_filter_included(&key).then(|| {
-                                        f.transform_cell(value).unwrap_or_else(|| value.to_vec())
+                                        f.transform_cell(value).map_or(
+                                            std::borrow::Cow::Borrowed(value),
+                                            std::borrow::Cow::Owned,
+                                        )
                                     });
                                     let seek = if code == ReturnCode::IncludeAndNextCol
                                         || kept.is_none()
@@ -223,14 +226,14 @@ impl RowReader {
                         }
                     };
                     if let Some(value) = keep {
-                        cells.push(Cell {
-                            row: key.row.to_vec(),
-                            family: key.family.to_vec(),
-                            qualifier: key.qualifier.to_vec(),
-                            ts: key.ts,
+                        cells.push(Cell::new(
+                            key.row,
+                            key.family,
+                            key.qualifier,
+                            key.ts,
                             cell_type,
-                            value,
-                        });
+                            &value,
+                        ));
                     }
                     seek
                 }

@@ -11,14 +11,14 @@ use crate::model::CellType;
 use crate::ops::Cell;
 
 fn cell(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell {
-    Cell {
-        row: row.as_bytes().to_vec(),
-        family: family.as_bytes().to_vec(),
-        qualifier: qualifier.as_bytes().to_vec(),
+    Cell::new(
+        row.as_bytes(),
+        family.as_bytes(),
+        qualifier.as_bytes(),
         ts,
-        cell_type: CellType::Put,
-        value: value.as_bytes().to_vec(),
-    }
+        CellType::Put,
+        value.as_bytes(),
+    )
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -35,18 +35,18 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
     let mut cells = data.to_vec();
     cells.sort_by(|a, b| {
         let row = if reversed {
-            b.row.cmp(&a.row)
+            b.row().cmp(a.row())
         } else {
-            a.row.cmp(&b.row)
+            a.row().cmp(b.row())
         };
-        row.then_with(|| a.family.cmp(&b.family))
-            .then_with(|| a.qualifier.cmp(&b.qualifier))
-            .then_with(|| b.ts.cmp(&a.ts))
+        row.then_with(|| a.family().cmp(b.family()))
+            .then_with(|| a.qualifier().cmp(b.qualifier()))
+            .then_with(|| b.timestamp().cmp(&a.timestamp()))
     });
     let mut rows: Vec<Vec<Cell>> = Vec::new();
     for c in cells {
         match rows.last_mut() {
-            Some(r) if r[0].row == c.row => r.push(c),
+            Some(r) if r[0].row() == c.row() => r.push(c),
             _ => rows.push(vec![c]),
         }
     }
@@ -56,7 +56,7 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
         if runner.filter_all_remaining() {
             break;
         }
-        if runner.filter_row_key(&row[0].row) {
+        if runner.filter_row_key(row[0].row()) {
             continue;
         }
         let mut kept = Vec::new();
@@ -64,22 +64,29 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
         while i < row.len() {
             let c = &row[i];
             let view = CellView {
-                row: &c.row,
-                family: &c.family,
-                qualifier: &c.qualifier,
-                ts: c.ts,
-                value: &c.value,
+                row: c.row(),
+                family: c.family(),
+                qualifier: c.qualifier(),
+                ts: c.timestamp(),
+                value: c.value(),
             };
             let code = runner.filter_cell(&view);
             if matches!(code, ReturnCode::Include | ReturnCode::IncludeAndNextCol) {
-                let mut k = c.clone();
-                if let Some(v) = runner.transform_cell(&k.value) {
-                    k.value = v;
-                }
+                let k = match runner.transform_cell(c.value()) {
+                    Some(v) => Cell::new(
+                        c.row(),
+                        c.family(),
+                        c.qualifier(),
+                        c.timestamp(),
+                        c.cell_type(),
+                        &v,
+                    ),
+                    None => c.clone(),
+                };
                 kept.push(k);
             }
-            let same_column = |d: &Cell| d.family == c.family && d.qualifier == c.qualifier;
-            let same_family = |d: &Cell| d.family == c.family;
+            let same_column = |d: &Cell| d.family() == c.family() && d.qualifier() == c.qualifier();
+            let same_family = |d: &Cell| d.family() == c.family();
             let mut next = i + 1;
             if mode == Mode::Seek {
                 match code {
@@ -192,13 +199,13 @@ fn expect(group: usize, rs: &[usize], fs: &[usize], qs: &[usize]) -> Vec<Cell> {
 
 fn group_one_only(data: Vec<Cell>) -> Vec<Cell> {
     data.into_iter()
-        .filter(|c| c.row.as_slice() < b"testRowTwo".as_slice())
+        .filter(|c| c.row() < b"testRowTwo".as_slice())
         .collect()
 }
 
 fn family_one_only(data: Vec<Cell>) -> Vec<Cell> {
     data.into_iter()
-        .filter(|c| c.family == F[0].as_bytes())
+        .filter(|c| c.family() == F[0].as_bytes())
         .collect()
 }
 
@@ -405,8 +412,15 @@ fn testfilter_single_column_value_filter() {
     // TestFilter#testSingleColumnValueFilter (HBASE-1821) [FLT-5]
     let mut d: Vec<Cell> = group_one_only(family_one_only(testfilter_data()));
     for c in d.iter_mut() {
-        if c.row == row1(2).as_bytes() && c.qualifier == q1(2).as_bytes() {
-            c.value = V[1].into();
+        if c.row() == row1(2).as_bytes() && c.qualifier() == q1(2).as_bytes() {
+            *c = Cell::new(
+                c.row(),
+                c.family(),
+                c.qualifier(),
+                c.timestamp(),
+                c.cell_type(),
+                V[1].as_bytes(),
+            );
         }
     }
     let f = Filter::All(vec![scv(&q1(0), V[0], false), scv(&q1(2), V[1], false)]);
@@ -444,11 +458,11 @@ fn qcells(rows: &[Vec<Cell>]) -> Vec<String> {
         .map(|c| {
             format!(
                 "{}/{}:{}@{}={}",
-                String::from_utf8_lossy(&c.row),
-                String::from_utf8_lossy(&c.family),
-                String::from_utf8_lossy(&c.qualifier),
-                c.ts,
-                String::from_utf8_lossy(&c.value)
+                String::from_utf8_lossy(c.row()),
+                String::from_utf8_lossy(c.family()),
+                String::from_utf8_lossy(c.qualifier()),
+                c.timestamp(),
+                String::from_utf8_lossy(c.value())
             )
         })
         .collect()
@@ -464,7 +478,7 @@ fn prefix_forward_and_reversed_end_the_scan() {
     let f = Filter::Prefix(b"b".to_vec());
     let row_keys = |rows: Vec<Vec<Cell>>| -> Vec<String> {
         rows.iter()
-            .map(|r| String::from_utf8_lossy(&r[0].row).into_owned())
+            .map(|r| String::from_utf8_lossy(r[0].row()).into_owned())
             .collect()
     };
     let rows = row_keys(scan_dir(&f, &d, false));
@@ -564,7 +578,7 @@ fn key_only_and_first_key_only_across_families() {
     // [FLT-8]
     let rows = scan(&Filter::KeyOnly, &wide_row());
     assert_eq!(flat(&rows).len(), 8);
-    assert!(flat(&rows).iter().all(|c| c.value.is_empty()));
+    assert!(flat(&rows).iter().all(|c| c.value().is_empty()));
     assert_eq!(
         qcells(&scan(&Filter::FirstKeyOnly, &wide_row())),
         ["r/f1:a@1=1"]
@@ -615,7 +629,7 @@ fn single_column_value_details() {
     };
     let rows_of = |rows: Vec<Vec<Cell>>| -> Vec<(String, usize)> {
         rows.iter()
-            .map(|r| (String::from_utf8_lossy(&r[0].row).into_owned(), r.len()))
+            .map(|r| (String::from_utf8_lossy(r[0].row()).into_owned(), r.len()))
             .collect()
     };
     // latest version of r1 is "bad": r1 dropped; r3 lacks the column and passes.
@@ -655,7 +669,7 @@ fn comparators() {
     let values = |f: Filter| -> Vec<String> {
         flat(&scan(&f, &d))
             .iter()
-            .map(|c| String::from_utf8_lossy(&c.value).into_owned())
+            .map(|c| String::from_utf8_lossy(c.value()).into_owned())
             .collect()
     };
     // BinaryPrefix compares only the first len(expected) bytes of the value.
@@ -727,7 +741,7 @@ fn empty_and_nested_lists() {
     ]);
     let rows = scan(&f, &d);
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[1][0].row, b"testRowTwo-3");
+    assert_eq!(rows[1][0].row(), b"testRowTwo-3");
 }
 
 #[test]
@@ -815,7 +829,7 @@ fn page_counting_inside_lists_follows_member_order() {
     let page_last = Filter::All(vec![s, Filter::Page(1)]);
     let rows = scan(&page_last, &d);
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0][0].row, b"r2");
+    assert_eq!(rows[0][0].row(), b"r2");
 }
 
 fn scv_f(value: &str) -> Filter {
@@ -843,7 +857,7 @@ fn page_counts_only_rows_that_reach_filter_row() {
     ]);
     let rows = scan(&f, &d);
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0][0].row, b"r2");
+    assert_eq!(rows[0][0].row(), b"r2");
     let mut r = FilterRunner::new(&Filter::Page(0), false).unwrap();
     assert!(r.filter_all_remaining());
     assert!(r.filter_row_key(b"x"));
@@ -1034,17 +1048,17 @@ fn reference_passes(op: CompareOp, r: std::cmp::Ordering) -> bool {
 
 fn reference_keeps(f: &Filter, c: &Cell) -> bool {
     match f {
-        Filter::Family(op, cmp) => reference_passes(*op, reference_compare(cmp, &c.family)),
-        Filter::Qualifier(op, cmp) => reference_passes(*op, reference_compare(cmp, &c.qualifier)),
-        Filter::Value(op, cmp) => reference_passes(*op, reference_compare(cmp, &c.value)),
-        Filter::ColumnPrefix(p) => c.qualifier.starts_with(p),
+        Filter::Family(op, cmp) => reference_passes(*op, reference_compare(cmp, c.family())),
+        Filter::Qualifier(op, cmp) => reference_passes(*op, reference_compare(cmp, c.qualifier())),
+        Filter::Value(op, cmp) => reference_passes(*op, reference_compare(cmp, c.value())),
+        Filter::ColumnPrefix(p) => c.qualifier().starts_with(p),
         Filter::ColumnRange {
             min,
             min_inclusive,
             max,
             max_inclusive,
         } => {
-            let q = c.qualifier.as_slice();
+            let q = c.qualifier();
             let above = min.as_ref().is_none_or(|m| {
                 if *min_inclusive {
                     q >= m.as_slice()
@@ -1061,7 +1075,7 @@ fn reference_keeps(f: &Filter, c: &Cell) -> bool {
             });
             above && below
         }
-        Filter::Timestamps(ts) => ts.contains(&c.ts),
+        Filter::Timestamps(ts) => ts.contains(&c.timestamp()),
         Filter::KeyOnly => true,
         Filter::All(fs) => fs.iter().all(|f| reference_keeps(f, c)),
         Filter::Any(fs) => fs.is_empty() || fs.iter().any(|f| reference_keeps(f, c)),
@@ -1082,17 +1096,17 @@ fn stateless_filters_are_boolean_logic_on_cells() {
         let got = flat(&scan(&f, &d));
         let mut want: Vec<Cell> = d.into_iter().filter(|c| reference_keeps(&f, c)).collect();
         want.sort_by(|a, b| {
-            (&a.row, &a.family, &a.qualifier)
-                .cmp(&(&b.row, &b.family, &b.qualifier))
-                .then(b.ts.cmp(&a.ts))
+            (a.row(), a.family(), a.qualifier())
+                .cmp(&(b.row(), b.family(), b.qualifier()))
+                .then(b.timestamp().cmp(&a.timestamp()))
         });
         let got_keys: Vec<_> = got
             .iter()
-            .map(|c| (&c.row, &c.family, &c.qualifier, c.ts))
+            .map(|c| (c.row(), c.family(), c.qualifier(), c.timestamp()))
             .collect();
         let want_keys: Vec<_> = want
             .iter()
-            .map(|c| (&c.row, &c.family, &c.qualifier, c.ts))
+            .map(|c| (c.row(), c.family(), c.qualifier(), c.timestamp()))
             .collect();
         assert_eq!(got_keys, want_keys, "{f:?}");
     }
