@@ -10,20 +10,39 @@ use crate::ops::Cell;
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
+use crate::read::source::SourceCursor;
 use std::path::PathBuf;
 
 /// Reads rows of one region in order.
 pub(crate) struct RowReader {
-    cursor: MergeCursor,
+    cursor: MergeCursor<SourceCursor>,
     matcher: UserMatcher,
     read_point: u64,
     /// Exclusive stop row; empty = none.
     stop: Vec<u8>,
+    /// Cells of the last row returned: the capacity to start the next row's list with.
+    cells_hint: usize,
     done: bool,
     /// Reversed scans: rows are found one at a time, newest first, each read forward.
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
+}
+
+/// The reusable buffers of a [`RowReader`]: a thread that reads many single rows (Gets)
+/// keeps them between reads, so building and dropping a reader allocates little.
+#[derive(Default)]
+pub(crate) struct ReaderParts {
+    /// A matcher to [`UserMatcher::reinit`].
+    pub matcher: Option<UserMatcher>,
+    /// Empty.
+    pub children: Vec<SourceCursor>,
+    /// Empty.
+    pub heap: Vec<usize>,
+    /// Scratch for the stop row and seek keys.
+    pub stop: Vec<u8>,
+    /// Cells of the last row read.
+    pub cells_hint: usize,
 }
 
 /// A test on a row key.
@@ -47,7 +66,7 @@ fn bad_key() -> Error {
 impl RowReader {
     /// REQUIRES: `cursor` already positioned at the first candidate cell.
     pub fn new(
-        cursor: MergeCursor,
+        cursor: MergeCursor<SourceCursor>,
         matcher: UserMatcher,
         filter: Option<FilterRunner>,
         read_point: u64,
@@ -58,16 +77,35 @@ impl RowReader {
             matcher,
             read_point,
             stop,
+            cells_hint: 0,
             done: false,
             reverse: None,
             filter,
         }
     }
 
+    /// Starts the first row's cell list with this capacity.
+    pub fn with_cells_hint(mut self, n: usize) -> Self {
+        self.cells_hint = n;
+        self
+    }
+
+    /// The reader's buffers for reuse (sources dropped).
+    pub fn into_parts(self) -> ReaderParts {
+        let (children, heap) = self.cursor.into_buffers();
+        ReaderParts {
+            matcher: Some(self.matcher),
+            children,
+            heap,
+            stop: self.stop,
+            cells_hint: self.cells_hint,
+        }
+    }
+
     /// A reader returning rows in descending order [SCAN-REV-1]; cells inside a row stay in
     /// forward order [SORT-8].
     pub fn reversed(
-        cursor: MergeCursor,
+        cursor: MergeCursor<SourceCursor>,
         matcher: UserMatcher,
         filter: Option<FilterRunner>,
         read_point: u64,
@@ -78,6 +116,7 @@ impl RowReader {
             matcher,
             read_point,
             stop: Vec::new(),
+            cells_hint: 0,
             done: false,
             reverse: Some(reverse),
             filter,
@@ -131,12 +170,16 @@ impl RowReader {
                 return None;
             }
         }
+        if !cells.is_empty() {
+            self.cells_hint = cells.len();
+        }
         (!cells.is_empty()).then_some((row, cells))
     }
 
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
-        let mut cells: Vec<Cell> = Vec::new();
+        // Rows of a table tend to have similar widths: no regrowth for a row like the last.
+        let mut cells: Vec<Cell> = Vec::with_capacity(self.cells_hint.clamp(1, 64));
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
