@@ -278,7 +278,6 @@ impl Table {
             mut children,
             heap,
             stop: mut buf,
-            cells_hint,
         } = parts;
         version.cursors_into(&sel, &mut children);
         let mut merge = MergeCursor::with_heap(children, heap);
@@ -305,10 +304,7 @@ impl Table {
             }
             None => q.matcher(),
         };
-        Ok(
-            RowReader::new(merge, matcher, q.runner()?, read_point, buf)
-                .with_cells_hint(cells_hint),
-        )
+        Ok(RowReader::new(merge, matcher, q.runner()?, read_point, buf))
     }
 
     fn validate_read(
@@ -362,10 +358,14 @@ impl Table {
             &g.row,
             Some(&g.row),
             self.db.mvcc.read_point(),
-            GET_PARTS.with(std::cell::Cell::take),
+            // `try_with`: during thread teardown the slot may be gone; then nothing is reused.
+            GET_PARTS
+                .try_with(std::cell::Cell::take)
+                .unwrap_or_default(),
         )?;
         let found = reader.next_row()?;
-        GET_PARTS.with(|p| p.set(reader.into_parts()));
+        let parts = reader.into_parts();
+        let _ = GET_PARTS.try_with(|p| p.set(parts));
         Ok(match found {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),

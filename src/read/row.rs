@@ -20,8 +20,6 @@ pub(crate) struct RowReader {
     read_point: u64,
     /// Exclusive stop row; empty = none.
     stop: Vec<u8>,
-    /// Cells of the last row returned: the capacity to start the next row's list with.
-    cells_hint: usize,
     done: bool,
     /// Reversed scans: rows are found one at a time, newest first, each read forward.
     reverse: Option<Reverse>,
@@ -41,8 +39,6 @@ pub(crate) struct ReaderParts {
     pub heap: Vec<usize>,
     /// Scratch for the stop row and seek keys.
     pub stop: Vec<u8>,
-    /// Cells of the last row read.
-    pub cells_hint: usize,
 }
 
 /// A test on a row key.
@@ -77,17 +73,10 @@ impl RowReader {
             matcher,
             read_point,
             stop,
-            cells_hint: 0,
             done: false,
             reverse: None,
             filter,
         }
-    }
-
-    /// Starts the first row's cell list with this capacity.
-    pub fn with_cells_hint(mut self, n: usize) -> Self {
-        self.cells_hint = n;
-        self
     }
 
     /// The reader's buffers for reuse (sources dropped).
@@ -98,7 +87,6 @@ impl RowReader {
             children,
             heap,
             stop: self.stop,
-            cells_hint: self.cells_hint,
         }
     }
 
@@ -116,7 +104,6 @@ impl RowReader {
             matcher,
             read_point,
             stop: Vec::new(),
-            cells_hint: 0,
             done: false,
             reverse: Some(reverse),
             filter,
@@ -170,16 +157,12 @@ impl RowReader {
                 return None;
             }
         }
-        if !cells.is_empty() {
-            self.cells_hint = cells.len();
-        }
         (!cells.is_empty()).then_some((row, cells))
     }
 
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
-        // Rows of a table tend to have similar widths: no regrowth for a row like the last.
-        let mut cells: Vec<Cell> = Vec::with_capacity(self.cells_hint.clamp(1, 64));
+        let mut cells: Vec<Cell> = Vec::new();
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
