@@ -11,7 +11,7 @@
 //! files of a family are ordered newest first (highest max sequence id first).
 
 use crate::memstore::{MemCursor, MemStore};
-use crate::read::cursor::CellCursor;
+use crate::read::source::SourceCursor;
 use crate::sst::{CachePolicy, SstReader};
 use parking_lot::{Mutex, MutexGuard, RwLock};
 use std::collections::BTreeMap;
@@ -202,16 +202,47 @@ pub(crate) struct FileSelection<'a> {
 
 impl RegionVersion {
     /// Cursors over every source that can hold matching cells, newest first, unpositioned.
-    pub fn cursors(&self, sel: &FileSelection<'_>) -> Vec<Box<dyn CellCursor>> {
-        let mut out: Vec<Box<dyn CellCursor>> = vec![Box::new(MemCursor::new(self.active.clone()))];
-        if let Some(s) = &self.snapshot {
-            out.push(Box::new(MemCursor::new(s.clone())));
+    pub fn cursors(&self, sel: &FileSelection<'_>) -> Vec<SourceCursor> {
+        let mut out: Vec<SourceCursor> = Vec::with_capacity(4);
+        self.cursors_into(sel, &mut out);
+        out
+    }
+
+    /// [`RegionVersion::cursors`], appended to `out` (a reused buffer).
+    pub fn cursors_into(&self, sel: &FileSelection<'_>, out: &mut Vec<SourceCursor>) {
+        // An empty memstore holds no cell visible to this read: every cell at or below the
+        // read point (taken before this call) was inserted before it [ATOM-1].
+        for m in std::iter::once(&self.active).chain(&self.snapshot) {
+            if !m.is_empty() {
+                out.push(SourceCursor::Mem(MemCursor::new(m.clone())));
+            }
+        }
+        let wanted = |fam: &[u8]| sel.families.as_ref().is_none_or(|w| w.contains(&fam));
+        let mut stores = 0;
+        let mut sorted = true;
+        for (fam, list) in &self.files {
+            if !list.is_empty() && wanted(fam) {
+                stores += 1;
+                sorted &= list.is_sorted_by_key(|f| f.recency());
+            }
+        }
+        if stores <= 1 && sorted {
+            // One store whose list is already newest first [SORT-6]: no temporary list.
+            for (fam, list) in &self.files {
+                if !wanted(fam) {
+                    continue;
+                }
+                for f in list {
+                    if file_may_match(f, sel) {
+                        out.push(SourceCursor::File(f.reader.cursor((sel.cache)(&f.family))));
+                    }
+                }
+            }
+            return;
         }
         let mut files: Vec<&Arc<StoreFile>> = Vec::new();
         for (fam, list) in &self.files {
-            if let Some(want) = &sel.families
-                && !want.contains(&fam.as_slice())
-            {
+            if !wanted(fam) {
                 continue;
             }
             for f in list {
@@ -223,9 +254,8 @@ impl RegionVersion {
         // Newest first across families too (ties between families cannot hold equal keys).
         files.sort_by_key(|f| f.recency());
         for f in files {
-            out.push(Box::new(f.reader.cursor((sel.cache)(&f.family))));
+            out.push(SourceCursor::File(f.reader.cursor((sel.cache)(&f.family))));
         }
-        out
     }
 }
 

@@ -4,13 +4,13 @@ use crate::db::DbInner;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::filter::eval::FilterRunner;
-use crate::model::key::first_on_row;
+use crate::model::key::{KeyRef, TYPE_MAXIMUM};
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Get, RowResult, Scan};
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
-use crate::read::row::RowReader;
+use crate::read::row::{ReaderParts, RowReader};
 use crate::region::{FileSelection, Region, RegionVersion};
 pub use crate::scanner::Scanner;
 use crate::sst::CachePolicy;
@@ -121,6 +121,19 @@ pub struct Table {
     pub(crate) shared: Arc<TableShared>,
 }
 
+/// Appends [`crate::model::key::first_on_row`]`(row)` to `out`.
+fn first_on_row_into(row: &[u8], out: &mut Vec<u8>) {
+    KeyRef {
+        row,
+        family: b"",
+        qualifier: b"",
+        ts: i64::MAX,
+        type_code: TYPE_MAXIMUM,
+        seq: u64::MAX,
+    }
+    .encode_into(out);
+}
+
 fn cache_policy(desc: &TableDescriptor) -> impl Fn(&[u8]) -> CachePolicy + '_ {
     move |fam: &[u8]| match desc.get_family(fam) {
         Some(f) => CachePolicy {
@@ -218,6 +231,29 @@ impl Table {
         get_row: Option<&[u8]>,
         read_point: u64,
     ) -> Result<RowReader> {
+        self.region_reader_with(
+            region,
+            version,
+            q,
+            start,
+            get_row,
+            read_point,
+            ReaderParts::default(),
+        )
+    }
+
+    /// [`Table::region_reader`] built from reused buffers.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn region_reader_with(
+        &self,
+        region: &Arc<Region>,
+        version: &RegionVersion,
+        q: &Query,
+        start: &[u8],
+        get_row: Option<&[u8]>,
+        read_point: u64,
+        parts: ReaderParts,
+    ) -> Result<RowReader> {
         let single_column = q
             .cols
             .0
@@ -237,28 +273,38 @@ impl Table {
             time_range: q.spec.time_range,
             cache: &policy,
         };
-        let mut merge = MergeCursor::new(version.cursors(&sel));
+        let ReaderParts {
+            matcher,
+            mut children,
+            heap,
+            stop: mut buf,
+        } = parts;
+        version.cursors_into(&sel, &mut children);
+        let mut merge = MergeCursor::with_heap(children, heap);
         let from = if start < region.start.as_slice() {
             region.start.as_slice()
         } else {
             start
         };
-        merge.seek(&first_on_row(from))?;
-        let stop = match get_row {
+        buf.clear();
+        first_on_row_into(from, &mut buf);
+        merge.seek(&buf)?;
+        buf.clear();
+        match get_row {
             Some(r) => {
-                let mut s = r.to_vec();
-                s.push(0);
-                s
+                buf.extend_from_slice(r);
+                buf.push(0);
             }
-            None => region.end.clone(),
+            None => buf.extend_from_slice(&region.end),
+        }
+        let matcher = match matcher {
+            Some(mut m) => {
+                m.reinit(q.desc.families(), &q.spec);
+                m
+            }
+            None => q.matcher(),
         };
-        Ok(RowReader::new(
-            merge,
-            q.matcher(),
-            q.runner()?,
-            read_point,
-            stop,
-        ))
+        Ok(RowReader::new(merge, matcher, q.runner()?, read_point, buf))
     }
 
     fn validate_read(
@@ -301,15 +347,26 @@ impl Table {
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        let mut reader = self.region_reader(
+        // The reader's buffers are kept per thread between Gets (sources dropped).
+        thread_local! {
+            static GET_PARTS: std::cell::Cell<ReaderParts> = std::cell::Cell::default();
+        }
+        let mut reader = self.region_reader_with(
             &region,
             &region.current(),
             &q,
             &g.row,
             Some(&g.row),
             self.db.mvcc.read_point(),
+            // `try_with`: during thread teardown the slot may be gone; then nothing is reused.
+            GET_PARTS
+                .try_with(std::cell::Cell::take)
+                .unwrap_or_default(),
         )?;
-        Ok(match reader.next_row()? {
+        let found = reader.next_row()?;
+        let parts = reader.into_parts();
+        let _ = GET_PARTS.try_with(|p| p.set(parts));
+        Ok(match found {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),
         })

@@ -23,4 +23,40 @@ pub trait CellCursor: Send {
     /// The row of the last cell sorting before every cell of `row` (the largest row `< row`),
     /// for reversed scans; `None` when there is none. May leave the cursor unpositioned.
     fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// How many `next` steps a merge tries before a forward `seek` of this cursor: for sources
+    /// where a step is much cheaper than a seek and targets are usually a cell or two ahead
+    /// (the next column after one older version). 0 = always seek.
+    fn steps_before_seek(&self) -> usize {
+        0
+    }
+}
+
+impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
+    #[inline]
+    fn valid(&self) -> bool {
+        (**self).valid()
+    }
+    #[inline]
+    fn key(&self) -> &[u8] {
+        (**self).key()
+    }
+    #[inline]
+    fn payload(&self) -> &[u8] {
+        (**self).payload()
+    }
+    fn next(&mut self) -> Result<()> {
+        (**self).next()
+    }
+    fn seek(&mut self, target: &[u8]) -> Result<()> {
+        (**self).seek(target)
+    }
+    fn seek_to_first(&mut self) -> Result<()> {
+        (**self).seek_to_first()
+    }
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        (**self).prev_row(row)
+    }
+    fn steps_before_seek(&self) -> usize {
+        (**self).steps_before_seek()
+    }
 }

@@ -7,23 +7,44 @@ use crate::model::key::compare_encoded;
 use crate::read::cursor::CellCursor;
 use std::cmp::Ordering;
 
-/// Merges sorted children into one sorted stream.
-pub struct MergeCursor {
-    children: Vec<Box<dyn CellCursor>>,
+/// Merges sorted children into one sorted stream. `C` is the children's cursor type: the
+/// region read path uses the concrete [`crate::read::source::SourceCursor`] enum (no boxes,
+/// static dispatch); compactions merge boxed cursors.
+pub struct MergeCursor<C: CellCursor = Box<dyn CellCursor>> {
+    children: Vec<C>,
     /// Indices of valid children; `heap[0]` is the smallest.
     heap: Vec<usize>,
     /// Set by `prev_row`: the next seek goes backwards, so every child must move.
     reposition_all: bool,
 }
 
-impl MergeCursor {
+impl<C: CellCursor> MergeCursor<C> {
     /// Merges `children` (newest source first).
-    pub fn new(children: Vec<Box<dyn CellCursor>>) -> MergeCursor {
+    pub fn new(children: Vec<C>) -> MergeCursor<C> {
+        let n = children.len();
         MergeCursor {
             children,
-            heap: Vec::new(),
+            heap: Vec::with_capacity(n),
             reposition_all: false,
         }
+    }
+
+    /// Merges `children` using `heap` (emptied) as the heap's buffer.
+    pub fn with_heap(children: Vec<C>, mut heap: Vec<usize>) -> MergeCursor<C> {
+        heap.clear();
+        MergeCursor {
+            children,
+            heap,
+            reposition_all: false,
+        }
+    }
+
+    /// The children's and the heap's buffers, emptied (children dropped), for reuse.
+    pub fn into_buffers(self) -> (Vec<C>, Vec<usize>) {
+        let (mut children, mut heap) = (self.children, self.heap);
+        children.clear();
+        heap.clear();
+        (children, heap)
     }
 
     fn less(&self, a: usize, b: usize) -> bool {
@@ -57,16 +78,20 @@ impl MergeCursor {
     }
 
     fn rebuild(&mut self) {
-        self.heap = (0..self.children.len())
-            .filter(|&i| self.children[i].valid())
-            .collect();
+        // Reuses the heap's buffer: a seek allocates nothing.
+        self.heap.clear();
+        for i in 0..self.children.len() {
+            if self.children[i].valid() {
+                self.heap.push(i);
+            }
+        }
         for i in (0..self.heap.len() / 2).rev() {
             self.sift_down(i);
         }
     }
 }
 
-impl CellCursor for MergeCursor {
+impl<C: CellCursor> CellCursor for MergeCursor<C> {
     fn valid(&self) -> bool {
         !self.heap.is_empty()
     }
@@ -90,8 +115,32 @@ impl CellCursor for MergeCursor {
     fn seek(&mut self, target: &[u8]) -> Result<()> {
         let all = std::mem::take(&mut self.reposition_all);
         for c in &mut self.children {
-            // Forward seeks: children already at or past the target need not move.
-            if !all && c.valid() && compare_encoded(c.key(), target) != Ordering::Less {
+            if !all {
+                // Forward seeks: children already at or past the target need not move; a child
+                // whose steps are cheap tries a few before seeking (the target is usually the
+                // next column, a cell or two ahead).
+                let mut steps = c.steps_before_seek();
+                let mut stepped = false;
+                loop {
+                    if !c.valid() {
+                        // Unpositioned (or exhausted: the seek leaves it so); a cursor that
+                        // stepped past its end is exhausted.
+                        if !stepped {
+                            c.seek(target)?;
+                        }
+                        break;
+                    }
+                    if compare_encoded(c.key(), target) != Ordering::Less {
+                        break;
+                    }
+                    if steps == 0 {
+                        c.seek(target)?;
+                        break;
+                    }
+                    steps -= 1;
+                    stepped = true;
+                    c.next()?;
+                }
                 continue;
             }
             c.seek(target)?;
@@ -152,10 +201,7 @@ mod tests {
         for r in ["b", "c", "d"] {
             b.insert(&key(r, 1), &[0, b'B']);
         }
-        let mut m = MergeCursor::new(vec![
-            Box::new(MemCursor::new(a)),
-            Box::new(MemCursor::new(b)),
-        ]);
+        let mut m = MergeCursor::new(vec![MemCursor::new(a), MemCursor::new(b)]);
         m.seek_to_first().unwrap();
         let mut seen = Vec::new();
         while m.valid() {

@@ -5,3 +5,4 @@ pub mod cursor;
 pub mod matcher;
 pub mod merge;
 pub(crate) mod row;
+pub(crate) mod source;

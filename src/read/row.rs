@@ -10,11 +10,12 @@ use crate::ops::Cell;
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
+use crate::read::source::SourceCursor;
 use std::path::PathBuf;
 
 /// Reads rows of one region in order.
 pub(crate) struct RowReader {
-    cursor: MergeCursor,
+    cursor: MergeCursor<SourceCursor>,
     matcher: UserMatcher,
     read_point: u64,
     /// Exclusive stop row; empty = none.
@@ -24,6 +25,20 @@ pub(crate) struct RowReader {
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
+}
+
+/// The reusable buffers of a [`RowReader`]: a thread that reads many single rows (Gets)
+/// keeps them between reads, so building and dropping a reader allocates little.
+#[derive(Default)]
+pub(crate) struct ReaderParts {
+    /// A matcher to [`UserMatcher::reinit`].
+    pub matcher: Option<UserMatcher>,
+    /// Empty.
+    pub children: Vec<SourceCursor>,
+    /// Empty.
+    pub heap: Vec<usize>,
+    /// Scratch for the stop row and seek keys.
+    pub stop: Vec<u8>,
 }
 
 /// A test on a row key.
@@ -47,7 +62,7 @@ fn bad_key() -> Error {
 impl RowReader {
     /// REQUIRES: `cursor` already positioned at the first candidate cell.
     pub fn new(
-        cursor: MergeCursor,
+        cursor: MergeCursor<SourceCursor>,
         matcher: UserMatcher,
         filter: Option<FilterRunner>,
         read_point: u64,
@@ -64,10 +79,21 @@ impl RowReader {
         }
     }
 
+    /// The reader's buffers for reuse (sources dropped).
+    pub fn into_parts(self) -> ReaderParts {
+        let (children, heap) = self.cursor.into_buffers();
+        ReaderParts {
+            matcher: Some(self.matcher),
+            children,
+            heap,
+            stop: self.stop,
+        }
+    }
+
     /// A reader returning rows in descending order [SCAN-REV-1]; cells inside a row stay in
     /// forward order [SORT-8].
     pub fn reversed(
-        cursor: MergeCursor,
+        cursor: MergeCursor<SourceCursor>,
         matcher: UserMatcher,
         filter: Option<FilterRunner>,
         read_point: u64,

@@ -110,6 +110,15 @@ impl FamilyRules {
         }
     }
 
+    /// Becomes `FamilyRules::of(f)`, reusing the name's buffer.
+    fn assign(&mut self, f: &FamilyDescriptor) {
+        self.name.clone_from(&f.name);
+        self.max_versions = f.max_versions;
+        self.min_versions = f.min_versions;
+        self.ttl_ms = f.ttl_millis().unwrap_or(i64::MAX);
+        self.kdc = f.keep_deleted_cells;
+    }
+
     /// `now - ttlMs`: cells below it are family-expired [TTL-2].
     fn oldest_unexpired(&self, now: i64) -> i64 {
         now.saturating_sub(self.ttl_ms)
@@ -220,6 +229,45 @@ struct ReadFamily {
     qualifiers: Vec<Vec<u8>>,
 }
 
+/// The families `columns` selects, with their rules, sorted by name and unique, into `out`
+/// (its allocations reused).
+fn select_families(
+    out: &mut Vec<ReadFamily>,
+    families: &[FamilyDescriptor],
+    columns: &ColumnSelection,
+) {
+    let mut n = 0;
+    for f in families {
+        let qualifiers = match columns {
+            ColumnSelection::All => None,
+            ColumnSelection::Families(map) => match map.get(&f.name) {
+                None => continue,
+                Some(q) => q.as_ref(),
+            },
+        };
+        if n == out.len() {
+            out.push(ReadFamily {
+                rules: FamilyRules::of(f),
+                qualifiers: Vec::new(),
+            });
+        } else {
+            out[n].rules.assign(f);
+        }
+        let slot = &mut out[n].qualifiers;
+        slot.clear();
+        // A BTreeSet iterates sorted and unique; an empty set = whole family.
+        if let Some(set) = qualifiers {
+            slot.extend(set.iter().cloned());
+        }
+        n += 1;
+    }
+    out.truncate(n);
+    if !out.is_sorted_by(|a, b| a.rules.name < b.rules.name) {
+        out.sort_by(|a, b| a.rules.name.cmp(&b.rules.name));
+        out.dedup_by(|a, b| a.rules.name == b.rules.name);
+    }
+}
+
 /// Decides, cell by cell, what a Get or Scan returns (1.4.1 steps 1-8, [SCAN-RAW-1]).
 ///
 /// The caller has already dropped cells above its MVCC read point. Step 9 (the filter) is the
@@ -253,25 +301,8 @@ impl UserMatcher {
     /// A matcher for `spec` over a region whose families are `families`. Families the spec does
     /// not select, or that `families` does not describe, are skipped ([`MatchCode::SeekNextFamily`]).
     pub fn new(families: &[FamilyDescriptor], spec: ReadSpec) -> Self {
-        let mut selected: Vec<ReadFamily> = families
-            .iter()
-            .filter_map(|f| {
-                let qualifiers = match &spec.columns {
-                    ColumnSelection::All => Vec::new(),
-                    ColumnSelection::Families(map) => match map.get(&f.name)? {
-                        None => Vec::new(),
-                        // A BTreeSet iterates sorted and unique; an empty set = whole family.
-                        Some(set) => set.iter().cloned().collect(),
-                    },
-                };
-                Some(ReadFamily {
-                    rules: FamilyRules::of(f),
-                    qualifiers,
-                })
-            })
-            .collect();
-        selected.sort_by(|a, b| a.rules.name.cmp(&b.rules.name));
-        selected.dedup_by(|a, b| a.rules.name == b.rules.name);
+        let mut selected = Vec::new();
+        select_families(&mut selected, families, &spec.columns);
         UserMatcher {
             families: selected,
             now: spec.now,
@@ -290,6 +321,30 @@ impl UserMatcher {
             filter_family: Vec::new(),
             filter_qualifier: Vec::new(),
         }
+    }
+
+    /// Turns this matcher into `UserMatcher::new(families, spec)`, keeping its buffers (the
+    /// family list, the position and column copies): a read path that reuses one matcher per
+    /// thread allocates nothing for it.
+    pub fn reinit(&mut self, families: &[FamilyDescriptor], spec: &ReadSpec) {
+        select_families(&mut self.families, families, &spec.columns);
+        self.now = spec.now;
+        self.tr_min = spec.time_range.0;
+        self.tr_max = spec.time_range.1;
+        self.query_versions = spec.max_versions;
+        self.raw = spec.raw;
+        self.has_filter = spec.has_filter;
+        // `started == false` makes the first cell a new family: every other position field is
+        // rewritten then.
+        self.pos.started = false;
+        self.pos.family_done = false;
+        self.pos.column_done = false;
+        self.current = None;
+        self.deletes.reset();
+        self.columns.reset(false, 1, 0, i64::MIN);
+        self.columns.forget_column();
+        self.filter_count = 0;
+        self.filter_valid = false;
     }
 
     /// Versions the column tracker lets through (`Vcheck`, [VER-2] [VER-6] [SCAN-RAW-1]).

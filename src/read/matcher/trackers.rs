@@ -187,6 +187,12 @@ impl ColumnTracker {
         self.index = 0;
     }
 
+    /// Forgets the current column (as a new tracker would), keeping the buffer.
+    pub(super) fn forget_column(&mut self) {
+        self.has_col = false;
+        self.col.clear();
+    }
+
     fn is_expired(&self, ts: i64) -> bool {
         ts < self.oldest
     }

@@ -1,0 +1,137 @@
+//! A fixed read workload for instruction counts of the read path (docs/PERFORMANCE.md, "Read
+//! path"). Run under callgrind, collecting only the measured phase:
+//!
+//! ```text
+//! cargo build --profile bench --example readprof
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*readprof::measure*' \
+//!     target/release/examples/readprof point
+//! ```
+//!
+//! Modes: `point` (100 k rows of one 100 B cell: rows 0..50 k flushed to a file, 50 k..100 k in
+//! the memstore, every 4th row overwritten in the memstore; 20 k Gets of existing rows),
+//! `ycsb` (20 k rows x 10 qualifiers x 100 B, half flushed; 10 k whole-row Gets),
+//! `seek` (the `point` data; 5 k scans of 10 rows from random keys),
+//! `ycsbe` (the `ycsb` data; 2 k scans of 1..100 rows). Prints operations and rows read.
+
+use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use std::hint::black_box;
+
+fn key(i: u64) -> Vec<u8> {
+    format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).into_bytes()
+}
+
+fn ycsb_key(i: u64) -> Vec<u8> {
+    format!("user{:016}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8).into_bytes()
+}
+
+fn open() -> (Db, cellbase::Table) {
+    let db = Db::temporary_with(
+        DbOptions::default()
+            .durability(Durability::SkipWal)
+            .background_threads(0),
+    )
+    .unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("b").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    (db, t)
+}
+
+fn load_point(t: &cellbase::Table) -> u64 {
+    const N: u64 = 100_000;
+    for i in 0..N {
+        if i == N / 2 {
+            t.flush().unwrap();
+        }
+        t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+    }
+    for i in (0..N).step_by(4) {
+        t.put(Put::new(key(i)).add("f", "q", [8u8; 100])).unwrap();
+    }
+    N
+}
+
+fn load_ycsb(t: &cellbase::Table) -> u64 {
+    const N: u64 = 20_000;
+    for i in 0..N {
+        if i == N / 2 {
+            t.flush().unwrap();
+        }
+        let mut p = Put::new(ycsb_key(i));
+        for q in 0..10 {
+            p = p.add("f", format!("field{q}"), [b'a' + q as u8; 100]);
+        }
+        t.put(p).unwrap();
+    }
+    N
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[inline(never)]
+fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
+    let mut r = Rng(42);
+    let (mut ops, mut rows) = (0u64, 0u64);
+    match mode {
+        "point" => {
+            for _ in 0..20_000 {
+                let res = t.get(Get::new(key(r.next(n)))).unwrap();
+                rows += u64::from(!res.is_empty());
+                black_box(res);
+                ops += 1;
+            }
+        }
+        "ycsb" => {
+            for _ in 0..10_000 {
+                let res = t.get(Get::new(ycsb_key(r.next(n)))).unwrap();
+                rows += u64::from(res.cells().len() == 10);
+                black_box(res);
+                ops += 1;
+            }
+        }
+        "seek" => {
+            for _ in 0..5_000 {
+                let s = Scan::new().start_row(key(r.next(n))).limit(10);
+                for r in t.scan(s).unwrap() {
+                    black_box(r.unwrap());
+                    rows += 1;
+                }
+                ops += 1;
+            }
+        }
+        "ycsbe" => {
+            for _ in 0..2_000 {
+                let len = 1 + r.next(100);
+                let s = Scan::new().start_row(ycsb_key(r.next(n))).limit(len);
+                for r in t.scan(s).unwrap() {
+                    black_box(r.unwrap());
+                    rows += 1;
+                }
+                ops += 1;
+            }
+        }
+        _ => panic!("mode: point | ycsb | seek | ycsbe"),
+    }
+    (ops, rows)
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "point".into());
+    let (_db, t) = open();
+    let n = if mode == "ycsb" || mode == "ycsbe" {
+        load_ycsb(&t)
+    } else {
+        load_point(&t)
+    };
+    let (ops, rows) = measure(&mode, &t, n);
+    println!("{mode}: {ops} ops, {rows} rows");
+}
