@@ -1,11 +1,14 @@
-//! Storage-core benchmarks: single-thread put throughput (SkipWal, SyncWal, FsyncWal), Get
-//! latency from the memstore and from block files, scan throughput.
+//! Storage-core benchmarks: single-thread put throughput (SkipWal, SyncWal, FsyncWal), a 10-cell
+//! put (YCSB load shape), multi-thread FsyncWal puts through `Table::put` (group commit end to
+//! end), Get latency from the memstore and from block files, scan throughput.
 //!
 //! Run: `cargo bench --bench core`. Figures are only comparable side by side within one run.
 
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 const ROWS: u64 = 100_000;
 
@@ -41,6 +44,52 @@ fn puts(c: &mut Criterion) {
             b.iter(|| {
                 i += 1;
                 t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+            })
+        });
+    }
+    // YCSB load shape: one row of 10 qualifiers x 100 B.
+    let (_db, t) = open(Durability::SkipWal);
+    let mut i = 0u64;
+    g.bench_function("SkipWal-10cells", |b| {
+        b.iter(|| {
+            i += 1;
+            let mut p = Put::new(key(i));
+            for q in 0..10u8 {
+                p = p.add("f", [b'q', b'0' + q], [7u8; 100]);
+            }
+            t.put(p).unwrap();
+        })
+    });
+    g.finish();
+}
+
+/// FsyncWal puts of distinct rows into one region from 1 and 8 threads: the group commit of the
+/// whole write path (row lock, sequence id, WAL, memstore, MVCC), not only the WAL's.
+fn put_threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("put_threads");
+    g.throughput(Throughput::Elements(1));
+    g.measurement_time(Duration::from_secs(4));
+    for threads in [1usize, 8] {
+        let (_db, t) = open(Durability::FsyncWal);
+        let next = AtomicU64::new(0);
+        g.bench_function(format!("FsyncWal/{threads}t"), |b| {
+            b.iter_custom(|iters| {
+                let per = iters.div_ceil(threads as u64);
+                let start = Instant::now();
+                std::thread::scope(|s| {
+                    for _ in 0..threads {
+                        s.spawn(|| {
+                            for _ in 0..per {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+                            }
+                        });
+                    }
+                });
+                // Time per put across all threads (throughput = puts/s).
+                start
+                    .elapsed()
+                    .mul_f64(iters as f64 / (per * threads as u64) as f64)
             })
         });
     }
@@ -98,5 +147,5 @@ fn scans(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, puts, gets, scans);
+criterion_group!(benches, puts, put_threads, gets, scans);
 criterion_main!(benches);

@@ -7,7 +7,6 @@ use crate::clock::LATEST_TIMESTAMP;
 use crate::error::{Error, Result};
 use crate::filter::CompareOp;
 use crate::model::CellType;
-use crate::model::payload;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{
     Append, Cell, CheckAndMutate, Columns, Condition, Delete, Increment, Mutation, Put, RowResult,
@@ -20,29 +19,31 @@ use crate::write::{NewCell, check_cell_size, check_family, check_row, check_ts};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-fn marker(family: &[u8], qualifier: &[u8], ts: i64, kind: CellType) -> NewCell {
+fn marker<'a>(family: &'a [u8], qualifier: &'a [u8], ts: i64, kind: CellType) -> NewCell<'a> {
     NewCell {
-        family: family.to_vec(),
-        qualifier: qualifier.to_vec(),
+        family,
+        qualifier,
         ts,
         type_code: kind.code(),
-        payload: payload::encode(None, b""),
+        ttl_ms: None,
+        value: b"",
     }
 }
 
-fn put_cell(
-    family: &[u8],
-    qualifier: &[u8],
+fn put_cell<'a>(
+    family: &'a [u8],
+    qualifier: &'a [u8],
     ts: i64,
     ttl_ms: Option<u64>,
-    value: &[u8],
-) -> NewCell {
+    value: &'a [u8],
+) -> NewCell<'a> {
     NewCell {
-        family: family.to_vec(),
-        qualifier: qualifier.to_vec(),
+        family,
+        qualifier,
         ts,
         type_code: CellType::Put.code(),
-        payload: payload::encode(ttl_ms, value),
+        ttl_ms,
+        value,
     }
 }
 
@@ -104,17 +105,14 @@ impl Table {
     }
 
     /// The cells of a put; cells without a timestamp get `now` [TS-1].
-    fn put_cells(p: &Put, now: i64) -> Vec<NewCell> {
+    fn put_cells<'a>(p: &'a Put, now: i64, out: &mut Vec<NewCell<'a>>) {
         let ttl_ms = p
             .ttl
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        p.cells
-            .iter()
-            .map(|c| {
-                let ts = if c.ts == LATEST_TIMESTAMP { now } else { c.ts };
-                put_cell(&c.family, &c.qualifier, ts, ttl_ms, &c.value)
-            })
-            .collect()
+        out.extend(p.cells.iter().map(|c| {
+            let ts = if c.ts == LATEST_TIMESTAMP { now } else { c.ts };
+            put_cell(&c.family, &c.qualifier, ts, ttl_ms, &c.value)
+        }));
     }
 
     /// Checks a delete [DEL-8] [TS-2] [LIM-1].
@@ -138,14 +136,14 @@ impl Table {
     }
 
     /// The markers of a delete with their timestamps resolved [DEL-6]. REQUIRES: the row lock.
-    fn delete_cells(
+    fn delete_cells<'a>(
         &self,
         region: &Arc<Region>,
-        desc: &Arc<TableDescriptor>,
-        d: &Delete,
+        desc: &'a Arc<TableDescriptor>,
+        d: &'a Delete,
         now: i64,
-    ) -> Result<Vec<NewCell>> {
-        let mut cells = Vec::new();
+        cells: &mut Vec<NewCell<'a>>,
+    ) -> Result<()> {
         if d.entries.is_empty() {
             // A whole-row delete: one DeleteFamily per family.
             let ts = d.row_ts.unwrap_or(now);
@@ -169,7 +167,7 @@ impl Table {
             };
             cells.push(marker(&e.family, &e.qualifier, ts, e.kind));
         }
-        Ok(cells)
+        Ok(())
     }
 
     /// The newest `n` visible versions of one column as `(ts, value)` (an internal Get honouring
@@ -250,7 +248,7 @@ impl Table {
         &self,
         region: &Arc<Region>,
         row: &[u8],
-        cells: Vec<NewCell>,
+        cells: &[NewCell],
         durability: Option<Durability>,
     ) -> Result<bool> {
         self.db.apply(&self.shared, region, row, cells, durability)
@@ -266,9 +264,10 @@ impl Table {
         let desc = self.check()?;
         self.validate_put(&desc, &p)?;
         self.with_row(&p.row, |region| {
-            let cells = Self::put_cells(&p, self.db.clock.now_millis());
+            let mut cells = Vec::with_capacity(p.cells.len());
+            Self::put_cells(&p, self.db.clock.now_millis(), &mut cells);
             Ok(self
-                .apply_row(region, &p.row, cells, p.durability)?
+                .apply_row(region, &p.row, &cells, p.durability)?
                 .then_some(()))
         })
     }
@@ -290,9 +289,10 @@ impl Table {
         let desc = self.check()?;
         self.validate_delete(&desc, &d)?;
         self.with_row(&d.row, |region| {
-            let cells = self.delete_cells(region, &desc, &d, self.db.clock.now_millis())?;
+            let mut cells = Vec::new();
+            self.delete_cells(region, &desc, &d, self.db.clock.now_millis(), &mut cells)?;
             Ok(self
-                .apply_row(region, &d.row, cells, d.durability)?
+                .apply_row(region, &d.row, &cells, d.durability)?
                 .then_some(()))
         })
     }
@@ -315,7 +315,7 @@ impl Table {
             let now = self.db.clock.now_millis();
             let cells = self.batch_cells(region, &desc, &ms, now, now)?;
             Ok(self
-                .apply_row(region, row, cells, durability)?
+                .apply_row(region, row, &cells, durability)?
                 .then_some(()))
         })
     }
@@ -353,19 +353,19 @@ impl Table {
 
     /// The cells of a batch in order (deletes resolved [DEL-6]); puts without a timestamp get
     /// `put_now`. REQUIRES: the row lock.
-    fn batch_cells(
+    fn batch_cells<'a>(
         &self,
         region: &Arc<Region>,
-        desc: &Arc<TableDescriptor>,
-        ms: &[Mutation],
+        desc: &'a Arc<TableDescriptor>,
+        ms: &'a [Mutation],
         now: i64,
         put_now: i64,
-    ) -> Result<Vec<NewCell>> {
+    ) -> Result<Vec<NewCell<'a>>> {
         let mut cells = Vec::new();
         for m in ms {
             match m {
-                Mutation::Put(p) => cells.extend(Self::put_cells(p, put_now)),
-                Mutation::Delete(d) => cells.extend(self.delete_cells(region, desc, d, now)?),
+                Mutation::Put(p) => Self::put_cells(p, put_now, &mut cells),
+                Mutation::Delete(d) => self.delete_cells(region, desc, d, now, &mut cells)?,
             }
         }
         Ok(cells)
@@ -408,7 +408,7 @@ impl Table {
             let cells =
                 self.batch_cells(region, &desc, &c.actions, now, now.max(newest_checked))?;
             Ok(self
-                .apply_row(region, &c.row, cells, durability)?
+                .apply_row(region, &c.row, &cells, durability)?
                 .then_some(true))
         })
     }
@@ -444,11 +444,11 @@ impl Table {
                 let ts = old.map_or(now, |(ts, _)| ts.saturating_add(1).max(now));
                 out.insert((f.clone(), q.clone()), (ts, value));
             }
-            let cells = out
+            let cells: Vec<NewCell> = out
                 .iter()
                 .map(|((f, q), (ts, v))| put_cell(f, q, *ts, ttl_ms, v))
                 .collect();
-            if !self.apply_row(region, row, cells, None)? {
+            if !self.apply_row(region, row, &cells, None)? {
                 return Ok(None);
             }
             Ok(Some(

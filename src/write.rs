@@ -27,13 +27,37 @@ const ENTRY_VERSION: u8 = 1;
 /// Longest row key [LIM-1].
 pub(crate) const MAX_ROW_LEN: usize = 32767;
 
-/// One cell about to be written (timestamps resolved, no sequence id yet).
-pub(crate) struct NewCell {
-    pub family: Vec<u8>,
-    pub qualifier: Vec<u8>,
+/// One cell about to be written (timestamps resolved, no sequence id yet). It borrows its
+/// parts from the caller's mutation: the key and payload are encoded once, straight into the
+/// WAL's buffer and into the memstore entry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NewCell<'a> {
+    pub family: &'a [u8],
+    pub qualifier: &'a [u8],
     pub ts: i64,
     pub type_code: u8,
-    pub payload: Vec<u8>,
+    /// Per-cell TTL of the payload.
+    pub ttl_ms: Option<u64>,
+    pub value: &'a [u8],
+}
+
+impl NewCell<'_> {
+    /// The cell's key with sequence id `seq`.
+    pub(crate) fn key<'k>(&'k self, row: &'k [u8], seq: u64) -> KeyRef<'k> {
+        KeyRef {
+            row,
+            family: self.family,
+            qualifier: self.qualifier,
+            ts: self.ts,
+            type_code: self.type_code,
+            seq,
+        }
+    }
+
+    /// Bytes of the encoded payload ([`payload::encode_into`]).
+    fn payload_len(&self) -> usize {
+        1 + if self.ttl_ms.is_some() { 8 } else { 0 } + self.value.len()
+    }
 }
 
 /// Checks a row key [LIM-1].
@@ -97,22 +121,30 @@ fn wal_sync(d: Durability) -> Option<WalSync> {
     }
 }
 
-/// Encodes a WAL entry: `version u8 | table_id varint | n varint | (key bytes, payload bytes)×n`.
-fn encode_entry(table_id: u64, cells: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(
-        16 + cells
-            .iter()
-            .map(|(k, p)| k.len() + p.len() + 6)
-            .sum::<usize>(),
-    );
+/// Appends a WAL entry to `out`:
+/// `version u8 | table_id varint | n varint | (key bytes, payload bytes)×n` (bytes = varint
+/// length + bytes), every key carrying sequence id `seq`.
+fn encode_entry_into(out: &mut Vec<u8>, table_id: u64, row: &[u8], seq: u64, cells: &[NewCell]) {
     out.push(ENTRY_VERSION);
-    codec::put_varint(&mut out, table_id);
-    codec::put_varint(&mut out, cells.len() as u64);
-    for (k, p) in cells {
-        codec::put_bytes(&mut out, k);
-        codec::put_bytes(&mut out, p);
+    codec::put_varint(out, table_id);
+    codec::put_varint(out, cells.len() as u64);
+    for c in cells {
+        let k = c.key(row, seq);
+        codec::put_varint(out, k.encoded_len() as u64);
+        k.encode_into(out);
+        codec::put_varint(out, c.payload_len() as u64);
+        payload::encode_into(out, c.ttl_ms, c.value);
     }
-    out
+}
+
+/// Upper bound of the bytes [`encode_entry_into`] appends.
+fn entry_len_bound(row: &[u8], cells: &[NewCell]) -> usize {
+    1 + 10
+        + 10
+        + cells
+            .iter()
+            .map(|c| c.key(row, 0).encoded_len() + c.payload_len() + 20)
+            .sum::<usize>()
 }
 
 /// Replays one WAL entry into the memstores of `tables` (by table id); records of dropped
@@ -160,12 +192,17 @@ impl DbInner {
     /// Applies one row mutation's cells atomically; `Ok(false)` (nothing written) when the
     /// region was retired by a split or merge and the caller must route the row again.
     /// REQUIRES: the caller holds the row lock and validated the cells.
+    ///
+    /// A logged mutation takes its sequence id inside the WAL's append lock, so the log holds
+    /// entries in sequence-id order: when a group commit's `fdatasync` covers an entry, it
+    /// covers every lower sequence id that was logged, and [`crate::memstore::Mvcc::complete`]
+    /// waits only for those writers' memstore inserts, never for a later sync.
     pub(crate) fn apply(
         &self,
         table: &TableShared,
         region: &Region,
         row: &[u8],
-        cells: Vec<NewCell>,
+        cells: &[NewCell],
         durability: Option<Durability>,
     ) -> Result<bool> {
         let durability = durability.unwrap_or(self.opts.durability);
@@ -173,34 +210,34 @@ impl DbInner {
         if region.is_retired() {
             return Ok(false);
         }
-        let seq = self.mvcc.begin();
-        let encoded: Vec<(Vec<u8>, Vec<u8>)> = cells
-            .into_iter()
-            .map(|c| {
-                let k = KeyRef {
-                    row,
-                    family: &c.family,
-                    qualifier: &c.qualifier,
-                    ts: c.ts,
-                    type_code: c.type_code,
-                    seq,
-                };
-                (k.encode(), c.payload)
-            })
-            .collect();
-        if let Some(sync) = wal_sync(durability)
-            && let Err(e) = self
-                .wal
-                .append(&encode_entry(table.id, &encoded), seq, sync)
-        {
-            // Nothing was inserted: publish the (empty) sequence id so readers move on.
-            self.mvcc.complete(seq);
-            return Err(e);
-        }
+        let seq = match wal_sync(durability) {
+            None => self.mvcc.begin(),
+            Some(sync) => {
+                let bound = entry_len_bound(row, cells);
+                let mut taken = None;
+                let res = self.wal.append_with(bound, sync, |buf| {
+                    let seq = self.mvcc.begin();
+                    taken = Some(seq);
+                    encode_entry_into(buf, table.id, row, seq, cells);
+                    seq
+                });
+                match res {
+                    Ok(seq) => seq,
+                    Err(e) => {
+                        // Nothing was inserted: publish the (empty) sequence id, if one was
+                        // taken, so readers move on.
+                        if let Some(seq) = taken {
+                            self.mvcc.complete(seq);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+        };
         debug_assert!(region.contains(row), "row routed outside its region");
         let active = region.current().active.clone();
-        for (k, p) in &encoded {
-            active.insert(k, p);
+        for c in cells {
+            active.insert_cell(&c.key(row, seq), c.ttl_ms, c.value);
         }
         self.mvcc.complete(seq);
         region.write_requests.fetch_add(1, Ordering::Relaxed);

@@ -3,10 +3,11 @@
 //!
 //! # Group commit
 //!
-//! Appenders frame their record outside the lock (checksum included), then under the state
-//! mutex copy it into the shared `pending` buffer and take a *ticket*: the logical log position
-//! just after their record (positions count frame bytes appended since the `Wal` was created,
-//! across segments). `written` and `synced` are the logical positions already written to the OS
+//! Appenders write their record straight into the shared `pending` buffer under the state mutex
+//! (payload, sequence id and checksum are produced there, [`Wal::append_with`]; the write path
+//! takes its sequence id there too, so the log is in sequence-id order) and take a *ticket*: the
+//! logical log position just after their record (positions count frame bytes appended since the
+//! `Wal` was created, across segments). `written` and `synced` are the logical positions already written to the OS
 //! and covered by `fdatasync`. A caller that must wait loops:
 //!
 //! 1. if its ticket is covered (`written >= ticket`, or `synced >= ticket` for Fsync), return;
@@ -231,35 +232,65 @@ impl Wal {
     /// be `seq` order when callers assign `seq` before calling concurrently.
     pub fn append(&self, payload: &[u8], seq: u64, sync: WalSync) -> Result<()> {
         if payload.len() > MAX_ENTRY_PAYLOAD {
-            return Err(Error::invalid(format!(
-                "WAL entry of {} bytes exceeds the limit of {MAX_ENTRY_PAYLOAD}",
-                payload.len()
-            )));
+            return Err(too_long(payload.len()));
         }
-        let seq_be = seq.to_be_bytes();
-        let header = record::frame_header(REC_ENTRY, &seq_be, payload);
+        self.append_with(payload.len(), sync, |buf| {
+            buf.extend_from_slice(payload);
+            seq
+        })
+        .map(|_| ())
+    }
+
+    /// As [`Wal::append`], but the entry is produced under the log's lock: `entry` appends the
+    /// entry's payload (about `len_hint` bytes) to the buffer it is given and returns the
+    /// entry's sequence id. The payload is written once, in place, and framed there; an
+    /// entry produced by one call reaches the file before the entries of every later call, so
+    /// sequence ids taken inside `entry` are logged in ascending order. `entry` runs with the
+    /// lock held: it must be short and must not call into the WAL. Returns the sequence id.
+    ///
+    /// # Errors
+    /// As [`Wal::append`]; an oversized payload is removed again and not logged. `entry` has not
+    /// run when the WAL is closed or poisoned on entry; it ran for every other error.
+    pub fn append_with(
+        &self,
+        len_hint: usize,
+        sync: WalSync,
+        entry: impl FnOnce(&mut Vec<u8>) -> u64,
+    ) -> Result<u64> {
         let mut g = self.state.lock();
         check_open(&g)?;
+        let start = g.pending.len();
+        let body = start + record::HEADER_LEN;
         g.pending
-            .reserve(header.len() + ENTRY_HEADER_LEN + payload.len());
-        g.pending.extend_from_slice(&header);
-        g.pending.extend_from_slice(&seq_be);
-        g.pending.extend_from_slice(payload);
-        g.pending_end += (header.len() + ENTRY_HEADER_LEN + payload.len()) as u64;
+            .reserve(record::HEADER_LEN + ENTRY_HEADER_LEN + len_hint);
+        g.pending
+            .extend_from_slice(&[0u8; record::HEADER_LEN + ENTRY_HEADER_LEN]);
+        let seq = entry(&mut g.pending);
+        let len = g.pending.len() - body;
+        if len - ENTRY_HEADER_LEN > MAX_ENTRY_PAYLOAD {
+            g.pending.truncate(start);
+            return Err(too_long(len - ENTRY_HEADER_LEN));
+        }
+        g.pending[body..body + ENTRY_HEADER_LEN].copy_from_slice(&seq.to_be_bytes());
+        let header = record::frame_header(REC_ENTRY, &g.pending[body..], &[]);
+        g.pending[start..body].copy_from_slice(&header);
+        g.pending_end += (record::HEADER_LEN + len) as u64;
         g.pending_seqs = Some(match g.pending_seqs {
             Some((lo, hi)) => (lo.min(seq), hi.max(seq)),
             None => (seq, seq),
         });
         let ticket = g.pending_end;
         let need = match sync {
-            WalSync::Buffered if g.pending.len() <= self.opts.async_buffer_limit => return Ok(()),
+            WalSync::Buffered if g.pending.len() <= self.opts.async_buffer_limit => {
+                return Ok(seq);
+            }
             WalSync::Buffered | WalSync::Write => Need::Written(ticket),
             WalSync::Fsync => {
                 g.fsync_wanted = g.fsync_wanted.max(ticket);
                 Need::Synced(ticket)
             }
         };
-        self.wait_for(&mut g, need)
+        self.wait_for(&mut g, need).map(|()| seq)
     }
 
     /// Writes every queued (Buffered) entry to the OS.
@@ -543,6 +574,12 @@ fn previous_segment(
         id: prev_id,
         len: f.len(),
     }))
+}
+
+fn too_long(len: usize) -> Error {
+    Error::invalid(format!(
+        "WAL entry of {len} bytes exceeds the limit of {MAX_ENTRY_PAYLOAD}"
+    ))
 }
 
 fn check_open(g: &Shared) -> Result<()> {
