@@ -223,7 +223,7 @@ impl BloomBuilder {
         Ok(Some(out))
     }
 
-    fn for_each_key(&self, mut f: impl FnMut(BloomKey<'_>)) {
+    fn for_each_key<'s>(&'s self, mut f: impl FnMut(BloomKey<'s>)) {
         let mut start = 0;
         for &(row_len, end) in &self.spans {
             let k = self.arena.get(start..end).unwrap_or_default();
