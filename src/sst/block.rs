@@ -12,11 +12,20 @@
 //! and its offset is listed in the restart array, so a seek binary-searches restart keys and
 //! scans at most one interval.
 //!
-//! Invariant: a [`Block`] has been validated entry by entry when it was decoded (varints in
-//! range, keys and payloads well formed, type codes real, restart offsets on entry boundaries
-//! with `shared = 0`), so cursors over it only repeat cheap bounds checks.
+//! Validation is split by cost. The read path opens a block with [`Block::open`], which checks
+//! only the restart array's shape (count in range, offsets increasing, inside the entries, the
+//! first at 0): the frame's CRC already guards against damage, and a cursor checks every entry
+//! it decodes (varints and lengths in range, `shared` no longer than the previous key, restart
+//! entries with `shared = 0`, the key parses with a real type code, the payload parses), so a
+//! malformed block that passed its CRC (a writer bug or a forged file) yields a [`DecodeError`],
+//! never a panic or an out-of-bounds read. [`Block::decode`] and [`Block::validate`] walk every
+//! entry up front (`cellbase verify`, `SstReader::verify`, the hfile tool).
+//!
+//! A block's bytes are either owned (decompressed, or decoded from a vector) or a range of the
+//! memory-mapped file (uncompressed blocks: no copy).
 
 use crate::codec::{DecodeError, Reader};
+use crate::io::ReadableFile;
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::model::payload::PayloadRef;
 use std::cmp::Ordering;
@@ -31,14 +40,38 @@ struct Entry {
     payload_end: usize,
 }
 
-/// A decoded (decompressed and validated) data block, shared by the block cache and cursors.
+/// Where a block's uncompressed bytes live.
+pub enum BlockBytes {
+    /// Owned by the block (decompressed, or copied).
+    Owned(Box<[u8]>),
+    /// `start..end` of a file (an uncompressed block read in place from the mapped file).
+    Mapped {
+        /// The open file.
+        file: Arc<dyn ReadableFile>,
+        /// First byte of the block's payload.
+        start: usize,
+        /// End of the block's payload.
+        end: usize,
+    },
+}
+
+impl std::fmt::Debug for BlockBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BlockBytes::Owned(b) => write!(f, "Owned({} bytes)", b.len()),
+            BlockBytes::Mapped { start, end, .. } => write!(f, "Mapped({start}..{end})"),
+        }
+    }
+}
+
+/// A data block (decompressed; its restart array checked), shared by the block cache and
+/// cursors.
 #[derive(Debug)]
 pub struct Block {
-    data: Box<[u8]>,
+    bytes: BlockBytes,
     /// Offset where the restart array starts (= end of the entries).
     restarts_off: usize,
     num_restarts: usize,
-    entries: usize,
 }
 
 impl Block {
@@ -48,36 +81,84 @@ impl Block {
     /// # Errors
     /// The first malformed field.
     pub fn decode(data: Vec<u8>) -> Result<Block, DecodeError> {
-        let len = data.len();
+        let block = Block::open(BlockBytes::Owned(data.into_boxed_slice()))?;
+        block.validate()?;
+        Ok(block)
+    }
+
+    /// Opens a block checking only its restart array (count in range, offsets strictly
+    /// increasing inside the entries, the first at 0); entries are checked as cursors decode
+    /// them. Offsets in errors are relative to the block.
+    ///
+    /// # Errors
+    /// A malformed restart array, or a mapped range outside its file.
+    pub fn open(bytes: BlockBytes) -> Result<Block, DecodeError> {
         let bad = |what, offset| DecodeError { what, offset };
+        let mut block = Block {
+            bytes,
+            restarts_off: 0,
+            num_restarts: 0,
+        };
+        if let BlockBytes::Mapped { file, start, end } = &block.bytes
+            && file.bytes().get(*start..*end).is_none()
+        {
+            return Err(bad("block range outside its file", 0));
+        }
+        let data = block.data();
+        let len = data.len();
         let n_off = len.checked_sub(4).ok_or(bad("block restart count", 0))?;
         let n = Reader::new(data.get(n_off..).unwrap_or_default()).u32("block restart count")?;
         let restarts_off = (n as usize)
             .checked_mul(4)
             .and_then(|b| n_off.checked_sub(b))
             .ok_or(bad("block restart count", n_off))?;
-        let restarts = data
-            .get(restarts_off..n_off)
-            .ok_or(bad("block restarts", restarts_off))?;
-        let mut rr = Reader::new(restarts);
-        let mut block = Block {
-            data: Box::default(),
-            restarts_off,
-            num_restarts: n as usize,
-            entries: 0,
-        };
         if (restarts_off == 0) != (n == 0) {
             return Err(bad("block restart count", n_off));
         }
+        let restarts = data
+            .get(restarts_off..n_off)
+            .ok_or(bad("block restarts", restarts_off))?;
+        let mut prev: Option<usize> = None;
+        for (i, r) in restarts.chunks_exact(4).enumerate() {
+            let off = u32::from_be_bytes([r[0], r[1], r[2], r[3]]) as usize;
+            let ok = match prev {
+                None => off == 0,
+                Some(p) => off > p && off < restarts_off,
+            };
+            if !ok {
+                return Err(bad("restart offset not on an entry", restarts_off + 4 * i));
+            }
+            prev = Some(off);
+        }
+        block.restarts_off = restarts_off;
+        block.num_restarts = n as usize;
+        Ok(block)
+    }
+
+    /// Checks every entry (varints in range, keys and payloads well formed, type codes real,
+    /// restart offsets exactly the entries listed, with `shared = 0`) and returns the number
+    /// of entries. Offsets in errors are relative to the block.
+    ///
+    /// # Errors
+    /// The first malformed field.
+    pub fn validate(&self) -> Result<usize, DecodeError> {
+        let data = self.data();
+        let bad = |what, offset| DecodeError { what, offset };
+        let restarts_off = self.restarts_off;
+        let mut rr = Reader::new(
+            data.get(restarts_off..restarts_off + 4 * self.num_restarts)
+                .unwrap_or_default(),
+        );
+        let mut entries = 0;
         let mut key: Vec<u8> = Vec::new();
         let mut pos = 0;
-        let mut next_restart = if n > 0 {
+        let mut next_restart = if self.num_restarts > 0 {
             Some(rr.u32("block restart")? as usize)
         } else {
             None
         };
         while pos < restarts_off {
-            let e = parse_entry(&data, pos, restarts_off)?;
+            let e = parse_entry(data, pos, restarts_off)?;
             if next_restart == Some(pos) {
                 if e.shared != 0 {
                     return Err(bad("restart entry with shared prefix", pos));
@@ -98,14 +179,14 @@ impl Block {
             }
             key.truncate(e.shared);
             key.extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
-            let k = KeyRef::parse(&key).ok_or(bad("malformed cell key", pos))?;
-            if k.cell_type().is_none() {
-                return Err(bad("unknown cell type code", pos));
-            }
-            let payload = data.get(e.delta_end..e.payload_end).unwrap_or_default();
-            PayloadRef::parse(payload).ok_or(bad("malformed cell payload", e.delta_end))?;
+            check_cell(
+                &key,
+                data.get(e.delta_end..e.payload_end).unwrap_or_default(),
+                &e,
+                pos,
+            )?;
             pos = e.payload_end;
-            block.entries += 1;
+            entries += 1;
         }
         if next_restart.is_some() {
             return Err(bad(
@@ -113,28 +194,47 @@ impl Block {
                 restarts_off + rr.pos(),
             ));
         }
-        block.data = data.into_boxed_slice();
-        Ok(block)
+        Ok(entries)
+    }
+
+    /// The block's uncompressed bytes.
+    #[inline]
+    fn data(&self) -> &[u8] {
+        match &self.bytes {
+            BlockBytes::Owned(b) => b,
+            BlockBytes::Mapped { file, start, end } => {
+                file.bytes().get(*start..*end).unwrap_or_default()
+            }
+        }
     }
 
     /// Bytes of the uncompressed block.
     pub fn len(&self) -> usize {
-        self.data.len()
+        match &self.bytes {
+            BlockBytes::Owned(b) => b.len(),
+            BlockBytes::Mapped { start, end, .. } => end - start,
+        }
     }
 
     /// True for a block without entries.
     pub fn is_empty(&self) -> bool {
-        self.entries == 0
+        self.restarts_off == 0
     }
 
-    /// Number of cells in the block.
+    /// True when the bytes are a range of the mapped file (not a copy).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.bytes, BlockBytes::Mapped { .. })
+    }
+
+    /// Number of cells in the block (walks and checks every entry: see
+    /// [`Block::validate`]; 0 for a malformed block).
     pub fn entries(&self) -> usize {
-        self.entries
+        self.validate().unwrap_or(0)
     }
 
     fn restart(&self, i: usize) -> Result<usize, DecodeError> {
         let off = self.restarts_off + 4 * i;
-        let b = self.data.get(off..).unwrap_or_default();
+        let b = self.data().get(off..).unwrap_or_default();
         Ok(Reader::new(b)
             .u32("block restart")
             .map_err(|e| shift(e, off))? as usize)
@@ -143,18 +243,39 @@ impl Block {
     /// The full key stored at restart point `i` (restart entries share no prefix).
     fn restart_key(&self, i: usize) -> Result<&[u8], DecodeError> {
         let pos = self.restart(i)?;
-        let e = parse_entry(&self.data, pos, self.restarts_off)?;
+        let data = self.data();
+        let e = parse_entry(data, pos, self.restarts_off)?;
         if e.shared != 0 {
             return Err(DecodeError {
                 what: "restart entry with shared prefix",
                 offset: pos,
             });
         }
-        Ok(self
-            .data
-            .get(e.delta_start..e.delta_end)
-            .unwrap_or_default())
+        Ok(data.get(e.delta_start..e.delta_end).unwrap_or_default())
     }
+}
+
+/// Checks one decoded cell (entry at `pos`): the key parses with a real type code and the
+/// payload parses.
+#[inline]
+fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<(), DecodeError> {
+    let k = KeyRef::parse(key).ok_or(DecodeError {
+        what: "malformed cell key",
+        offset: pos,
+    })?;
+    if k.cell_type().is_none() {
+        return Err(DecodeError {
+            what: "unknown cell type code",
+            offset: pos,
+        });
+    }
+    if PayloadRef::parse(payload).is_none() {
+        return Err(DecodeError {
+            what: "malformed cell payload",
+            offset: e.delta_end,
+        });
+    }
+    Ok(())
 }
 
 fn shift(e: DecodeError, by: usize) -> DecodeError {
@@ -289,7 +410,7 @@ impl BlockIter {
     #[inline]
     pub fn payload(&self) -> &[u8] {
         self.block
-            .data
+            .data()
             .get(self.payload.0..self.payload.1)
             .unwrap_or_default()
     }
@@ -302,7 +423,8 @@ impl BlockIter {
             return Ok(());
         }
         self.next = None;
-        let e = parse_entry(&self.block.data, pos, self.block.restarts_off)?;
+        let data = self.block.data();
+        let e = parse_entry(data, pos, self.block.restarts_off)?;
         if e.shared > self.key.len() {
             return Err(DecodeError {
                 what: "shared key prefix longer than previous key",
@@ -310,12 +432,13 @@ impl BlockIter {
             });
         }
         self.key.truncate(e.shared);
-        self.key.extend_from_slice(
-            self.block
-                .data
-                .get(e.delta_start..e.delta_end)
-                .unwrap_or_default(),
-        );
+        self.key
+            .extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
+        let payload = data.get(e.delta_end..e.payload_end).unwrap_or_default();
+        if let Err(err) = check_cell(&self.key, payload, &e, pos) {
+            self.key.clear();
+            return Err(err);
+        }
         self.payload = (e.delta_end, e.payload_end);
         self.next = Some(e.payload_end);
         Ok(())

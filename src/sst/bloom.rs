@@ -1,16 +1,21 @@
 //! Bloom filters over rows (ROW) or rows plus qualifiers (ROWCOL) [BLOOM-1..4].
 //!
-//! The filter itself is the `bloomfilter` crate's (SipHash-1-3, double hashing, ~1% false
-//! positives). Keys are hashed platform-independently: [`BloomKey`]'s `Hash` feeds only raw byte
-//! strings to the hasher (`Hasher::write`, never `write_usize` or a length prefix), and SipHash
-//! over a byte stream does not depend on endianness or pointer width. The 32-byte seed is fixed
-//! ([`FIXED_SEED`]) and checked on load.
+//! Block payload: `bloom_type: u8 (1 ROW, 2 ROWCOL) | key_count: u64 BE | filter`, where the
+//! first byte of `filter` is its version:
 //!
-//! Block payload: `bloom_type: u8 (1 ROW, 2 ROWCOL) | key_count: u64 BE | filter`, where
-//! `filter` is the crate's serialization (`Bloom::as_slice`).
+//! * **2** (written since issue 6): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. One XXH64 of the
+//!   key bytes (seed 0, [`xxh64`](super::xxh64)) gives `h`; probe `i` (0..k) tests bit
+//!   `((h + i·rotl(h, 32)) mod 2^64) · 8·bitmap_len >> 64` (double hashing, multiply-shift
+//!   range reduction). One hash per probe instead of SipHash's two keyed hashes per key.
+//! * **1** (older files, still read): the `bloomfilter` crate's serialization
+//!   (`Bloom::as_slice`, SipHash-1-3, fixed seed [`FIXED_SEED`]).
+//!
+//! Keys are byte strings, so both versions are platform-independent: ROW hashes the row,
+//! ROWCOL `u16 BE row length ‖ row ‖ qualifier` (version 1 streams the three parts into the
+//! hasher with `Hasher::write`, which SipHash treats as one byte stream).
 
 use crate::codec::{self, DecodeError, Reader};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::schema::BloomType;
 use bloomfilter::Bloom;
 use std::hash::{Hash, Hasher};
@@ -23,6 +28,69 @@ pub const FP_RATE: f64 = 0.01;
 const CRATE_HEADER_LEN: usize = 45;
 /// Most hash functions a loaded filter may use (1% needs 7).
 const MAX_HASHES: u32 = 64;
+/// Filter version written by [`BloomBuilder::finish`]: XXH64 with double hashing.
+pub const FILTER_VERSION: u8 = 2;
+/// The older filter version (the `bloomfilter` crate's SipHash-1-3), still read.
+pub const FILTER_VERSION_SIP: u8 = 1;
+/// Bytes of a version-2 filter before its bitmap: version (1), k (1), bitmap length (8).
+const V2_HEADER_LEN: usize = 10;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: makes this thread's builders write version-1 filters, as older cellbase
+    /// versions did, to check that such files are still read.
+    pub(crate) static WRITE_V1: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl BloomKey<'_> {
+    /// XXH64 (seed 0) of the key's bytes: the row, or `u16 BE row length ‖ row ‖ qualifier`.
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        match *self {
+            BloomKey::Row(row) => super::xxh64::xxh64(row, 0),
+            BloomKey::RowCol(row, q) => {
+                let n = 2 + row.len() + q.len();
+                let mut stack = [0u8; 256];
+                let mut heap = Vec::new();
+                let buf: &mut [u8] = match stack.get_mut(..n) {
+                    Some(b) => b,
+                    None => {
+                        heap.resize(n, 0);
+                        &mut heap
+                    }
+                };
+                // Rows are at most u16::MAX bytes (key encoding), so the cast is lossless.
+                let (len, rest) = buf.split_at_mut(2);
+                len.copy_from_slice(&(row.len() as u16).to_be_bytes());
+                let (r, qq) = rest.split_at_mut(row.len());
+                r.copy_from_slice(row);
+                qq.copy_from_slice(q);
+                super::xxh64::xxh64(buf, 0)
+            }
+        }
+    }
+}
+
+/// Bit positions of a version-2 filter with `bits` bits for the hash `h`: double hashing,
+/// each step mapped into `0..bits` by a multiply-shift.
+#[inline]
+fn v2_positions(h: u64, k: u32, bits: u64) -> impl Iterator<Item = u64> {
+    let delta = h.rotate_left(32);
+    (0..u64::from(k)).map(move |i| {
+        let g = h.wrapping_add(i.wrapping_mul(delta));
+        ((u128::from(g) * u128::from(bits)) >> 64) as u64
+    })
+}
+
+/// Bitmap bytes and hash count of a version-2 filter for `n` keys at [`FP_RATE`]: the
+/// optimal `m = n·ln(1/p)/ln²2` bits rounded up to whole bytes, `k = round(m/n · ln 2)`.
+fn v2_shape(n: usize) -> (usize, u32) {
+    let ln2 = std::f64::consts::LN_2;
+    let bytes = ((n as f64) * (1.0 / FP_RATE).ln() / (8.0 * ln2 * ln2)).ceil() as usize;
+    let bytes = bytes.max(1);
+    let k = ((bytes as f64 * 8.0 / n as f64) * ln2).round() as u32;
+    (bytes, k.clamp(1, 30))
+}
 
 /// A Bloom key: `Row(row)` hashes `row`; `RowCol(row, q)` hashes
 /// `u16 BE row length ‖ row ‖ qualifier`.
@@ -131,19 +199,55 @@ impl BloomBuilder {
         if self.kind == BloomType::None || self.spans.is_empty() {
             return Ok(None);
         }
-        let mut bloom: Bloom<BloomKey<'_>> =
-            Bloom::new_for_fp_rate_with_seed(self.spans.len(), FP_RATE, &FIXED_SEED)
-                .map_err(|e| Error::invalid(format!("cannot build bloom filter: {e}")))?;
+        #[cfg(test)]
+        if WRITE_V1.with(std::cell::Cell::get) {
+            return self.finish_v1();
+        }
+        let (bytes, k) = v2_shape(self.spans.len());
+        let bits = bytes as u64 * 8;
+        let mut bitmap = vec![0u8; bytes];
+        self.for_each_key(|key| {
+            for b in v2_positions(key.hash64(), k, bits) {
+                if let Some(byte) = bitmap.get_mut((b >> 3) as usize) {
+                    *byte |= 1 << (b & 7);
+                }
+            }
+        });
+        let mut out = Vec::with_capacity(9 + V2_HEADER_LEN + bytes);
+        out.push(bloom_code(self.kind));
+        codec::put_u64(&mut out, self.spans.len() as u64);
+        out.push(FILTER_VERSION);
+        out.push(k as u8);
+        codec::put_u64(&mut out, bytes as u64);
+        out.extend_from_slice(&bitmap);
+        Ok(Some(out))
+    }
+
+    fn for_each_key<'s>(&'s self, mut f: impl FnMut(BloomKey<'s>)) {
         let mut start = 0;
         for &(row_len, end) in &self.spans {
             let k = self.arena.get(start..end).unwrap_or_default();
             let (row, q) = k.split_at(usize::from(row_len).min(k.len()));
-            bloom.set(&match self.kind {
+            f(match self.kind {
                 BloomType::RowCol => BloomKey::RowCol(row, q),
                 _ => BloomKey::Row(row),
             });
             start = end;
         }
+    }
+
+    /// A version-1 payload (the `bloomfilter` crate's SipHash-1-3 filter), as cellbase wrote
+    /// before filter version 2; tests use it to check that old files are still read.
+    #[cfg(test)]
+    pub(crate) fn finish_v1(self) -> Result<Option<Vec<u8>>> {
+        if self.kind == BloomType::None || self.spans.is_empty() {
+            return Ok(None);
+        }
+        let mut bloom: Bloom<BloomKey<'_>> =
+            Bloom::new_for_fp_rate_with_seed(self.spans.len(), FP_RATE, &FIXED_SEED).map_err(
+                |e| crate::error::Error::invalid(format!("cannot build bloom filter: {e}")),
+            )?;
+        self.for_each_key(|key| bloom.set(&key));
         let mut out = Vec::with_capacity(9 + bloom.as_slice().len());
         out.push(bloom_code(self.kind));
         codec::put_u64(&mut out, self.spans.len() as u64);
@@ -152,12 +256,24 @@ impl BloomBuilder {
     }
 }
 
+/// The probing structure of a loaded filter.
+enum Filter {
+    /// Version 2: XXH64 and double hashing over `bitmap` (`bits = 8 · bitmap.len() > 0`).
+    Xx {
+        k: u32,
+        bits: u64,
+        bitmap: Box<[u8]>,
+    },
+    /// Version 1: the crate's filter. Covariant in the key lifetime, so it can probe keys
+    /// borrowed for any lifetime.
+    Sip(Bloom<BloomKey<'static>>),
+}
+
 /// A loaded filter.
 pub struct BloomFilter {
     kind: BloomType,
     keys: u64,
-    /// Covariant in the key lifetime, so it can probe keys borrowed for any lifetime.
-    bloom: Bloom<BloomKey<'static>>,
+    filter: Filter,
 }
 
 impl std::fmt::Debug for BloomFilter {
@@ -165,6 +281,7 @@ impl std::fmt::Debug for BloomFilter {
         f.debug_struct("BloomFilter")
             .field("kind", &self.kind)
             .field("keys", &self.keys)
+            .field("version", &self.version())
             .finish()
     }
 }
@@ -184,37 +301,34 @@ impl BloomFilter {
         let keys = r.u64("bloom key count")?;
         let body_off = r.pos();
         let body = r.take(r.remaining(), "bloom filter")?;
-        // Validate the crate header ourselves: `from_slice` accepts an empty bitmap, which
-        // would make probes divide by zero, and an absurd hash count.
-        let mut h = Reader::new(body);
         let shifted = |e: DecodeError| DecodeError {
             what: e.what,
             offset: e.offset + body_off,
         };
-        let version = h.u8("bloom filter version").map_err(shifted)?;
-        let len_le = h.take(8, "bloom bitmap length").map_err(shifted)?;
-        let k_le = h.take(4, "bloom hash count").map_err(shifted)?;
-        let seed = h.take(32, "bloom seed").map_err(shifted)?;
-        let mut a8 = [0u8; 8];
-        a8.copy_from_slice(len_le);
-        let mut a4 = [0u8; 4];
-        a4.copy_from_slice(k_le);
-        let (bits_len, k) = (u64::from_le_bytes(a8), u32::from_le_bytes(a4));
-        if version != 1 {
-            return Err(bad("bloom filter version", body_off));
-        }
-        if bits_len == 0 || bits_len != h.remaining() as u64 {
-            return Err(bad("bloom bitmap length", body_off + 1));
-        }
-        if k == 0 || k > MAX_HASHES {
-            return Err(bad("bloom hash count", body_off + 9));
-        }
-        if seed != FIXED_SEED {
-            return Err(bad("bloom seed", body_off + 13));
-        }
-        debug_assert_eq!(CRATE_HEADER_LEN, h.pos());
-        let bloom = Bloom::from_slice(body).map_err(|_| bad("bloom filter", body_off))?;
-        Ok(BloomFilter { kind, keys, bloom })
+        let filter = match body.first() {
+            Some(&FILTER_VERSION) => {
+                let mut h = Reader::new(body);
+                h.u8("bloom filter version").map_err(shifted)?;
+                let k = u32::from(h.u8("bloom hash count").map_err(shifted)?);
+                let len = h.u64("bloom bitmap length").map_err(shifted)?;
+                debug_assert_eq!(h.pos(), V2_HEADER_LEN);
+                if k == 0 || k > MAX_HASHES {
+                    return Err(bad("bloom hash count", body_off + 1));
+                }
+                if len == 0 || len != h.remaining() as u64 {
+                    return Err(bad("bloom bitmap length", body_off + 2));
+                }
+                let bitmap: Box<[u8]> = h.take(h.remaining(), "bloom bitmap")?.into();
+                Filter::Xx {
+                    k,
+                    bits: len * 8,
+                    bitmap,
+                }
+            }
+            Some(&FILTER_VERSION_SIP) => Filter::Sip(decode_v1(body).map_err(shifted)?),
+            _ => return Err(bad("bloom filter version", body_off)),
+        };
+        Ok(BloomFilter { kind, keys, filter })
     }
 
     /// ROW or ROWCOL.
@@ -227,10 +341,44 @@ impl BloomFilter {
         self.keys
     }
 
+    /// The filter version (2 XXH64, 1 SipHash-1-3).
+    pub fn version(&self) -> u8 {
+        match self.filter {
+            Filter::Xx { .. } => FILTER_VERSION,
+            Filter::Sip(_) => FILTER_VERSION_SIP,
+        }
+    }
+
+    /// Number of hash functions (bits probed per key).
+    pub fn hash_count(&self) -> u32 {
+        match &self.filter {
+            Filter::Xx { k, .. } => *k,
+            Filter::Sip(b) => b.number_of_hash_functions(),
+        }
+    }
+
+    /// The bitmap (bit `b` is bit `b % 8`, LSB first, of byte `b / 8`).
+    pub fn bitmap(&self) -> &[u8] {
+        match &self.filter {
+            Filter::Xx { bitmap, .. } => bitmap,
+            Filter::Sip(b) => b.as_slice().get(CRATE_HEADER_LEN..).unwrap_or_default(),
+        }
+    }
+
     /// Filter probe: false means `key` was certainly not inserted.
+    #[inline]
     pub fn contains(&self, key: BloomKey<'_>) -> bool {
-        let b: &Bloom<BloomKey<'_>> = &self.bloom;
-        b.check(&key)
+        match &self.filter {
+            Filter::Xx { k, bits, bitmap } => v2_positions(key.hash64(), *k, *bits).all(|b| {
+                bitmap
+                    .get((b >> 3) as usize)
+                    .is_some_and(|byte| byte & (1 << (b & 7)) != 0)
+            }),
+            Filter::Sip(bloom) => {
+                let b: &Bloom<BloomKey<'_>> = bloom;
+                b.check(&key)
+            }
+        }
     }
 
     /// [BLOOM-3]: could `row` be present? A ROWCOL filter cannot tell (true).
@@ -253,6 +401,38 @@ impl BloomFilter {
             BloomType::None => true,
         }
     }
+}
+
+/// Decodes and validates a version-1 filter (the crate's serialization; offsets relative to
+/// it).
+fn decode_v1(body: &[u8]) -> std::result::Result<Bloom<BloomKey<'static>>, DecodeError> {
+    let bad = |what, offset| DecodeError { what, offset };
+    // Validate the crate header ourselves: `from_slice` accepts an empty bitmap, which would
+    // make probes divide by zero, and an absurd hash count.
+    let mut h = Reader::new(body);
+    let version = h.u8("bloom filter version")?;
+    let len_le = h.take(8, "bloom bitmap length")?;
+    let k_le = h.take(4, "bloom hash count")?;
+    let seed = h.take(32, "bloom seed")?;
+    let mut a8 = [0u8; 8];
+    a8.copy_from_slice(len_le);
+    let mut a4 = [0u8; 4];
+    a4.copy_from_slice(k_le);
+    let (bits_len, k) = (u64::from_le_bytes(a8), u32::from_le_bytes(a4));
+    if version != FILTER_VERSION_SIP {
+        return Err(bad("bloom filter version", 0));
+    }
+    if bits_len == 0 || bits_len != h.remaining() as u64 {
+        return Err(bad("bloom bitmap length", 1));
+    }
+    if k == 0 || k > MAX_HASHES {
+        return Err(bad("bloom hash count", 9));
+    }
+    if seed != FIXED_SEED {
+        return Err(bad("bloom seed", 13));
+    }
+    debug_assert_eq!(CRATE_HEADER_LEN, h.pos());
+    Bloom::from_slice(body).map_err(|_| bad("bloom filter", 0))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod meta;
 mod reader;
 pub mod trailer;
 mod writer;
+mod xxh64;
 
 pub use cache::{BlockCache, CachePolicy};
 pub use cursor::SstCursor;

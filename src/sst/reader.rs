@@ -7,7 +7,7 @@
 //! Thread safety: `SstReader` is `Send + Sync` and shared as `Arc<SstReader>`; each cursor is
 //! owned by one thread.
 
-use super::block::{Block, BlockIter};
+use super::block::{Block, BlockBytes, BlockIter};
 use super::bloom::BloomFilter;
 use super::cache::{BlockCache, CachePolicy};
 use super::cursor::SstCursor;
@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::io::{FileSystem, ReadableFile};
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::model::schema::BloomType;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -215,7 +216,9 @@ impl SstReader {
         })
     }
 
-    /// Reads and decodes data block `i` from the file, bypassing the cache.
+    /// Reads data block `i` from the file, bypassing the cache: checks its CRC, decompresses
+    /// it (an uncompressed block stays in the mapped file, uncopied) and checks its restart
+    /// array; cursors check the entries they decode ([`Block::open`]).
     fn read_block(&self, i: usize) -> Result<Arc<Block>> {
         let h = self.handle(i)?;
         let raw = frame::read_frame(
@@ -225,8 +228,20 @@ impl SstReader {
             &self.path,
             "data block",
         )?;
-        let block =
-            Block::decode(raw.into_owned()).map_err(|e| block_err(&self.path, h.offset, e))?;
+        let bytes = match raw {
+            Cow::Borrowed(payload) => {
+                // `read_frame` returns the payload in place: `size` bytes at `offset`, both
+                // checked against the file's length.
+                let start = h.offset as usize;
+                BlockBytes::Mapped {
+                    file: Arc::clone(&self.file),
+                    start,
+                    end: start + payload.len(),
+                }
+            }
+            Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
+        };
+        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
         Ok(Arc::new(block))
     }
 
@@ -259,6 +274,7 @@ impl SstReader {
                 Error::corruption(&self.path, format!("data block at offset {at}: {what}"))
             };
             let block = self.read_block(i)?;
+            block.validate().map_err(|e| block_err(&self.path, at, e))?;
             m.raw_data_bytes += block.len() as u64;
             let mut it = BlockIter::new(block, Vec::new());
             it.seek_to_first()

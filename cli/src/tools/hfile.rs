@@ -7,6 +7,7 @@ use super::{key_to_string, read_file, to_string_binary, type_name};
 use cellbase::model::key::{KeyRef, compare_encoded, first_on_row};
 use cellbase::model::payload::PayloadRef;
 use cellbase::read::cursor::CellCursor;
+use cellbase::sst::bloom::BloomFilter;
 use cellbase::sst::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY};
 use cellbase::sst::trailer::Trailer;
 use cellbase::sst::{CachePolicy, SstReader, TRAILER_LEN};
@@ -323,20 +324,22 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
     walk(args, &reader, out)
 }
 
-/// The Bloom block summary lines (payload layout: docs/FORMAT.md, section 2).
+/// The Bloom block summary lines (payload layout: docs/FORMAT.md, section 2), from the
+/// engine's own decoder, so every filter version is summarized the same way.
 fn bloom_summary(raw: &[u8]) -> Vec<String> {
-    let kind = match raw.first() {
-        Some(1) => "ROW",
-        Some(2) => "ROWCOL",
-        _ => "?",
+    let f = match BloomFilter::decode(raw) {
+        Ok(f) => f,
+        Err(e) => {
+            return vec![format!(
+                "malformed bloom block: {} at byte {}",
+                e.what, e.offset
+            )];
+        }
     };
-    let keys = raw
-        .get(1..9)
-        .map_or(0, |b| u64::from_be_bytes(b.try_into().unwrap_or([0; 8])));
-    let k = raw
-        .get(18..22)
-        .map_or(0, |b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])));
-    let bitmap = raw.get(9 + 45..).unwrap_or_default();
+    let kind = bloom_name(f.kind());
+    let keys = f.keys();
+    let k = f.hash_count();
+    let bitmap = f.bitmap();
     let bits = bitmap.len() as f64 * 8.0;
     let set: u64 = bitmap.iter().map(|b| u64::from(b.count_ones())).sum();
     let fp = if bits > 0.0 {
@@ -346,6 +349,15 @@ fn bloom_summary(raw: &[u8]) -> Vec<String> {
     };
     vec![
         format!("BloomType: {kind}"),
+        format!(
+            "Filter version: {} ({})",
+            f.version(),
+            if f.version() == 1 {
+                "SipHash-1-3"
+            } else {
+                "XXH64"
+            }
+        ),
         format!("No of Keys in bloom: {keys}"),
         format!("BloomSize: {} bytes", bitmap.len()),
         format!("Hash functions: {k}"),
