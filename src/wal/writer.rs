@@ -110,6 +110,14 @@ struct Shared {
     roll_wanted: u64,
     /// A leader is doing I/O.
     leader: bool,
+    /// Entries in `pending` whose owners wait for an fdatasync.
+    pending_fsyncs: usize,
+    /// Fsync'd entries in the last synced batch: how many writers were committing together.
+    last_sync_batch: usize,
+    /// How long the last synced batch's I/O took.
+    last_sync_time: std::time::Duration,
+    /// A leader is waiting for the writers of the last batch to append again.
+    gathering: bool,
     poisoned: Option<String>,
     closed: bool,
     /// The segment being appended to.
@@ -158,6 +166,8 @@ pub struct Wal {
     opts: WalOptions,
     state: Mutex<Shared>,
     cv: Condvar,
+    /// Wakes a gathering leader when an entry is appended.
+    gather_cv: Condvar,
     io: Mutex<IoState>,
     /// Serializes [`Wal::delete_obsolete`] calls.
     deleting: Mutex<()>,
@@ -205,12 +215,17 @@ impl Wal {
                 fsync_wanted: 0,
                 roll_wanted: 0,
                 leader: false,
+                pending_fsyncs: 0,
+                last_sync_batch: 0,
+                last_sync_time: std::time::Duration::ZERO,
+                gathering: false,
                 poisoned: None,
                 closed: false,
                 current: SegmentInfo::empty(first_segment_id),
                 closed_segments: Vec::new(),
             }),
             cv: Condvar::new(),
+            gather_cv: Condvar::new(),
             io: Mutex::new(IoState {
                 file,
                 id: first_segment_id,
@@ -287,6 +302,10 @@ impl Wal {
             WalSync::Buffered | WalSync::Write => Need::Written(ticket),
             WalSync::Fsync => {
                 g.fsync_wanted = g.fsync_wanted.max(ticket);
+                g.pending_fsyncs += 1;
+                if g.gathering {
+                    self.gather_cv.notify_one();
+                }
                 Need::Synced(ticket)
             }
         };
@@ -453,13 +472,17 @@ impl Wal {
     /// lock, publishes the result and wakes every waiter.
     fn lead(&self, g: &mut MutexGuard<'_, Shared>) {
         g.leader = true;
+        self.gather(g);
+        let batch_fsyncs = std::mem::take(&mut g.pending_fsyncs);
         let mut batch = std::mem::take(&mut g.spare);
         std::mem::swap(&mut batch, &mut g.pending);
         let seqs = g.pending_seqs.take();
         let end = g.pending_end;
         let want_sync = g.fsync_wanted > g.synced;
         let want_roll = g.roll_wanted > g.rolled_at;
+        let started = std::time::Instant::now();
         let res = MutexGuard::unlocked(g, || self.write_batch(&batch, want_sync, want_roll));
+        let took = started.elapsed();
         batch.clear();
         if batch.capacity() <= SPARE_CAPACITY_LIMIT {
             g.spare = batch;
@@ -472,6 +495,10 @@ impl Wal {
                 }
                 if out.synced {
                     g.synced = end;
+                    if batch_fsyncs > 0 {
+                        g.last_sync_batch = batch_fsyncs;
+                        g.last_sync_time = took;
+                    }
                 }
                 if let Some(new_id) = out.rolled_to {
                     let old = std::mem::replace(&mut g.current, SegmentInfo::empty(new_id));
@@ -487,6 +514,28 @@ impl Wal {
         }
         g.leader = false;
         self.cv.notify_all();
+    }
+
+    /// Group commit across the whole write path: writers of the last synced batch come back
+    /// one by one (each finishes its memstore insert and MVCC step first, on few cores), and
+    /// the first one back would otherwise sync alone while the rest queue behind it. A leader
+    /// about to fdatasync fewer entries than the last synced batch held waits for that many,
+    /// at most half the last sync's duration (capped at 1 ms), then syncs them together (as
+    /// MySQL's binlog group commit delay and PostgreSQL's commit_delay, but self-tuning: a
+    /// single writer never waits, since its last batch held one entry).
+    fn gather(&self, g: &mut MutexGuard<'_, Shared>) {
+        if g.pending_fsyncs == 0 || g.pending_fsyncs >= g.last_sync_batch {
+            return;
+        }
+        let wait = (g.last_sync_time / 2).min(std::time::Duration::from_millis(1));
+        let deadline = std::time::Instant::now() + wait;
+        g.gathering = true;
+        while g.pending_fsyncs < g.last_sync_batch && g.poisoned.is_none() {
+            if self.gather_cv.wait_until(g, deadline).timed_out() {
+                break;
+            }
+        }
+        g.gathering = false;
     }
 
     /// The leader's I/O: write the batch, sync when asked or before a roll, roll when the
