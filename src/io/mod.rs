@@ -34,6 +34,30 @@ pub trait WritableFile: Send + Sync {
 pub trait ReadableFile: Send + Sync + Debug {
     /// The whole file.
     fn bytes(&self) -> &[u8];
+
+    /// Fills `buf` with the file's bytes at `offset`. The default copies from
+    /// [`ReadableFile::bytes`].
+    ///
+    /// # Errors
+    /// `UnexpectedEof` when the range passes the end of the file; the OS's error for a failed
+    /// read.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let src = usize::try_from(offset)
+            .ok()
+            .and_then(|start| self.bytes().get(start..start.checked_add(buf.len())?))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "read past end of file"))?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+
+    /// True when data blocks should be read with [`ReadableFile::read_exact_at`] (a copy into
+    /// the block cache) rather than used in place from [`ReadableFile::bytes`]. The real
+    /// filesystem says yes: pages of a mapping that a read touched count in the process's
+    /// resident set until unmapped, so reading data blocks in place would grow the process's
+    /// RSS with every block ever read; with `pread` only the block cache stays resident.
+    fn prefers_read(&self) -> bool {
+        false
+    }
 }
 
 /// Held while a directory is locked; dropping it releases the lock.

@@ -34,16 +34,40 @@ impl WritableFile for StdWritable {
 
 #[derive(Debug)]
 enum Mapped {
-    Map(memmap2::Mmap),
+    /// The mapping (for the small metadata blocks read at open) and the file (`pread` of
+    /// data blocks: see [`ReadableFile::prefers_read`]).
+    Map(memmap2::Mmap, File),
     Empty,
 }
 
 impl ReadableFile for Mapped {
     fn bytes(&self) -> &[u8] {
         match self {
-            Mapped::Map(m) => m,
+            Mapped::Map(m, _) => m,
             Mapped::Empty => &[],
         }
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        match self {
+            #[cfg(unix)]
+            Mapped::Map(_, f) => std::os::unix::fs::FileExt::read_exact_at(f, buf, offset),
+            #[cfg(not(unix))]
+            Mapped::Map(m, _) => {
+                let src = usize::try_from(offset)
+                    .ok()
+                    .and_then(|s| m.get(s..s.checked_add(buf.len())?))
+                    .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            Mapped::Empty if buf.is_empty() => Ok(()),
+            Mapped::Empty => Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+        }
+    }
+
+    fn prefers_read(&self) -> bool {
+        cfg!(unix) && matches!(self, Mapped::Map(..))
     }
 }
 
@@ -102,7 +126,7 @@ impl FileSystem for StdFs {
         // mmap-based engine); the directory lock keeps other cellbase instances away.
         #[expect(unsafe_code, reason = "memory-mapped reads of immutable block files")]
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(Arc::new(Mapped::Map(map)))
+        Ok(Arc::new(Mapped::Map(map, file)))
     }
 
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {

@@ -78,24 +78,59 @@ pub fn read_frame<'a>(
     path: &Path,
     what: &str,
 ) -> Result<Cow<'a, [u8]>> {
-    let bad = |detail: String| {
-        Error::corruption(path, format!("{what} at offset {}: {detail}", h.offset))
-    };
+    let (start, end) = frame_range(h, limit, file.len() as u64, path, what)?;
+    let frame = file.get(start..end).ok_or_else(|| {
+        Error::corruption(
+            path,
+            format!("{what} at offset {}: block out of range", h.offset),
+        )
+    })?;
+    check_frame(frame, h, path, what)
+}
+
+/// The byte range `start..end` of the frame `h` points at (payload, compression byte, CRC),
+/// checked to lie below `limit` and inside a file of `file_len` bytes.
+///
+/// # Errors
+/// [`Error::Corruption`] naming `what` and the frame's offset.
+pub fn frame_range(
+    h: BlockHandle,
+    limit: u64,
+    file_len: u64,
+    path: &Path,
+    what: &str,
+) -> Result<(usize, usize)> {
     let end = h
         .offset
         .checked_add(u64::from(h.size) + FRAME_TRAILER_LEN as u64)
-        .filter(|&e| e <= limit && e <= file.len() as u64)
+        .filter(|&e| e <= limit && e <= file_len)
         .ok_or_else(|| {
-            bad(format!(
-                "block of {} bytes exceeds its region ending at {limit}",
-                h.size
-            ))
+            Error::corruption(
+                path,
+                format!(
+                    "{what} at offset {}: block of {} bytes exceeds its region ending at {limit}",
+                    h.offset, h.size
+                ),
+            )
         })?;
-    // Both bounds were checked against `file.len()`, so they fit in usize.
-    let start = h.offset as usize;
-    let frame = file
-        .get(start..end as usize)
-        .ok_or_else(|| bad("block out of range".into()))?;
+    // Both bounds were checked against the file's length, which fits in memory.
+    Ok((h.offset as usize, end as usize))
+}
+
+/// Checks one frame's bytes (`frame_range`'s range, read into `frame`) and returns its payload
+/// (decompressed when compressed).
+///
+/// # Errors
+/// [`Error::Corruption`] for a bad checksum, compression code or compressed data.
+pub fn check_frame<'a>(
+    frame: &'a [u8],
+    h: BlockHandle,
+    path: &Path,
+    what: &str,
+) -> Result<Cow<'a, [u8]>> {
+    let bad = |detail: String| {
+        Error::corruption(path, format!("{what} at offset {}: {detail}", h.offset))
+    };
     let body_len = h.size as usize;
     let (body, tail) = frame
         .split_at_checked(body_len + 1)

@@ -221,6 +221,9 @@ impl SstReader {
     /// array; cursors check the entries they decode ([`Block::open`]).
     fn read_block(&self, i: usize) -> Result<Arc<Block>> {
         let h = self.handle(i)?;
+        if self.file.prefers_read() {
+            return self.read_block_copied(h);
+        }
         let raw = frame::read_frame(
             self.file.bytes(),
             h,
@@ -238,6 +241,41 @@ impl SstReader {
                     start,
                     end: start + payload.len(),
                 }
+            }
+            Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
+        };
+        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        Ok(Arc::new(block))
+    }
+
+    /// Data block at `h` read with `pread` into a buffer of its own (see
+    /// [`ReadableFile::prefers_read`]): the frame is checked and its payload kept in place.
+    fn read_block_copied(&self, h: BlockHandle) -> Result<Arc<Block>> {
+        let what = "data block";
+        let (start, end) = frame::frame_range(
+            h,
+            self.data_end,
+            self.file.bytes().len() as u64,
+            &self.path,
+            what,
+        )?;
+        let mut buf = vec![0u8; end - start];
+        self.file
+            .read_exact_at(&mut buf, start as u64)
+            .map_err(|e| match e.kind() {
+                // The range was checked against the file's length at open: a short read means
+                // the file shrank underneath.
+                std::io::ErrorKind::UnexpectedEof => Error::corruption(
+                    &self.path,
+                    format!("{what} at offset {}: file truncated", h.offset),
+                ),
+                _ => Error::Io(e),
+            })?;
+        let bytes = match frame::check_frame(&buf, h, &self.path, what)? {
+            Cow::Borrowed(payload) => {
+                let n = payload.len();
+                buf.truncate(n);
+                BlockBytes::Owned(buf.into_boxed_slice())
             }
             Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
         };
