@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ops::{RowResult, Scan};
-use crate::read::row::RowReader;
+use crate::read::row::{ReaderParts, RowReader};
 use crate::region::{Region, RegionVersion};
 use crate::table::{Query, Table};
 use std::sync::Arc;
@@ -166,13 +166,14 @@ impl RangeScanner {
         let reader = if self.scan.reversed {
             self.reversed_reader(&region, &version)?
         } else {
-            self.table.region_reader(
+            self.table.region_reader_with(
                 &region,
                 &version,
                 &self.query,
                 &self.lo.key,
                 None,
                 self.read_point,
+                take_parts(),
             )?
         };
         self.current = Some((region, reader));
@@ -214,6 +215,13 @@ impl RangeScanner {
         )
     }
 
+    /// Drops the current region's reader, keeping its buffers for the thread's next reader.
+    fn finish_region(&mut self) {
+        if let Some((_, reader)) = self.current.take() {
+            put_parts(reader.into_parts());
+        }
+    }
+
     /// True when `row` is past the scan's far bound.
     fn past_end(&self, row: &[u8]) -> bool {
         if self.scan.reversed {
@@ -246,7 +254,7 @@ impl RangeScanner {
                 Some((row, cells)) => {
                     if self.past_end(&row) {
                         self.queue.clear();
-                        self.current = None;
+                        self.finish_region();
                         return Ok(None);
                     }
                     if let Some((region, _)) = &self.current {
@@ -265,14 +273,33 @@ impl RangeScanner {
                         _ => RowResult::new(row, cells),
                     }));
                 }
-                None => self.current = None,
+                None => self.finish_region(),
             }
         }
     }
 }
 
+thread_local! {
+    /// A thread's spare reader buffers (matcher, source and heap vectors, key scratch): a
+    /// thread that opens many short scans builds each reader without allocating them again.
+    static SCAN_PARTS: std::cell::Cell<ReaderParts> = std::cell::Cell::default();
+}
+
+/// The thread's spare reader buffers (empty ones during thread teardown).
+fn take_parts() -> ReaderParts {
+    SCAN_PARTS
+        .try_with(std::cell::Cell::take)
+        .unwrap_or_default()
+}
+
+/// Keeps `parts` for the thread's next forward reader.
+fn put_parts(parts: ReaderParts) {
+    let _ = SCAN_PARTS.try_with(|p| p.set(parts));
+}
+
 impl Drop for RangeScanner {
     fn drop(&mut self) {
+        self.finish_region();
         if self.registered {
             self.table.db.unregister_scanner(self.read_point);
         }

@@ -25,7 +25,13 @@ pub(crate) struct RowReader {
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
+    /// Cells in the last row read (at most [`MAX_CELLS_HINT`]): the next row's cell list is
+    /// sized for it, one allocation instead of a growth sequence on rows of equal width.
+    cells_hint: usize,
 }
+
+/// Largest cell-list capacity reserved from the previous row's width.
+const MAX_CELLS_HINT: usize = 64;
 
 /// The reusable buffers of a [`RowReader`]: a thread that reads many single rows (Gets)
 /// keeps them between reads, so building and dropping a reader allocates little.
@@ -76,6 +82,7 @@ impl RowReader {
             done: false,
             reverse: None,
             filter,
+            cells_hint: 0,
         }
     }
 
@@ -107,6 +114,7 @@ impl RowReader {
             done: false,
             reverse: Some(reverse),
             filter,
+            cells_hint: 0,
         }
     }
 
@@ -149,6 +157,9 @@ impl RowReader {
 
     /// Applies the filter's row-level decision [FLT-5] [FLT-7]; `None` when the row is dropped.
     fn finish_row(&mut self, row: Vec<u8>, mut cells: Vec<Cell>) -> Option<(Vec<u8>, Vec<Cell>)> {
+        if !cells.is_empty() {
+            self.cells_hint = cells.len().min(MAX_CELLS_HINT);
+        }
         if let Some(f) = &mut self.filter {
             if f.has_filter_row() {
                 f.filter_row_cells(&mut cells);
@@ -162,7 +173,7 @@ impl RowReader {
 
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
-        let mut cells: Vec<Cell> = Vec::new();
+        let mut cells: Vec<Cell> = Vec::with_capacity(self.cells_hint);
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
@@ -176,6 +187,7 @@ impl RowReader {
                 if let Some(done) = row.take().and_then(|r| self.finish_row(r, finished)) {
                     return Ok(Some(done));
                 }
+                cells = Vec::with_capacity(self.cells_hint);
                 continue;
             }
             if row.is_none() {
