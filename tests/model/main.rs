@@ -1683,6 +1683,8 @@ impl Harness {
             }
             Op::Reopen => {
                 self.reopen();
+                // A clean close flushes every memstore (as HBase's region close does).
+                self.model.flush();
                 self.model.writes_since_open = 0;
                 self.check_physical();
             }
