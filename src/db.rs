@@ -62,12 +62,14 @@ impl std::fmt::Debug for DbInner {
 
 impl Drop for DbInner {
     /// Dropping the last handle without [`Db::close`] is a clean close too (flushes the
-    /// memstores, errors ignored); while panicking, only the log is synced.
+    /// memstores as [`DbOptions::flush_on_close`] says, errors ignored); while panicking, only
+    /// the log is synced, and a [`Db::temporary`] one flushes nothing (its directory goes next).
     fn drop(&mut self) {
         if self.closed.load(Ordering::Acquire) {
             return;
         }
-        let _ = self.shut_down(!std::thread::panicking());
+        let flush = !std::thread::panicking() && self._tempdir.is_none();
+        let _ = self.shut_down(flush);
     }
 }
 
@@ -418,10 +420,12 @@ impl Db {
         Ok(())
     }
 
-    /// Closes the database: waits for background work, writes out and syncs the log, then
-    /// flushes every memstore (as HBase flushes a region when it closes cleanly) and deletes
-    /// the log segments that are then in files, so the next open replays nothing. Dropping the
-    /// last handle does the same. Other handles then get [`Error::Closed`].
+    /// Closes the database: stops background work (queued jobs do not run), writes out and
+    /// syncs the log, then, unless [`DbOptions::flush_on_close`] is `false`, flushes every
+    /// memstore (as HBase flushes a region when it closes cleanly) and deletes the log segments
+    /// that are then in files, so the next open replays nothing. Dropping the last handle does
+    /// the same (errors ignored; while panicking it only syncs the log). Other handles then get
+    /// [`Error::Closed`].
     ///
     /// # Errors
     /// [`Error::Io`] or [`Error::Poisoned`] when the final log sync fails; an error of a
@@ -556,7 +560,7 @@ impl DbInner {
             drop(r.updates.write());
         }
         let mut result = self.wal.sync();
-        if flush && result.is_ok() {
+        if flush && self.opts.flush_on_close && result.is_ok() {
             result = self.flush_on_close();
         }
         let closed = self.wal.close();
