@@ -291,7 +291,7 @@ fn failed_flush_retry_does_not_lose_later_writes() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     {
-        let db = open(dir.path(), &clock);
+        let db = open_keeping_log(dir.path(), &clock);
         let t = table(&db, 1);
         t.put(Put::new("a").add("f", "q", "before")).unwrap();
         let data = dir.path().join("data");
@@ -307,7 +307,7 @@ fn failed_flush_retry_does_not_lose_later_writes() {
         std::fs::rename(dir.path().join("data.away"), &data).unwrap();
         t.flush().unwrap(); // flushes the old snapshot ("a") only
         assert_eq!(t.regions()[0].store_files, 1);
-        // Dropped without flushing "b": it lives only in the log.
+        // Dropped without flushing "b" (flush_on_close(false)): it lives only in the log.
     }
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
