@@ -552,7 +552,11 @@ impl DbInner {
     /// files. A failing flush stops the flushing: its writes stay in the log, which is synced
     /// before any flush, so an error never loses data. Releases the directory lock last.
     fn shut_down(&self, flush: bool) -> Result<()> {
-        self.closed.store(true, Ordering::Release);
+        // Once only: a later close (from a clone of the handle) must not flush into a
+        // directory whose lock is released and which may be open elsewhere by now.
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
         self.bg.shutdown();
         // Writers that passed the open check before `closed` was set may still be finishing;
         // the update locks of every region drain them.
