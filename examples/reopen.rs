@@ -12,7 +12,10 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().map_or(300_000, |s| s.parse().unwrap());
-    let flush: bool = args.next().map_or(true, |s| s.parse().unwrap());
+    let flush: bool = match args.next() {
+        Some(s) => s.parse().unwrap(),
+        None => true,
+    };
     let dir = tempfile::tempdir().unwrap();
     let opts = || {
         DbOptions::default()
