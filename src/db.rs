@@ -61,9 +61,15 @@ impl std::fmt::Debug for DbInner {
 }
 
 impl Drop for DbInner {
+    /// Dropping the last handle without [`Db::close`] is a clean close too (flushes the
+    /// memstores as [`DbOptions::flush_on_close`] says, errors ignored); while panicking, only
+    /// the log is synced, and a [`Db::temporary`] one flushes nothing (its directory goes next).
     fn drop(&mut self) {
-        self.bg.shutdown();
-        let _ = self.wal.close();
+        if self.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let flush = !std::thread::panicking() && self._tempdir.is_none();
+        let _ = self.shut_down(flush);
     }
 }
 
@@ -414,23 +420,18 @@ impl Db {
         Ok(())
     }
 
-    /// Closes the database: waits for background work, writes out and syncs the log. Flushes
-    /// nothing it need not (unflushed writes are in the log). Other handles then get
+    /// Closes the database: stops background work (queued jobs do not run), writes out and
+    /// syncs the log, then, unless [`DbOptions::flush_on_close`] is `false`, flushes every
+    /// memstore (as HBase flushes a region when it closes cleanly) and deletes the log segments
+    /// that are then in files, so the next open replays nothing. Dropping the last handle does
+    /// the same (errors ignored; while panicking it only syncs the log). Other handles then get
     /// [`Error::Closed`].
     ///
     /// # Errors
-    /// [`Error::Io`] or [`Error::Poisoned`] when the final log sync fails.
+    /// [`Error::Io`] or [`Error::Poisoned`] when the final log sync fails; an error of a
+    /// flush (the log still holds those writes; the next open replays them).
     pub fn close(self) -> Result<()> {
-        self.inner.closed.store(true, Ordering::Release);
-        self.inner.bg.shutdown();
-        let result = self.inner.wal.close();
-        // Writers that passed the open check before `closed` was set may still be finishing;
-        // the update locks of every region drain them before the lock is released.
-        for (_, r) in self.inner.all_regions() {
-            drop(r.updates.write());
-        }
-        self.inner.lock.lock().take();
-        result
+        self.inner.shut_down(true)
     }
 
     /// The directory of this database.
@@ -545,6 +546,51 @@ fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Re
 }
 
 impl DbInner {
+    /// The clean close shared by [`Db::close`] and the drop of the last handle: refuses new
+    /// work, stops background threads, drains writers, syncs the log, then (when `flush`)
+    /// flushes each non-empty memstore and deletes the log segments whose records all reached
+    /// files. A failing flush stops the flushing: its writes stay in the log, which is synced
+    /// before any flush, so an error never loses data. Releases the directory lock last.
+    fn shut_down(&self, flush: bool) -> Result<()> {
+        // Once only: a later close (from a clone of the handle) must not flush into a
+        // directory whose lock is released and which may be open elsewhere by now.
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        self.bg.shutdown();
+        // Writers that passed the open check before `closed` was set may still be finishing;
+        // the update locks of every region drain them.
+        for (_, r) in self.all_regions() {
+            drop(r.updates.write());
+        }
+        let mut result = self.wal.sync();
+        if flush && self.opts.flush_on_close && result.is_ok() {
+            result = self.flush_on_close();
+        }
+        let closed = self.wal.close();
+        self.lock.lock().take();
+        result.and(closed)
+    }
+
+    /// Flushes every region holding unflushed cells (without the compaction a flush may wait
+    /// for; the splits and compactions it may queue never run), then rolls the log and deletes
+    /// the segments now in files.
+    fn flush_on_close(&self) -> Result<()> {
+        for (t, r) in self.all_regions() {
+            if t.is_dropped() || r.min_unflushed_seq() == u64::MAX {
+                continue;
+            }
+            let _one = r.flush_lock.lock();
+            if r.is_retired() {
+                continue;
+            }
+            self.flush_locked(&t, &r)?;
+        }
+        // A no-op when nothing was logged since the last roll.
+        self.wal.roll()?;
+        self.delete_obsolete_wal()
+    }
+
     pub fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
             Err(Error::Closed)

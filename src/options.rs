@@ -33,6 +33,7 @@ pub struct DbOptions {
     pub(crate) background_threads: usize,
     pub(crate) max_cell_size: u64,
     pub(crate) wal_segment_size: u64,
+    pub(crate) flush_on_close: bool,
 }
 
 impl Default for DbOptions {
@@ -46,6 +47,7 @@ impl Default for DbOptions {
             background_threads: 2,
             max_cell_size: 10 << 20,
             wal_segment_size: 64 << 20,
+            flush_on_close: true,
         }
     }
 }
@@ -60,6 +62,7 @@ impl fmt::Debug for DbOptions {
             .field("background_threads", &self.background_threads)
             .field("max_cell_size", &self.max_cell_size)
             .field("wal_segment_size", &self.wal_segment_size)
+            .field("flush_on_close", &self.flush_on_close)
             .finish_non_exhaustive()
     }
 }
@@ -106,6 +109,16 @@ impl DbOptions {
     /// Size at which the write-ahead log rolls to a new segment (default 64 MiB).
     pub fn wal_segment_size(mut self, bytes: u64) -> Self {
         self.wal_segment_size = bytes.max(4096);
+        self
+    }
+    /// Whether a clean close ([`crate::Db::close`], or dropping the last handle outside a
+    /// panic) flushes every memstore to block files and deletes the log segments then in
+    /// files (default `true`, as HBase flushes a region when it closes it): the next open
+    /// replays nothing and reads come from block files. With `false`, a close only syncs the
+    /// log and the next open replays it into the memstores. Either way no acknowledged write
+    /// is lost; a close whose flush fails leaves those writes in the synced log.
+    pub fn flush_on_close(mut self, flush: bool) -> Self {
+        self.flush_on_close = flush;
         self
     }
 }

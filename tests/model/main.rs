@@ -10,8 +10,9 @@
 //! `i64::MAX`; duplicate coordinates in one Put), every kind of Delete (and combinations,
 //! [DEL-6] [DEL-7]), clock advances, Gets and Scans with random column selection [GET-1],
 //! versions, time ranges, row ranges, prefixes and limits, flush, minor and major compaction,
-//! close + reopen (WAL replay), and scanners left open across writes, flushes and compactions
-//! (`ScanInterleaved`: the scanner must see the table as of `scan()`).
+//! close + reopen (alternately flushing on close and replaying the WAL), and scanners left
+//! open across writes, flushes and compactions (`ScanInterleaved`: the scanner must see the
+//! table as of `scan()`).
 //!
 //! Replaying: a failure prints its seed, the op index and the tail of the op log (written as
 //! Rust calls, ready to paste into a regression test). Environment:
@@ -1396,6 +1397,9 @@ struct Harness {
     dir: TempDir,
     clock: ManualClock,
     db: Option<Db>,
+    /// Whether the open database flushes its memstores when it closes (reopens alternate:
+    /// a flushing close, then a sync-only one whose reopen replays the log).
+    flush_on_close: bool,
     table: Option<Table>,
     model: Model,
     log: Vec<String>,
@@ -1522,6 +1526,7 @@ impl Harness {
             families,
             dir,
             clock,
+            flush_on_close: true,
             db: Some(db),
             table: Some(table),
             model,
@@ -1682,7 +1687,10 @@ impl Harness {
                 self.check_physical();
             }
             Op::Reopen => {
-                self.reopen();
+                if self.reopen() {
+                    // A clean close flushes every memstore (as HBase's region close does).
+                    self.model.flush();
+                }
                 self.model.writes_since_open = 0;
                 self.check_physical();
             }
@@ -1810,19 +1818,25 @@ impl Harness {
         actual
     }
 
-    fn reopen(&mut self) {
+    /// Closes and reopens; returns whether the close flushed the memstores. Alternates
+    /// `flush_on_close`, so half the reopens replay the log.
+    fn reopen(&mut self) -> bool {
         drop(self.table.take());
         let db = self.db.take().expect("db is open");
         if let Err(e) = db.close() {
             self.fail(&format!("close failed: {e}"));
         }
-        let db = Db::open_with(self.dir.path(), options(&self.clock))
+        let flushed = self.flush_on_close;
+        self.flush_on_close = !flushed;
+        let opts = options(&self.clock).flush_on_close(self.flush_on_close);
+        let db = Db::open_with(self.dir.path(), opts)
             .unwrap_or_else(|e| self.fail(&format!("reopen failed: {e}")));
         let table = db
             .table("t")
             .unwrap_or_else(|e| self.fail(&format!("table after reopen: {e}")));
         self.db = Some(db);
         self.table = Some(table);
+        flushed
     }
 
     fn compare(&mut self, expected: &[CellTuple], actual: &[CellTuple]) {

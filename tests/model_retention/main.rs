@@ -3,7 +3,7 @@
 //! ranges, small VERSIONS, and raw scans [KDC-1..6] [TTL-1..7] [VER-1..5] [SCAN-RAW-1] [DEL-1..6].
 //!
 //! The model is exact because nothing is flushed or compacted here (writes stay in the
-//! memstore and come back from the WAL on reopen), so every cell ever written is physically
+//! memstore and, with `flush_on_close(false)`, come back from the WAL on reopen), so every cell ever written is physically
 //! present; what flush and compaction keep is covered by the matcher's TestKeepDeletes /
 //! TestMinVersions scenarios and tests/rules. Seeds: a fixed list; `RETENTION_SEED=<n>` and
 //! `RETENTION_OPS=<n>` replay one.
@@ -301,7 +301,9 @@ fn run(seed: u64, ops: usize) {
     let opts = DbOptions::default()
         .clock(clock.clone())
         .background_threads(0)
-        .memstore_flush_size(1 << 40);
+        .memstore_flush_size(1 << 40)
+        // Nothing is flushed, on close either: reopen replays the log (see the module doc).
+        .flush_on_close(false);
     let mut db = Db::open_with(dir.path(), opts.clone()).unwrap();
     let mut desc = TableDescriptor::new("t");
     for f in &FAMS {

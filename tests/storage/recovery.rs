@@ -3,20 +3,34 @@
 use super::*;
 use std::io::Write;
 
+/// [`open`] with `flush_on_close(false)`: a drop or close leaves the unflushed writes in the
+/// log, for the tests that replay or damage it.
+fn open_keeping_log(dir: &std::path::Path, clock: &ManualClock) -> Db {
+    Db::open_with(
+        dir,
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0)
+            .flush_on_close(false),
+    )
+    .unwrap()
+}
+
 /// Writes that were never flushed come back from the log after a reopen.
 #[test]
 fn reopen_replays_unflushed_writes() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     {
-        let db = open(dir.path(), &clock);
+        let db = open_keeping_log(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..100 {
             t.put(Put::new(format!("r{i:03}")).add_at("f", "q", 1, format!("v{i}")))
                 .unwrap();
         }
         t.delete(Delete::new("r050")).unwrap();
-        // No close: dropping without flushing; the SyncWal records are in the OS.
+        // Dropped without flushing (flush_on_close(false)); the SyncWal records are in the
+        // OS.
     }
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
@@ -138,7 +152,7 @@ fn torn_final_wal_record_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     {
-        let db = open(dir.path(), &clock);
+        let db = open_keeping_log(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..10 {
             t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "v"))
@@ -181,7 +195,7 @@ fn corrupted_wal_middle_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     {
-        let db = open(dir.path(), &clock);
+        let db = open_keeping_log(dir.path(), &clock);
         let t = table(&db, 3);
         for i in 0..10 {
             t.put(Put::new(format!("r{i}")).add_at("f", "q", 1, "some value bytes"))
@@ -277,7 +291,7 @@ fn failed_flush_retry_does_not_lose_later_writes() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     {
-        let db = open(dir.path(), &clock);
+        let db = open_keeping_log(dir.path(), &clock);
         let t = table(&db, 1);
         t.put(Put::new("a").add("f", "q", "before")).unwrap();
         let data = dir.path().join("data");
@@ -293,7 +307,7 @@ fn failed_flush_retry_does_not_lose_later_writes() {
         std::fs::rename(dir.path().join("data.away"), &data).unwrap();
         t.flush().unwrap(); // flushes the old snapshot ("a") only
         assert_eq!(t.regions()[0].store_files, 1);
-        // Dropped without flushing "b": it lives only in the log.
+        // Dropped without flushing "b" (flush_on_close(false)): it lives only in the log.
     }
     let db = open(dir.path(), &clock);
     let t = db.table("t").unwrap();
@@ -305,4 +319,71 @@ fn failed_flush_retry_does_not_lose_later_writes() {
         t.get(Get::new("b")).unwrap().value("f", "q"),
         Some(&b"after"[..])
     );
+}
+
+/// Log records (of any type) in the segments of `dir`.
+fn wal_record_count(dir: &std::path::Path) -> usize {
+    use cellbase::wal::record::{TailPolicy, read_records};
+    wal_segments(dir)
+        .iter()
+        .map(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            read_records(&bytes, p, TailPolicy::Strict).unwrap().0.len()
+        })
+        .sum()
+}
+
+/// A clean close flushes every memstore and trims the log, as HBase flushes a region it
+/// closes; with `flush_on_close(false)` it only syncs the log, which the next open replays.
+/// Both reopen with exactly the data, and a drop of the last handle behaves as `close`.
+#[test]
+fn clean_close_flushes_memstores_unless_disabled() {
+    for (flush, by_drop) in [(true, false), (true, true), (false, false), (false, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(1_000);
+        let opts = || {
+            DbOptions::default()
+                .clock(clock.clone())
+                .background_threads(0)
+                .flush_on_close(flush)
+        };
+        let db = Db::open_with(dir.path(), opts()).unwrap();
+        let t = table(&db, 3);
+        for i in 0..100 {
+            t.put(Put::new(format!("r{i:03}")).add_at("f", "q", 1, format!("v{i}")))
+                .unwrap();
+        }
+        t.delete(Delete::new("r050")).unwrap();
+        let logged = wal_record_count(dir.path());
+        assert!(logged >= 101, "{logged} records");
+        drop(t);
+        if by_drop {
+            drop(db);
+        } else {
+            db.close().unwrap();
+        }
+        let files = std::fs::read_dir(dir.path().join("data")).unwrap().count();
+        let left = wal_record_count(dir.path());
+        if flush {
+            assert!(files > 0, "flush={flush} drop={by_drop}: no block file");
+            assert!(
+                left < wal_segments(dir.path()).len() + 1 && left < 5,
+                "flush={flush} drop={by_drop}: {left} log records left of {logged}"
+            );
+        } else {
+            assert_eq!(files, 0, "flush={flush} drop={by_drop}");
+            assert!(
+                left >= logged,
+                "flush={flush} drop={by_drop}: {left} < {logged}"
+            );
+        }
+        let db = Db::open_with(dir.path(), opts()).unwrap();
+        let t = db.table("t").unwrap();
+        assert_eq!(t.scan(Scan::new()).unwrap().count(), 99);
+        assert_eq!(
+            t.get(Get::new("r007")).unwrap().value("f", "q"),
+            Some(&b"v7"[..])
+        );
+        assert!(t.get(Get::new("r050")).unwrap().is_empty());
+    }
 }
