@@ -4,7 +4,7 @@ use crate::db::DbInner;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::filter::eval::FilterRunner;
-use crate::model::key::{KeyRef, TYPE_MAXIMUM};
+use crate::model::key::first_on_row_into;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Get, RowResult, Scan};
 use crate::read::cursor::CellCursor;
@@ -119,19 +119,6 @@ impl TableShared {
 pub struct Table {
     pub(crate) db: Arc<DbInner>,
     pub(crate) shared: Arc<TableShared>,
-}
-
-/// Appends [`crate::model::key::first_on_row`]`(row)` to `out`.
-fn first_on_row_into(row: &[u8], out: &mut Vec<u8>) {
-    KeyRef {
-        row,
-        family: b"",
-        qualifier: b"",
-        ts: i64::MAX,
-        type_code: TYPE_MAXIMUM,
-        seq: u64::MAX,
-    }
-    .encode_into(out);
 }
 
 fn cache_policy(desc: &TableDescriptor) -> impl Fn(&[u8]) -> CachePolicy + '_ {

@@ -177,6 +177,13 @@ pub fn compare_encoded(a: &[u8], b: &[u8]) -> Ordering {
 
 /// The smallest key of `row`: sorts before every cell of the row.
 pub fn first_on_row(row: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    first_on_row_into(row, &mut out);
+    out
+}
+
+/// Appends [`first_on_row`]`(row)` to `out`.
+pub fn first_on_row_into(row: &[u8], out: &mut Vec<u8>) {
     KeyRef {
         row,
         family: b"",
@@ -185,7 +192,7 @@ pub fn first_on_row(row: &[u8]) -> Vec<u8> {
         type_code: TYPE_MAXIMUM,
         seq: u64::MAX,
     }
-    .encode()
+    .encode_into(out);
 }
 
 /// The smallest key of `row`/`family`.

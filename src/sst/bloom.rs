@@ -4,7 +4,7 @@
 //! first byte of `filter` is its version:
 //!
 //! * **2** (written since issue 6): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. One XXH64 of the
-//!   key bytes (seed 0, [`xxh64`](super::xxh64)) gives `h`; probe `i` (0..k) tests bit
+//!   key bytes (seed 0, `xxh64`) gives `h`; probe `i` (0..k) tests bit
 //!   `((h + i·rotl(h, 32)) mod 2^64) · 8·bitmap_len >> 64` (double hashing, multiply-shift
 //!   range reduction). One hash per probe instead of SipHash's two keyed hashes per key.
 //! * **1** (older files, still read): the `bloomfilter` crate's serialization
