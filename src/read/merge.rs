@@ -8,7 +8,7 @@ use crate::read::cursor::CellCursor;
 use std::cmp::Ordering;
 
 /// Merges sorted children into one sorted stream. `C` is the children's cursor type: the
-/// region read path uses the concrete [`crate::read::source::SourceCursor`] enum (no boxes,
+/// region read path uses the concrete `SourceCursor` enum (no boxes,
 /// static dispatch); compactions merge boxed cursors.
 pub struct MergeCursor<C: CellCursor = Box<dyn CellCursor>> {
     children: Vec<C>,
