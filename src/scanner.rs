@@ -166,14 +166,14 @@ impl RangeScanner {
         let reader = if self.scan.reversed {
             self.reversed_reader(&region, &version)?
         } else {
-            self.table.region_reader_with(
+            self.table.region_reader(
                 &region,
                 &version,
                 &self.query,
                 &self.lo.key,
                 None,
                 self.read_point,
-                take_parts(),
+                ReaderParts::take_spare(),
             )?
         };
         self.current = Some((region, reader));
@@ -218,7 +218,7 @@ impl RangeScanner {
     /// Drops the current region's reader, keeping its buffers for the thread's next reader.
     fn finish_region(&mut self) {
         if let Some((_, reader)) = self.current.take() {
-            put_parts(reader.into_parts());
+            reader.into_parts().keep_spare();
         }
     }
 
@@ -277,24 +277,6 @@ impl RangeScanner {
             }
         }
     }
-}
-
-thread_local! {
-    /// A thread's spare reader buffers (matcher, source and heap vectors, key scratch): a
-    /// thread that opens many short scans builds each reader without allocating them again.
-    static SCAN_PARTS: std::cell::Cell<ReaderParts> = std::cell::Cell::default();
-}
-
-/// The thread's spare reader buffers (empty ones during thread teardown).
-fn take_parts() -> ReaderParts {
-    SCAN_PARTS
-        .try_with(std::cell::Cell::take)
-        .unwrap_or_default()
-}
-
-/// Keeps `parts` for the thread's next forward reader.
-fn put_parts(parts: ReaderParts) {
-    let _ = SCAN_PARTS.try_with(|p| p.set(parts));
 }
 
 impl Drop for RangeScanner {

@@ -208,30 +208,10 @@ impl Table {
         ))
     }
 
-    /// A row reader over one region from `start` (a Get when `get_row` is set).
-    pub(crate) fn region_reader(
-        &self,
-        region: &Arc<Region>,
-        version: &RegionVersion,
-        q: &Query,
-        start: &[u8],
-        get_row: Option<&[u8]>,
-        read_point: u64,
-    ) -> Result<RowReader> {
-        self.region_reader_with(
-            region,
-            version,
-            q,
-            start,
-            get_row,
-            read_point,
-            ReaderParts::default(),
-        )
-    }
-
-    /// [`Table::region_reader`] built from reused buffers.
+    /// A row reader over one region from `start` (a Get when `get_row` is set), built from
+    /// `parts` (reused buffers; [`ReaderParts::take_spare`] gives the thread's spare ones).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn region_reader_with(
+    pub(crate) fn region_reader(
         &self,
         region: &Arc<Region>,
         version: &RegionVersion,
@@ -334,25 +314,18 @@ impl Table {
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        // The reader's buffers are kept per thread between Gets (sources dropped).
-        thread_local! {
-            static GET_PARTS: std::cell::Cell<ReaderParts> = std::cell::Cell::default();
-        }
-        let mut reader = self.region_reader_with(
+        let mut reader = self.region_reader(
             &region,
             &region.current(),
             &q,
             &g.row,
             Some(&g.row),
             self.db.mvcc.read_point(),
-            // `try_with`: during thread teardown the slot may be gone; then nothing is reused.
-            GET_PARTS
-                .try_with(std::cell::Cell::take)
-                .unwrap_or_default(),
+            ReaderParts::take_spare(),
         )?;
         let found = reader.next_row()?;
-        let parts = reader.into_parts();
-        let _ = GET_PARTS.try_with(|p| p.set(parts));
+        // The reader's buffers are kept per thread between reads (sources dropped).
+        reader.into_parts().keep_spare();
         Ok(match found {
             Some((row, cells)) => RowResult::new(row, cells),
             None => RowResult::default(),

@@ -13,6 +13,7 @@ use crate::ops::{
 };
 use crate::options::Durability;
 use crate::read::matcher::ReadSpec;
+use crate::read::row::ReaderParts;
 use crate::region::Region;
 use crate::table::{Table, selection};
 use crate::write::{NewCell, check_cell_size, check_family, check_row, check_ts};
@@ -203,7 +204,15 @@ impl Table {
             reversed: false,
         };
         let rp = self.db.mvcc.read_point();
-        let mut reader = self.region_reader(region, &region.current(), &q, row, Some(row), rp)?;
+        let mut reader = self.region_reader(
+            region,
+            &region.current(),
+            &q,
+            row,
+            Some(row),
+            rp,
+            ReaderParts::default(),
+        )?;
         Ok(match reader.next_row()? {
             Some((_, cells)) => cells
                 .into_iter()

@@ -47,6 +47,26 @@ pub(crate) struct ReaderParts {
     pub stop: Vec<u8>,
 }
 
+thread_local! {
+    /// A thread's spare reader buffers: a thread that reads many single rows or opens many
+    /// short scans builds each reader without allocating them again.
+    static SPARE_PARTS: std::cell::Cell<ReaderParts> = std::cell::Cell::default();
+}
+
+impl ReaderParts {
+    /// The thread's spare buffers (empty ones during thread teardown, when the slot is gone).
+    pub fn take_spare() -> ReaderParts {
+        SPARE_PARTS
+            .try_with(std::cell::Cell::take)
+            .unwrap_or_default()
+    }
+
+    /// Keeps these buffers for the thread's next reader.
+    pub fn keep_spare(self) {
+        let _ = SPARE_PARTS.try_with(|p| p.set(self));
+    }
+}
+
 /// A test on a row key.
 pub(crate) type RowPredicate = Box<dyn Fn(&[u8]) -> bool + Send>;
 

@@ -221,9 +221,17 @@ impl SstReader {
     /// array; cursors check the entries they decode ([`Block::open`]).
     fn read_block(&self, i: usize) -> Result<Arc<Block>> {
         let h = self.handle(i)?;
-        if self.file.prefers_read() {
-            return self.read_block_copied(h);
-        }
+        let bytes = if self.file.prefers_read() {
+            self.read_block_bytes(h)?
+        } else {
+            self.mapped_block_bytes(h)?
+        };
+        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        Ok(Arc::new(block))
+    }
+
+    /// The payload of the data block at `h`, in place in the mapped file when uncompressed.
+    fn mapped_block_bytes(&self, h: BlockHandle) -> Result<BlockBytes> {
         let raw = frame::read_frame(
             self.file.bytes(),
             h,
@@ -231,7 +239,7 @@ impl SstReader {
             &self.path,
             "data block",
         )?;
-        let bytes = match raw {
+        Ok(match raw {
             Cow::Borrowed(payload) => {
                 // `read_frame` returns the payload in place: `size` bytes at `offset`, both
                 // checked against the file's length.
@@ -243,14 +251,12 @@ impl SstReader {
                 }
             }
             Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
-        };
-        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
-        Ok(Arc::new(block))
+        })
     }
 
-    /// Data block at `h` read with `pread` into a buffer of its own (see
+    /// The payload of the data block at `h`, read with `pread` into a buffer of its own (see
     /// [`ReadableFile::prefers_read`]): the frame is checked and its payload kept in place.
-    fn read_block_copied(&self, h: BlockHandle) -> Result<Arc<Block>> {
+    fn read_block_bytes(&self, h: BlockHandle) -> Result<BlockBytes> {
         let what = "data block";
         let (start, end) = frame::frame_range(
             h,
@@ -271,16 +277,14 @@ impl SstReader {
                 ),
                 _ => Error::Io(e),
             })?;
-        let bytes = match frame::check_frame(&buf, h, &self.path, what)? {
+        Ok(match frame::check_frame(&buf, h, &self.path, what)? {
             Cow::Borrowed(payload) => {
                 let n = payload.len();
                 buf.truncate(n);
                 BlockBytes::Owned(buf.into_boxed_slice())
             }
             Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
-        };
-        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
-        Ok(Arc::new(block))
+        })
     }
 
     /// Data block `i` through the cache (counted in [`SstReader::blocks_read`]).
