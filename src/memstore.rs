@@ -40,8 +40,19 @@ pub struct MemEntry {
 const ENTRY_OVERHEAD: u64 = 110;
 
 thread_local! {
-    /// Scratch space of [`MemEntry::new`].
+    /// Scratch space of [`shared_buffer`].
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into an `Arc`
+/// with one allocation and one memcpy (a `Vec -> Arc` conversion would allocate twice).
+fn shared_buffer(fill: impl FnOnce(&mut Vec<u8>)) -> Arc<[u8]> {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        s.clear();
+        fill(&mut s);
+        Arc::from(&s[..])
+    })
 }
 
 /// The first 16 bytes of the key's row, zero-padded, as two big-endian words (compared
@@ -73,14 +84,9 @@ fn prefix_of_row(row: &[u8]) -> [u64; 2] {
 impl MemEntry {
     /// Builds an entry from an encoded key and payload.
     pub fn new(key: &[u8], payload: &[u8]) -> MemEntry {
-        // Concatenate in a per-thread scratch buffer, then one allocation and one memcpy into
-        // the Arc (a Vec -> Arc conversion would allocate twice).
-        let buf: Arc<[u8]> = SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            s.clear();
+        let buf = shared_buffer(|s| {
             s.extend_from_slice(key);
             s.extend_from_slice(payload);
-            Arc::from(&s[..])
         });
         let prefix = row_prefix(key);
         MemEntry {
@@ -95,12 +101,9 @@ impl MemEntry {
     /// buffer (through the per-thread scratch space, no other allocation).
     pub fn from_parts(key: &KeyRef<'_>, ttl_ms: Option<u64>, value: &[u8]) -> MemEntry {
         let key_len = key.encoded_len();
-        let buf: Arc<[u8]> = SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            s.clear();
-            key.encode_into(&mut s);
-            crate::model::payload::encode_into(&mut s, ttl_ms, value);
-            Arc::from(&s[..])
+        let buf = shared_buffer(|s| {
+            key.encode_into(s);
+            crate::model::payload::encode_into(s, ttl_ms, value);
         });
         MemEntry {
             buf,
@@ -165,19 +168,21 @@ impl MemStore {
     /// Inserts a cell. A cell with an identical key replaces the earlier one: the last cell of a
     /// mutation wins [SORT-7].
     pub fn insert(&self, key: &[u8], payload: &[u8]) {
-        let e = MemEntry::new(key, payload);
-        if let Some(k) = KeyRef::parse(key) {
-            self.min_seq.fetch_min(k.seq, AtOrd::Relaxed);
-        }
-        self.size.fetch_add(e.heap_size(), AtOrd::Relaxed);
-        self.set.insert(e);
+        let seq = KeyRef::parse(key).map(|k| k.seq);
+        self.add(MemEntry::new(key, payload), seq);
     }
 
     /// Inserts a cell given as its key and payload parts (the write path: one encoding, no
     /// intermediate buffers). Same rules as [`MemStore::insert`].
     pub fn insert_cell(&self, key: &KeyRef<'_>, ttl_ms: Option<u64>, value: &[u8]) {
-        let e = MemEntry::from_parts(key, ttl_ms, value);
-        self.min_seq.fetch_min(key.seq, AtOrd::Relaxed);
+        self.add(MemEntry::from_parts(key, ttl_ms, value), Some(key.seq));
+    }
+
+    /// Adds `e` (sequence id `seq`, if its key parses) to the set and the accounting.
+    fn add(&self, e: MemEntry, seq: Option<u64>) {
+        if let Some(seq) = seq {
+            self.min_seq.fetch_min(seq, AtOrd::Relaxed);
+        }
         self.size.fetch_add(e.heap_size(), AtOrd::Relaxed);
         self.set.insert(e);
     }

@@ -56,7 +56,7 @@ impl NewCell<'_> {
 
     /// Bytes of the encoded payload ([`payload::encode_into`]).
     fn payload_len(&self) -> usize {
-        1 + if self.ttl_ms.is_some() { 8 } else { 0 } + self.value.len()
+        payload::encoded_len(self.ttl_ms, self.value.len())
     }
 }
 

@@ -29,6 +29,11 @@ pub fn encode_into(out: &mut Vec<u8>, ttl_ms: Option<u64>, value: &[u8]) {
     out.extend_from_slice(value);
 }
 
+/// Length of [`encode_into`]'s output for a value of `value_len` bytes.
+pub fn encoded_len(ttl_ms: Option<u64>, value_len: usize) -> usize {
+    1 + if ttl_ms.is_some() { 8 } else { 0 } + value_len
+}
+
 /// A decoded payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PayloadRef<'a> {
@@ -71,6 +76,15 @@ pub fn value_of(b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encoded_len_matches_encode() {
+        for ttl in [None, Some(0), Some(500)] {
+            for v in [&b""[..], b"v", &[7u8; 300]] {
+                assert_eq!(encoded_len(ttl, v.len()), encode(ttl, v).len());
+            }
+        }
+    }
 
     #[test]
     fn round_trip() {
