@@ -226,36 +226,26 @@ impl RegionVersion {
                 sorted &= list.is_sorted_by_key(|f| f.recency());
             }
         }
-        if stores <= 1 && sorted {
-            // One store whose list is already newest first [SORT-6]: no temporary list.
-            for (fam, list) in &self.files {
-                if !wanted(fam) {
-                    continue;
-                }
-                for f in list {
-                    if file_may_match(f, sel) {
-                        out.push(SourceCursor::File(f.reader.cursor((sel.cache)(&f.family))));
-                    }
-                }
-            }
-            return;
-        }
+        // One store whose list is already newest first [SORT-6] is used in place; otherwise
+        // the files are ordered newest first across families too (ties between families cannot
+        // hold equal keys).
+        let in_place = stores <= 1 && sorted;
+        let cursor = |f: &StoreFile| SourceCursor::File(f.reader.cursor((sel.cache)(&f.family)));
         let mut files: Vec<&Arc<StoreFile>> = Vec::new();
         for (fam, list) in &self.files {
             if !wanted(fam) {
                 continue;
             }
-            for f in list {
-                if file_may_match(f, sel) {
+            for f in list.iter().filter(|f| file_may_match(f, sel)) {
+                if in_place {
+                    out.push(cursor(f));
+                } else {
                     files.push(f);
                 }
             }
         }
-        // Newest first across families too (ties between families cannot hold equal keys).
         files.sort_by_key(|f| f.recency());
-        for f in files {
-            out.push(SourceCursor::File(f.reader.cursor((sel.cache)(&f.family))));
-        }
+        out.extend(files.into_iter().map(|f| cursor(f)));
     }
 }
 
