@@ -577,14 +577,9 @@ impl DbInner {
     /// the segments now in files.
     fn flush_on_close(&self) -> Result<()> {
         for (t, r) in self.all_regions() {
-            if t.is_dropped() || r.min_unflushed_seq() == u64::MAX {
-                continue;
+            if !t.is_dropped() && r.min_unflushed_seq() != u64::MAX {
+                self.flush_now(&t, &r)?;
             }
-            let _one = r.flush_lock.lock();
-            if r.is_retired() {
-                continue;
-            }
-            self.flush_locked(&t, &r)?;
         }
         // A no-op when nothing was logged since the last roll.
         self.wal.roll()?;

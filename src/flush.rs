@@ -141,6 +141,12 @@ impl DbInner {
             return Ok(());
         }
         self.wait_for_store_files(table, region)?;
+        self.flush_now(table, region)
+    }
+
+    /// [`DbInner::flush_region`] without waiting for a compaction to bring the store's file
+    /// count down (the closing flush: no compaction runs any more).
+    pub(crate) fn flush_now(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
         let _one = region.flush_lock.lock();
         // A split or merge may have replaced the region meanwhile (it flushed it first).
         if region.is_retired() {
