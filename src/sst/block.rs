@@ -26,7 +26,7 @@
 
 use crate::codec::{DecodeError, Reader};
 use crate::io::ReadableFile;
-use crate::model::key::{KeyRef, compare_encoded};
+use crate::model::key::{KeyRef, KeySplit, compare_encoded};
 use crate::model::payload::PayloadRef;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -342,25 +342,25 @@ fn parse_entry_slow(data: &[u8], pos: usize, limit: usize) -> Result<Entry, Deco
 #[derive(Debug, Clone, Copy)]
 pub struct SeekTarget<'a> {
     raw: &'a [u8],
-    parsed: Option<KeyRef<'a>>,
+    split: Option<KeySplit>,
 }
 
 impl<'a> SeekTarget<'a> {
-    /// Parses `raw` (an encoded key; malformed targets compare bytewise, as in
+    /// Locates the fields of `raw` (an encoded key; malformed targets compare bytewise, as in
     /// `compare_encoded`).
     #[inline]
     pub fn new(raw: &'a [u8]) -> Self {
         SeekTarget {
             raw,
-            parsed: KeyRef::parse(raw),
+            split: KeySplit::of(raw),
         }
     }
 
     /// `compare_encoded(key, target)`.
     #[inline]
     pub fn cmp_key(&self, key: &[u8]) -> Ordering {
-        match (&self.parsed, KeyRef::parse(key)) {
-            (Some(t), Some(k)) => k.cmp_key(t),
+        match (&self.split, KeySplit::of(key)) {
+            (Some(t), Some(k)) => k.cmp_split(key, t, self.raw),
             _ => compare_encoded(key, self.raw),
         }
     }
