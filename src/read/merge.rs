@@ -253,7 +253,7 @@ mod tests {
     /// forward seeks alike.
     #[test]
     fn random_merge_matches_stable_sort() {
-        let seed = 0x6d65_7267_65u64;
+        let seed = 0x006d_6572_6765_u64;
         println!("seed {seed}");
         let mut s = seed;
         let mut next = move |n: u64| {
