@@ -180,6 +180,22 @@ pub fn compare_encoded(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+/// [`compare_encoded`], also telling whether the rows differ (`false` for malformed keys, which
+/// compare bytewise).
+#[inline]
+pub(crate) fn compare_encoded_rows(a: &[u8], b: &[u8]) -> (Ordering, bool) {
+    match (KeySplit::of(a), KeySplit::of(b)) {
+        (Some(x), Some(y)) => {
+            let rows = a[2..x.row_end].cmp(&b[2..y.row_end]);
+            if rows != Ordering::Equal {
+                return (rows, true);
+            }
+            (x.cmp_split(a, &y, b), false)
+        }
+        _ => (a.cmp(b), false),
+    }
+}
+
 /// Where the fields of a valid encoded key lie: the row is `2..row_end`, the family
 /// `row_end + 1..qual_start`, the qualifier `qual_start..len - KEY_TRAILER_LEN`. Locating them
 /// costs two length reads; [`KeyRef::parse`] also copies the trailer out.

@@ -29,6 +29,12 @@ pub trait CellCursor: Send {
     fn steps_before_seek(&self) -> usize {
         0
     }
+    /// True only if the last `next` kept the cursor on the row it was on before (a cheap
+    /// hint: `false` is always allowed). Lets a merge skip comparisons while one source walks
+    /// a row no other source has reached.
+    fn row_unchanged(&self) -> bool {
+        false
+    }
 }
 
 impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
@@ -58,5 +64,8 @@ impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     }
     fn steps_before_seek(&self) -> usize {
         (**self).steps_before_seek()
+    }
+    fn row_unchanged(&self) -> bool {
+        (**self).row_unchanged()
     }
 }

@@ -3,7 +3,7 @@
 //! [SORT-6].
 
 use crate::error::Result;
-use crate::model::key::compare_encoded;
+use crate::model::key::{compare_encoded, compare_encoded_rows};
 use crate::read::cursor::CellCursor;
 use std::cmp::Ordering;
 
@@ -21,6 +21,11 @@ pub struct MergeCursor<C: CellCursor = Box<dyn CellCursor>> {
     /// smallest the answer stays true: a run of cells from one source costs one comparison per
     /// step instead of two.
     second: usize,
+    /// The root's row sorts before the rows of every other child. While a `next` keeps the
+    /// root on its row (its cursor says so without comparing, [`CellCursor::row_unchanged`]),
+    /// the root stays the smallest with no comparison at all: a row held by one source streams
+    /// through the merge for free.
+    lead: bool,
 }
 
 impl<C: CellCursor> MergeCursor<C> {
@@ -32,6 +37,7 @@ impl<C: CellCursor> MergeCursor<C> {
             heap: Vec::with_capacity(n),
             reposition_all: false,
             second: 0,
+            lead: false,
         }
     }
 
@@ -43,6 +49,7 @@ impl<C: CellCursor> MergeCursor<C> {
             heap,
             reposition_all: false,
             second: 0,
+            lead: false,
         }
     }
 
@@ -87,6 +94,7 @@ impl<C: CellCursor> MergeCursor<C> {
     fn rebuild(&mut self) {
         // Reuses the heap's buffer: a seek allocates nothing.
         self.second = 0;
+        self.lead = false;
         self.heap.clear();
         for i in 0..self.children.len() {
             if self.children[i].valid() {
@@ -117,11 +125,12 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             self.heap.swap(0, last);
             self.heap.pop();
             self.second = 0;
+            self.lead = false;
             self.sift_down(0);
             return Ok(());
         }
         let n = self.heap.len();
-        if n == 1 {
+        if n == 1 || (self.lead && self.children[top].row_unchanged()) {
             return Ok(());
         }
         if self.second == 0 {
@@ -132,12 +141,18 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             };
         }
         let s = self.second;
-        if self.less(top, self.heap[s]) {
+        let other = self.heap[s];
+        let (ord, rows_differ) =
+            compare_encoded_rows(self.children[top].key(), self.children[other].key());
+        if ord == Ordering::Less || (ord == Ordering::Equal && top < other) {
+            self.lead = rows_differ;
             return Ok(());
         }
+        self.lead = false;
         // The smaller child becomes the root; the moved cursor sinks from its place.
         self.heap.swap(0, s);
         self.second = 0;
+        self.lead = false;
         self.sift_down(s);
         Ok(())
     }
@@ -196,6 +211,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         // The caller seeks before reading again, possibly backwards.
         self.heap.clear();
         self.second = 0;
+        self.lead = false;
         self.reposition_all = true;
         Ok(best)
     }

@@ -61,6 +61,13 @@ impl CellCursor for SourceCursor {
             SourceCursor::File(c) => c.prev_row(row),
         }
     }
+    #[inline]
+    fn row_unchanged(&self) -> bool {
+        match self {
+            SourceCursor::Mem(_) => false,
+            SourceCursor::File(c) => c.row_unchanged(),
+        }
+    }
     /// A block file step decodes one entry; a seek searches the index and the block's restart
     /// points. (A memstore seek inside the held batch is already cheap.)
     fn steps_before_seek(&self) -> usize {

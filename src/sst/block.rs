@@ -375,6 +375,9 @@ pub struct BlockIter {
     payload: (usize, usize),
     /// Offset of the entry after the current one; `None` when invalid.
     next: Option<usize>,
+    /// The current entry shares its whole row (length prefix and bytes) with the entry
+    /// decoded before it.
+    same_row: bool,
 }
 
 impl BlockIter {
@@ -386,6 +389,7 @@ impl BlockIter {
             key: key_buf,
             payload: (0, 0),
             next: None,
+            same_row: false,
         }
     }
 
@@ -404,6 +408,15 @@ impl BlockIter {
     #[inline]
     pub fn key(&self) -> &[u8] {
         &self.key
+    }
+
+    /// True when the current entry has the same row as the entry before it in the block (known
+    /// from the shared key prefix, no comparison). False for a block's first entry, at restart
+    /// points (they share nothing) and on a new row. Right after [`BlockIter::advance`], the
+    /// entry before is the one the cursor was on.
+    #[inline]
+    pub fn same_row(&self) -> bool {
+        self.same_row
     }
 
     /// Current payload. REQUIRES: `valid()` (else empty).
@@ -441,6 +454,8 @@ impl BlockIter {
         }
         self.payload = (e.delta_end, e.payload_end);
         self.next = Some(e.payload_end);
+        // The key parsed in `check_cell`, so its row length prefix is there.
+        self.same_row = e.shared >= 2 + usize::from(u16::from_be_bytes([self.key[0], self.key[1]]));
         Ok(())
     }
 

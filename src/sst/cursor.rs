@@ -189,6 +189,11 @@ impl CellCursor for SstCursor {
         self.guard(r)
     }
 
+    #[inline]
+    fn row_unchanged(&self) -> bool {
+        self.iter.as_ref().is_some_and(BlockIter::same_row)
+    }
+
     fn seek(&mut self, target: &[u8]) -> Result<()> {
         let r = self.do_seek(target);
         self.guard(r)
