@@ -11,7 +11,10 @@
 //! the memstore, every 4th row overwritten in the memstore; 20 k Gets of existing rows),
 //! `ycsb` (20 k rows x 10 qualifiers x 100 B, half flushed; 10 k whole-row Gets),
 //! `seek` (the `point` data; 5 k scans of 10 rows from random keys),
-//! `ycsbe` (the `ycsb` data; 2 k scans of 1..100 rows). Prints operations and rows read.
+//! `ycsbe` (the `ycsb` data; 2 k scans of 1..100 rows),
+//! `hot` (the `ycsb` data, then 20 k one-field updates in the memstore skewed to a few hot
+//! rows, as YCSB F's read-modify-writes leave them; 10 k whole-row Gets with the same skew).
+//! Prints operations and rows read.
 
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use std::hint::black_box;
@@ -66,6 +69,21 @@ fn load_ycsb(t: &cellbase::Table) -> u64 {
     N
 }
 
+/// A row index skewed like a zipfian: half the draws hit 8 hot rows.
+fn hot_row(r: &mut Rng, n: u64) -> u64 {
+    if r.next(2) == 0 { r.next(8) } else { r.next(n) }
+}
+
+/// Updates one field of skewed rows, in the memstore (YCSB F's read-modify-write shape).
+fn update_hot(t: &cellbase::Table, n: u64) {
+    let mut r = Rng(7);
+    for _ in 0..20_000 {
+        let q = r.next(10);
+        t.put(Put::new(ycsb_key(hot_row(&mut r, n))).add("f", format!("field{q}"), [b'z'; 100]))
+            .unwrap();
+    }
+}
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self, n: u64) -> u64 {
@@ -108,6 +126,14 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
+        "hot" => {
+            for _ in 0..10_000 {
+                let res = t.get(Get::new(ycsb_key(hot_row(&mut r, n)))).unwrap();
+                rows += u64::from(res.cells().len() == 10);
+                black_box(res);
+                ops += 1;
+            }
+        }
         "ycsbe" => {
             for _ in 0..2_000 {
                 let len = 1 + r.next(100);
@@ -119,7 +145,7 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
-        _ => panic!("mode: point | ycsb | seek | ycsbe"),
+        _ => panic!("mode: point | ycsb | seek | ycsbe | hot"),
     }
     (ops, rows)
 }
@@ -127,11 +153,14 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "point".into());
     let (_db, t) = open();
-    let n = if mode == "ycsb" || mode == "ycsbe" {
+    let n = if mode == "ycsb" || mode == "ycsbe" || mode == "hot" {
         load_ycsb(&t)
     } else {
         load_point(&t)
     };
+    if mode == "hot" {
+        update_hot(&t, n);
+    }
     let (ops, rows) = measure(&mode, &t, n);
     println!("{mode}: {ops} ops, {rows} rows");
 }
