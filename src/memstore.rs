@@ -531,8 +531,9 @@ mod tests {
                 _ => model[next(model.len() as u64) as usize].clone(),
             };
             c.seek(&target).unwrap();
-            let mut at = model.partition_point(|k| compare_encoded(k, &target).is_lt());
-            for _ in 0..next(300) {
+            let from = model.partition_point(|k| compare_encoded(k, &target).is_lt());
+            let steps = next(300) as usize;
+            for at in from..from + steps {
                 match model.get(at) {
                     Some(want) => assert_eq!(c.key(), &want[..]),
                     None => assert!(!c.valid()),
@@ -541,7 +542,6 @@ mod tests {
                     break;
                 }
                 c.next().unwrap();
-                at += 1;
             }
         }
     }
