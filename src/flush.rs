@@ -249,8 +249,11 @@ impl DbInner {
         self.stall.1.notify_all();
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
-        self.maybe_compact(table, region);
-        self.maybe_split(table, region);
+        // As HBase's MemStoreFlusher: a region due for a split is split, not compacted (the
+        // daughters' compactions rewrite its files anyway); otherwise compact if needed.
+        if !self.maybe_split(table, region) {
+            self.maybe_compact(table, region);
+        }
         Ok(())
     }
 
@@ -272,7 +275,7 @@ impl DbInner {
     }
 
     /// Queues a minor compaction when a store reaches the minimum file count.
-    fn maybe_compact(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
+    pub(crate) fn maybe_compact(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
         if self.opts.background_threads == 0 {
             return;
         }
