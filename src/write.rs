@@ -236,9 +236,7 @@ impl DbInner {
         };
         debug_assert!(region.contains(row), "row routed outside its region");
         let active = region.current().active.clone();
-        for c in cells {
-            active.insert_cell(&c.key(row, seq), c.ttl_ms, c.value);
-        }
+        active.insert_cells(cells.iter().map(|c| (c.key(row, seq), c.ttl_ms, c.value)));
         self.mvcc.complete(seq);
         region.write_requests.fetch_add(1, Ordering::Relaxed);
         Ok(true)
