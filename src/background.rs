@@ -94,7 +94,7 @@ impl Background {
             let result = match job {
                 Some(Job::Flush(t, r)) => {
                     r.flush_queued.store(false, Ordering::Release);
-                    db.flush_region(&t, &r)
+                    db.flush_requested(&t, &r)
                 }
                 Some(Job::Compact(t, r)) => {
                     r.compact_queued.store(false, Ordering::Release);

@@ -144,6 +144,39 @@ impl DbInner {
         self.flush_now(table, region)
     }
 
+    /// A background thread's flush request ([`DbInner::maybe_flush`] queued it): flushes only
+    /// when the memstore is still at the flush size (or a failed flush left a snapshot) once
+    /// this flush holds the region's flush lock. A request queued while an earlier flush was
+    /// running is void once that flush has taken the memstore, as HBase drops the flush
+    /// request of a region that is already flushing; flushing the few writes that arrived
+    /// meanwhile would only add a small file (and compactions).
+    pub(crate) fn flush_requested(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+    ) -> Result<()> {
+        if table.is_dropped() || region.is_retired() {
+            return Ok(());
+        }
+        self.wait_for_store_files(table, region)?;
+        let _one = region.flush_lock.lock();
+        if region.is_retired() {
+            return Ok(());
+        }
+        let flush_size = table
+            .desc_arc()
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
+        let due = {
+            let v = region.current();
+            v.snapshot.is_some() || v.active.size() >= flush_size
+        };
+        if !due {
+            return Ok(());
+        }
+        self.flush_locked(table, region)
+    }
+
     /// [`DbInner::flush_region`] without waiting for a compaction to bring the store's file
     /// count down (the closing flush: no compaction runs any more).
     pub(crate) fn flush_now(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {

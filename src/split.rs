@@ -33,8 +33,9 @@ type Files = BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>;
 /// many bytes (HBase's `hbase.hregion.preclose.flush.size` default).
 const PRE_FLUSH_SIZE: u64 = 5 << 20;
 /// At most this many extra flushes before retiring (each one is shorter when the flush
-/// outpaces the writers; the bound keeps a split from chasing a faster writer forever).
-const PRE_FLUSH_ROUNDS: usize = 4;
+/// outpaces the writers; the bound keeps a split from chasing a fast writer with ever more
+/// small files).
+const PRE_FLUSH_ROUNDS: usize = 2;
 
 /// The files of `files` that hold rows in `[start, end)`.
 fn overlapping(files: &Files, start: &[u8], end: &[u8]) -> Files {
