@@ -196,7 +196,7 @@ fn load(t: &cellbase::Table, n: u64, st: &mut Stats) {
         if st.top.len() < 5 || d > st.top[4].0 {
             let at = START.lock().map_or(0.0, |s| (t0 - s).as_secs_f64());
             st.top.push((d, at, k));
-            st.top.sort_by(|a, b| b.0.cmp(&a.0));
+            st.top.sort_by_key(|t| std::cmp::Reverse(t.0));
             st.top.truncate(5);
         }
         if d > st.max_put {

@@ -265,8 +265,7 @@ impl MemStore {
                     return;
                 }
                 let buf: Arc<[u8]> = Arc::from(&bytes[..]);
-                let heap =
-                    buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
+                let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
                 self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
                 self.size.fetch_add(heap, AtOrd::Relaxed);
                 for p in pos.iter() {
@@ -623,8 +622,14 @@ mod tests {
                 k(b"a", 3).encode(),
                 crate::model::payload::encode(Some(1000), b"va"),
             ),
-            (k(b"b", 3).encode(), crate::model::payload::encode(None, b"vb2")),
-            (k(b"c", 4).encode(), crate::model::payload::encode(None, b"vc")),
+            (
+                k(b"b", 3).encode(),
+                crate::model::payload::encode(None, b"vb2"),
+            ),
+            (
+                k(b"c", 4).encode(),
+                crate::model::payload::encode(None, b"vc"),
+            ),
         ];
         assert_eq!(got, want);
         assert_eq!(m.min_seq(), 3);
