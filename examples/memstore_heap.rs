@@ -1,9 +1,11 @@
 //! Measures the real memory cost of memstore cells against what `MemStore::size()` accounts:
 //! inserts N cells (16-byte rows, one 2-byte qualifier, 100-byte values; or 10 cells per row
-//! with `10`) and compares the growth of the resident set with the accounted size.
+//! with `10`) and compares the growth of the resident set with the accounted size. With
+//! `mutation` as the second argument each row's cells are inserted as one mutation
+//! (`MemStore::insert_cells`, one shared buffer, as the write path does).
 //!
 //! ```text
-//! cargo run --release --example memstore_heap [cells-per-row]
+//! cargo run --release --example memstore_heap [cells-per-row] [mutation]
 //! ```
 
 use cellbase::memstore::MemStore;
@@ -24,6 +26,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
+    let mutation = std::env::args().nth(2).is_some_and(|a| a == "mutation");
     let cells: u64 = 400_000;
     let mut payload = vec![0u8];
     payload.extend_from_slice(&[7u8; 100]);
@@ -31,18 +34,35 @@ fn main() {
     let before = rss_bytes();
     for i in 0..cells / per_row {
         let row = format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        for q in 0..per_row {
-            let qual = [b'q', b'0' + q as u8];
-            let key = KeyRef {
-                row: row.as_bytes(),
-                family: b"f",
-                qualifier: &qual,
-                ts: 1_700_000_000_000,
-                type_code: 4,
-                seq: i + 1,
+        let quals: Vec<[u8; 2]> = (0..per_row).map(|q| [b'q', b'0' + q as u8]).collect();
+        if mutation {
+            m.insert_cells(quals.iter().map(|q| {
+                (
+                    KeyRef {
+                        row: row.as_bytes(),
+                        family: b"f",
+                        qualifier: q,
+                        ts: 1_700_000_000_000,
+                        type_code: 4,
+                        seq: i + 1,
+                    },
+                    None,
+                    &payload[1..],
+                )
+            }));
+        } else {
+            for q in &quals {
+                let key = KeyRef {
+                    row: row.as_bytes(),
+                    family: b"f",
+                    qualifier: q,
+                    ts: 1_700_000_000_000,
+                    type_code: 4,
+                    seq: i + 1,
+                }
+                .encode();
+                m.insert(&key, &payload);
             }
-            .encode();
-            m.insert(&key, &payload);
         }
     }
     let grown = rss_bytes().saturating_sub(before);

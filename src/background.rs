@@ -94,18 +94,25 @@ impl Background {
             let result = match job {
                 Some(Job::Flush(t, r)) => {
                     r.flush_queued.store(false, Ordering::Release);
-                    db.flush_region(&t, &r)
+                    db.flush_requested(&t, &r)
                 }
                 Some(Job::Compact(t, r)) => {
                     r.compact_queued.store(false, Ordering::Release);
                     db.compact_region(&t, &r, false)
                 }
                 Some(Job::Split(t, r)) => {
+                    // The flag stays set during the split, so its own flushes do not queue it
+                    // again.
+                    let res = db.split_region(&t, &r, None);
                     r.split_queued.store(false, Ordering::Release);
-                    db.split_region(&t, &r, None).map(|daughters| {
-                        for d in daughters.into_iter().flatten() {
-                            db.bg.submit(Job::MajorCompact(t.clone(), d));
+                    res.map(|daughters| match daughters {
+                        Some(ds) => {
+                            for d in ds {
+                                db.bg.submit(Job::MajorCompact(t.clone(), d));
+                            }
                         }
+                        // No split after all: the compaction the flush skipped for it.
+                        None => db.maybe_compact(&t, &r),
                     })
                 }
                 Some(Job::MajorCompact(t, r)) => db.compact_region(&t, &r, true),

@@ -144,6 +144,39 @@ impl DbInner {
         self.flush_now(table, region)
     }
 
+    /// A background thread's flush request ([`DbInner::maybe_flush`] queued it): flushes only
+    /// when the memstore is still at the flush size (or a failed flush left a snapshot) once
+    /// this flush holds the region's flush lock. A request queued while an earlier flush was
+    /// running is void once that flush has taken the memstore, as HBase drops the flush
+    /// request of a region that is already flushing; flushing the few writes that arrived
+    /// meanwhile would only add a small file (and compactions).
+    pub(crate) fn flush_requested(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+    ) -> Result<()> {
+        if table.is_dropped() || region.is_retired() {
+            return Ok(());
+        }
+        self.wait_for_store_files(table, region)?;
+        let _one = region.flush_lock.lock();
+        if region.is_retired() {
+            return Ok(());
+        }
+        let flush_size = table
+            .desc_arc()
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
+        let due = {
+            let v = region.current();
+            v.snapshot.is_some() || v.active.size() >= flush_size
+        };
+        if !due {
+            return Ok(());
+        }
+        self.flush_locked(table, region)
+    }
+
     /// [`DbInner::flush_region`] without waiting for a compaction to bring the store's file
     /// count down (the closing flush: no compaction runs any more).
     pub(crate) fn flush_now(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
@@ -249,8 +282,11 @@ impl DbInner {
         self.stall.1.notify_all();
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
-        self.maybe_compact(table, region);
-        self.maybe_split(table, region);
+        // As HBase's MemStoreFlusher: a region due for a split is split, not compacted (the
+        // daughters' compactions rewrite its files anyway); otherwise compact if needed.
+        if !self.maybe_split(table, region) {
+            self.maybe_compact(table, region);
+        }
         Ok(())
     }
 
@@ -272,7 +308,7 @@ impl DbInner {
     }
 
     /// Queues a minor compaction when a store reaches the minimum file count.
-    fn maybe_compact(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
+    pub(crate) fn maybe_compact(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
         if self.opts.background_threads == 0 {
             return;
         }

@@ -17,12 +17,17 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
 
-/// One cell in the memstore: key and payload in one allocation, plus the first bytes of the row
-/// inline so most skiplist comparisons finish without touching the allocation.
+/// One cell in the memstore: its key and payload in a shared buffer (one allocation per
+/// mutation: the cells of a multi-cell put lie back to back in it), plus the first bytes of
+/// the row inline so most skiplist comparisons finish without touching the buffer.
 #[derive(Clone, Debug)]
 pub struct MemEntry {
     buf: Arc<[u8]>,
+    /// Offset of the key in `buf`.
+    off: u32,
     key_len: u32,
+    /// Bytes of the payload after the key; [`u32::MAX`]: the rest of `buf`.
+    payload_len: u32,
     /// False when the key does not parse: then comparisons use [`compare_encoded`] alone,
     /// which orders malformed keys bytewise, and `prefix` is unused.
     has_prefix: bool,
@@ -30,18 +35,32 @@ pub struct MemEntry {
     prefix: [u64; 2],
 }
 
-/// Heap bytes of one memstore cell beyond its key and payload bytes: the skiplist node (the
-/// 40-byte `MemEntry`, reference count and height, two tower links on average), the `Arc`
-/// header of the buffer, and the allocator's per-allocation overhead and rounding of the two
-/// allocations. Measured with `examples/memstore_heap.rs` (resident-set growth per cell,
-/// 16-byte rows and 100-byte values: 250 bytes for 140 bytes of key and payload), so a
-/// memstore's accounted size matches the memory it occupies (HBase counts heap overhead in
-/// the memstore size too).
-const ENTRY_OVERHEAD: u64 = 110;
+/// Heap bytes of one memstore cell beyond its key and payload bytes and its buffer's
+/// overhead: the skiplist node (the 48-byte `MemEntry`, reference count and height, two tower
+/// links on average) and the allocator's per-allocation overhead and rounding.
+///
+/// With [`BUFFER_OVERHEAD`], measured with `examples/memstore_heap.rs` (resident-set growth per
+/// cell of 16-byte rows and 100-byte values, 140 bytes of key and payload: 261 bytes alone,
+/// 227 bytes as one of a 10-cell mutation), so a memstore's accounted size matches the memory
+/// it occupies (HBase counts heap overhead in the memstore size too).
+const ENTRY_OVERHEAD: u64 = 84;
+/// Heap bytes of one entry buffer beyond its contents: the `Arc` header and the allocator's
+/// overhead and rounding (one buffer per mutation, or per cell inserted alone).
+const BUFFER_OVERHEAD: u64 = 36;
 
 thread_local! {
-    /// Scratch space of [`shared_buffer`].
+    /// Scratch space of [`shared_buffer`] and [`MemStore::insert_cells`].
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Entry positions of [`MemStore::insert_cells`].
+    static POSITIONS: std::cell::RefCell<Vec<EntryPos>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Where [`MemStore::insert_cells`] put one cell in the mutation's buffer.
+struct EntryPos {
+    off: usize,
+    key_len: usize,
+    payload_len: usize,
+    prefix: [u64; 2],
 }
 
 /// The bytes `fill` writes, built in the per-thread scratch buffer and copied into an `Arc`
@@ -81,6 +100,11 @@ fn prefix_of_row(row: &[u8]) -> [u64; 2] {
     [word(hi), word(lo)]
 }
 
+/// `len` as a payload length field ([`u32::MAX`] = the rest of the buffer).
+fn payload_len_field(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
 impl MemEntry {
     /// Builds an entry from an encoded key and payload.
     pub fn new(key: &[u8], payload: &[u8]) -> MemEntry {
@@ -91,7 +115,9 @@ impl MemEntry {
         let prefix = row_prefix(key);
         MemEntry {
             buf,
+            off: 0,
             key_len: key.len() as u32,
+            payload_len: payload_len_field(payload.len()),
             has_prefix: prefix.is_some(),
             prefix: prefix.unwrap_or_default(),
         }
@@ -106,23 +132,29 @@ impl MemEntry {
             crate::model::payload::encode_into(s, ttl_ms, value);
         });
         MemEntry {
-            buf,
+            off: 0,
             key_len: key_len as u32,
+            payload_len: payload_len_field(buf.len() - key_len),
+            buf,
             has_prefix: true,
             prefix: prefix_of_row(key.row),
         }
     }
     /// The encoded key.
+    #[inline]
     pub fn key(&self) -> &[u8] {
-        &self.buf[..self.key_len as usize]
+        let off = self.off as usize;
+        &self.buf[off..off + self.key_len as usize]
     }
     /// The encoded payload.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
-        &self.buf[self.key_len as usize..]
-    }
-    /// Approximate heap bytes held: the buffer plus [`ENTRY_OVERHEAD`].
-    pub fn heap_size(&self) -> u64 {
-        self.buf.len() as u64 + ENTRY_OVERHEAD
+        let start = self.off as usize + self.key_len as usize;
+        if self.payload_len == u32::MAX {
+            &self.buf[start..]
+        } else {
+            &self.buf[start..start + self.payload_len as usize]
+        }
     }
 }
 
@@ -169,21 +201,94 @@ impl MemStore {
     /// mutation wins [SORT-7].
     pub fn insert(&self, key: &[u8], payload: &[u8]) {
         let seq = KeyRef::parse(key).map(|k| k.seq);
-        self.add(MemEntry::new(key, payload), seq);
+        let e = MemEntry::new(key, payload);
+        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
+        self.add(e, seq, heap);
     }
 
     /// Inserts a cell given as its key and payload parts (the write path: one encoding, no
     /// intermediate buffers). Same rules as [`MemStore::insert`].
     pub fn insert_cell(&self, key: &KeyRef<'_>, ttl_ms: Option<u64>, value: &[u8]) {
-        self.add(MemEntry::from_parts(key, ttl_ms, value), Some(key.seq));
+        let e = MemEntry::from_parts(key, ttl_ms, value);
+        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
+        self.add(e, Some(key.seq), heap);
     }
 
-    /// Adds `e` (sequence id `seq`, if its key parses) to the set and the accounting.
-    fn add(&self, e: MemEntry, seq: Option<u64>) {
+    /// Inserts the cells of one mutation, given as key and payload parts, in order (same rules
+    /// as [`MemStore::insert`]): each key and payload is encoded once, all into one shared
+    /// buffer (one allocation for the mutation, not one per cell).
+    pub fn insert_cells<'a>(
+        &self,
+        cells: impl IntoIterator<Item = (KeyRef<'a>, Option<u64>, &'a [u8])>,
+    ) {
+        SCRATCH.with(|bytes| {
+            POSITIONS.with(|pos| {
+                let (mut bytes, mut pos) = (bytes.borrow_mut(), pos.borrow_mut());
+                bytes.clear();
+                pos.clear();
+                let mut min_seq = u64::MAX;
+                for (k, ttl_ms, value) in cells {
+                    let off = bytes.len();
+                    k.encode_into(&mut bytes);
+                    let key_len = bytes.len() - off;
+                    crate::model::payload::encode_into(&mut bytes, ttl_ms, value);
+                    pos.push(EntryPos {
+                        off,
+                        key_len,
+                        payload_len: bytes.len() - off - key_len,
+                        prefix: prefix_of_row(k.row),
+                    });
+                    min_seq = min_seq.min(k.seq);
+                }
+                if pos.is_empty() {
+                    return;
+                }
+                if bytes.len() >= u32::MAX as usize {
+                    // Offsets would not fit: one buffer per cell.
+                    for p in pos.iter() {
+                        let key = &bytes[p.off..p.off + p.key_len];
+                        let payload = &bytes[p.off + p.key_len..p.off + p.key_len + p.payload_len];
+                        let mut b = Vec::with_capacity(key.len() + payload.len());
+                        b.extend_from_slice(key);
+                        b.extend_from_slice(payload);
+                        let e = MemEntry {
+                            buf: Arc::from(b),
+                            off: 0,
+                            key_len: p.key_len as u32,
+                            payload_len: payload_len_field(p.payload_len),
+                            has_prefix: true,
+                            prefix: p.prefix,
+                        };
+                        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
+                        self.add(e, Some(min_seq), heap);
+                    }
+                    return;
+                }
+                let buf: Arc<[u8]> = Arc::from(&bytes[..]);
+                let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
+                self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
+                self.size.fetch_add(heap, AtOrd::Relaxed);
+                for p in pos.iter() {
+                    self.set.insert(MemEntry {
+                        buf: buf.clone(),
+                        off: p.off as u32,
+                        key_len: p.key_len as u32,
+                        payload_len: p.payload_len as u32,
+                        has_prefix: true,
+                        prefix: p.prefix,
+                    });
+                }
+            })
+        });
+    }
+
+    /// Adds `e` (sequence id `seq`, if its key parses; `heap` bytes) to the set and the
+    /// accounting.
+    fn add(&self, e: MemEntry, seq: Option<u64>, heap: u64) {
         if let Some(seq) = seq {
             self.min_seq.fetch_min(seq, AtOrd::Relaxed);
         }
-        self.size.fetch_add(e.heap_size(), AtOrd::Relaxed);
+        self.size.fetch_add(heap, AtOrd::Relaxed);
         self.set.insert(e);
     }
 
@@ -578,6 +683,60 @@ mod tests {
         m.insert(&key("r", 1, 1), b"\0b");
         assert_eq!(m.len(), 1);
         assert_eq!(m.iter().next().unwrap().payload(), b"\0b");
+    }
+
+    /// A mutation's cells share one buffer: each entry still reads back its own key and
+    /// payload, the skiplist orders them, identical keys keep the last cell [SORT-7], and the
+    /// accounting charges one buffer plus one node per cell.
+    #[test]
+    fn mutation_cells_share_one_buffer() {
+        let m = MemStore::new();
+        let k = |q: &'static [u8], seq: u64| KeyRef {
+            row: b"row",
+            family: b"f",
+            qualifier: q,
+            ts: 5,
+            type_code: CellType::Put.code(),
+            seq,
+        };
+        m.insert_cells([
+            (k(b"b", 3), None, &b"vb"[..]),
+            (k(b"a", 3), Some(1000), &b"va"[..]),
+            (k(b"b", 3), None, &b"vb2"[..]),
+        ]);
+        m.insert_cells([(k(b"c", 4), None, &b"vc"[..])]);
+        let got: Vec<(Vec<u8>, Vec<u8>)> = m
+            .iter()
+            .map(|e| (e.key().to_vec(), e.payload().to_vec()))
+            .collect();
+        let want = vec![
+            (
+                k(b"a", 3).encode(),
+                crate::model::payload::encode(Some(1000), b"va"),
+            ),
+            (
+                k(b"b", 3).encode(),
+                crate::model::payload::encode(None, b"vb2"),
+            ),
+            (
+                k(b"c", 4).encode(),
+                crate::model::payload::encode(None, b"vc"),
+            ),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(m.min_seq(), 3);
+        let bytes: u64 = [(b"b", 2), (b"a", 2 + 8), (b"b", 3)]
+            .iter()
+            .map(|(q, v)| (k(*q, 3).encoded_len() + 1 + v) as u64)
+            .sum();
+        let c_bytes = (k(b"c", 4).encoded_len() + 1 + 2) as u64;
+        assert_eq!(
+            m.size(),
+            bytes + 3 * ENTRY_OVERHEAD + c_bytes + ENTRY_OVERHEAD + 2 * BUFFER_OVERHEAD
+        );
+        // Empty mutations add nothing.
+        m.insert_cells(std::iter::empty());
+        assert_eq!(m.len(), 3);
     }
 
     #[test]

@@ -29,6 +29,14 @@ use std::sync::atomic::Ordering;
 
 type Files = BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>;
 
+/// A split flushes again before retiring the region while its memstore holds at least this
+/// many bytes (HBase's `hbase.hregion.preclose.flush.size` default).
+const PRE_FLUSH_SIZE: u64 = 5 << 20;
+/// At most this many extra flushes before retiring (each one is shorter when the flush
+/// outpaces the writers; the bound keeps a split from chasing a fast writer with ever more
+/// small files).
+const PRE_FLUSH_ROUNDS: usize = 2;
+
 /// The files of `files` that hold rows in `[start, end)`.
 fn overlapping(files: &Files, start: &[u8], end: &[u8]) -> Files {
     files
@@ -114,14 +122,19 @@ impl DbInner {
     }
 
     /// After a flush or compaction (background threads only): queue a split when the policy
-    /// says the region is too big [SPLIT-1].
-    pub(crate) fn maybe_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) {
+    /// says the region is too big and it has a split point [SPLIT-1] [SPLIT-2] (HBase's
+    /// `checkSplit`). Returns whether a split is due (queued now or before).
+    pub(crate) fn maybe_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> bool {
         if self.opts.background_threads == 0 {
-            return;
+            return false;
         }
-        if self.wants_split(table, region) && !region.split_queued.swap(true, Ordering::AcqRel) {
+        if !self.wants_split(table, region) || self.split_point(region).is_none() {
+            return false;
+        }
+        if !region.split_queued.swap(true, Ordering::AcqRel) {
             self.bg.submit(Job::Split(table.clone(), region.clone()));
         }
+        true
     }
 
     /// The split policy's verdict on `region` now [SPLIT-1].
@@ -178,6 +191,16 @@ impl DbInner {
             return Ok(None);
         }
         self.flush_locked(table, region)?;
+        // Writes keep arriving during that flush. Flush again while the memstore is still
+        // large, so the last flush (with the region retired, writers waiting) is short: HBase
+        // pre-flushes before closing a region for the same reason
+        // (`hbase.hregion.preclose.flush.size`, 5 MiB).
+        for _ in 0..PRE_FLUSH_ROUNDS {
+            if region.current().active.size() < PRE_FLUSH_SIZE {
+                break;
+            }
+            self.flush_locked(table, region)?;
+        }
         let row = match at {
             Some(r) => r.to_vec(),
             None => match self.split_point(region) {

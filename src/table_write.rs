@@ -86,20 +86,20 @@ impl Table {
     /// Checks a put [LIM-1] [LIM-5] [LIM-6] [TS-2]; nothing is written on failure.
     fn validate_put(&self, desc: &TableDescriptor, p: &Put) -> Result<()> {
         check_row(&p.row)?;
-        if p.cells.is_empty() {
+        if p.has_no_cells() {
             return Err(Error::invalid("no columns to put"));
         }
-        for c in &p.cells {
-            check_family(desc, &c.family)?;
+        for c in p.cells() {
+            check_family(desc, c.family)?;
             if c.ts != LATEST_TIMESTAMP {
                 check_ts(c.ts)?;
             }
             check_cell_size(
                 self.db.opts.max_cell_size,
                 &p.row,
-                &c.family,
-                &c.qualifier,
-                &c.value,
+                c.family,
+                c.qualifier,
+                c.value,
             )?;
         }
         Ok(())
@@ -110,9 +110,9 @@ impl Table {
         let ttl_ms = p
             .ttl
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        out.extend(p.cells.iter().map(|c| {
+        out.extend(p.cells().map(|c| {
             let ts = if c.ts == LATEST_TIMESTAMP { now } else { c.ts };
-            put_cell(&c.family, &c.qualifier, ts, ttl_ms, &c.value)
+            put_cell(c.family, c.qualifier, ts, ttl_ms, c.value)
         }));
     }
 
@@ -273,7 +273,7 @@ impl Table {
         let desc = self.check()?;
         self.validate_put(&desc, &p)?;
         self.with_row(&p.row, |region| {
-            let mut cells = Vec::with_capacity(p.cells.len());
+            let mut cells = Vec::with_capacity(p.cells().len());
             Self::put_cells(&p, self.db.clock.now_millis(), &mut cells);
             Ok(self
                 .apply_row(region, &p.row, &cells, p.durability)?

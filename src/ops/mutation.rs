@@ -5,24 +5,51 @@ use crate::model::CellType;
 use crate::options::Durability;
 use std::time::Duration;
 
-/// One cell of a [`Put`].
-#[derive(Clone, Debug)]
-pub(crate) struct PutCell {
-    pub family: Vec<u8>,
-    pub qualifier: Vec<u8>,
+/// Where one cell of a [`Put`] lies in the put's byte buffer: family, qualifier and value
+/// back to back from `start`.
+#[derive(Clone, Copy, Debug)]
+struct PutCellPos {
+    start: usize,
+    family_len: usize,
+    qualifier_len: usize,
+    value_len: usize,
+    /// [`LATEST_TIMESTAMP`] = "now", assigned when the put is applied [TS-1].
+    ts: i64,
+}
+
+/// One cell of a [`Put`], borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PutCell<'a> {
+    pub family: &'a [u8],
+    pub qualifier: &'a [u8],
     /// [`LATEST_TIMESTAMP`] = "now", assigned when the put is applied [TS-1].
     pub ts: i64,
-    pub value: Vec<u8>,
+    pub value: &'a [u8],
 }
 
 /// Writes cells to one row (HBase `Put`).
-#[derive(Clone, Debug)]
+///
+/// The cells' bytes live in one buffer (a multi-cell put allocates a few times as it grows,
+/// not three times per cell).
+#[derive(Clone)]
 #[must_use]
 pub struct Put {
     pub(crate) row: Vec<u8>,
-    pub(crate) cells: Vec<PutCell>,
+    data: Vec<u8>,
+    cells: Vec<PutCellPos>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) durability: Option<Durability>,
+}
+
+impl std::fmt::Debug for Put {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Put")
+            .field("row", &self.row)
+            .field("cells", &self.cells().collect::<Vec<_>>())
+            .field("ttl", &self.ttl)
+            .field("durability", &self.durability)
+            .finish()
+    }
 }
 
 impl Put {
@@ -30,6 +57,7 @@ impl Put {
     pub fn new(row: impl AsRef<[u8]>) -> Self {
         Put {
             row: row.as_ref().to_vec(),
+            data: Vec::new(),
             cells: Vec::new(),
             ttl: None,
             durability: None,
@@ -55,13 +83,46 @@ impl Put {
         ts: i64,
         value: impl AsRef<[u8]>,
     ) -> Self {
-        self.cells.push(PutCell {
-            family: family.as_ref().to_vec(),
-            qualifier: qualifier.as_ref().to_vec(),
+        let (family, qualifier, value) = (family.as_ref(), qualifier.as_ref(), value.as_ref());
+        let len = family.len() + qualifier.len() + value.len();
+        if self.data.capacity() == 0 {
+            // Room for several cells like this one (multi-cell puts usually repeat a shape),
+            // within 2 KiB unless the cell alone is larger.
+            self.data.reserve(len.saturating_mul(8).min(2048).max(len));
+            self.cells.reserve(8);
+        }
+        let start = self.data.len();
+        self.data.extend_from_slice(family);
+        self.data.extend_from_slice(qualifier);
+        self.data.extend_from_slice(value);
+        self.cells.push(PutCellPos {
+            start,
+            family_len: family.len(),
+            qualifier_len: qualifier.len(),
+            value_len: value.len(),
             ts,
-            value: value.as_ref().to_vec(),
         });
         self
+    }
+
+    /// The cells, in the order they were added.
+    pub(crate) fn cells(&self) -> impl ExactSizeIterator<Item = PutCell<'_>> + Clone + '_ {
+        self.cells.iter().map(|c| {
+            let f = c.start;
+            let q = f + c.family_len;
+            let v = q + c.qualifier_len;
+            PutCell {
+                family: &self.data[f..q],
+                qualifier: &self.data[q..v],
+                ts: c.ts,
+                value: &self.data[v..v + c.value_len],
+            }
+        })
+    }
+
+    /// True when no cell was added.
+    pub(crate) fn has_no_cells(&self) -> bool {
+        self.cells.is_empty()
     }
 
     /// Per-cell TTL (millisecond precision) for every cell of this put [TTL-3].

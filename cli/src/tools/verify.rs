@@ -1048,21 +1048,45 @@ fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report, seen: 
     ));
 }
 
-/// Decodes one entry frame payload (`seq | version | table_id | n | (key, payload) × n`,
-/// docs/FORMAT.md 3.2–3.3); returns its cell count.
+/// Decodes one entry frame payload (`seq | version | table_id | ...`, docs/FORMAT.md 3.2–3.3:
+/// version 2 `row | n | (family, qualifier, ts, type, payload) × n`, version 1
+/// `n | (key, payload) × n`); returns its cell count.
 fn check_entry(payload: &[u8]) -> Result<u64, String> {
     let mut r = Reader::new(payload);
     let err =
         |e: cellbase::codec::DecodeError| format!("{} at byte {} of the entry", e.what, e.offset);
     let seq = r.u64("sequence id").map_err(err)?;
     let version = r.u8("entry version").map_err(err)?;
-    if version != 1 {
+    if version != 1 && version != 2 {
         return Err(format!("unknown entry version {version}"));
     }
     r.varint("table id").map_err(err)?;
+    if version == 2 {
+        let row = r.bytes("row").map_err(err)?;
+        if row.len() > u16::MAX as usize {
+            return Err(format!("row of {} bytes", row.len()));
+        }
+    }
     let n = r.len(r.remaining(), "cell count").map_err(err)?;
     let mut row: Option<&[u8]> = None;
     for i in 0..n {
+        if version == 2 {
+            let family = r.bytes("family").map_err(err)?;
+            r.bytes("qualifier").map_err(err)?;
+            r.i64("timestamp").map_err(err)?;
+            let type_code = r.u8("type").map_err(err)?;
+            let p = r.bytes("payload").map_err(err)?;
+            if family.len() > u8::MAX as usize {
+                return Err(format!("cell {i}: family of {} bytes", family.len()));
+            }
+            if cellbase::CellType::from_code(type_code).is_none() {
+                return Err(format!("cell {i}: unknown cell type code {type_code}"));
+            }
+            if PayloadRef::parse(p).is_none() {
+                return Err(format!("cell {i}: malformed payload"));
+            }
+            continue;
+        }
         let key = r.bytes("key").map_err(err)?;
         let p = r.bytes("payload").map_err(err)?;
         let k = KeyRef::parse(key).ok_or(format!("cell {i}: malformed key"))?;
