@@ -272,7 +272,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (s >> 33) % n
         };
-        let mut row = |next: &mut dyn FnMut(u64) -> u64| -> Vec<u8> {
+        let row = |next: &mut dyn FnMut(u64) -> u64| -> Vec<u8> {
             let stem: &[u8] =
                 [&b"user0000"[..], b"user", b"u", b"", b"user00000000"][next(5) as usize];
             let mut r = stem.to_vec();
