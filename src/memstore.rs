@@ -395,6 +395,8 @@ impl MemCursor {
     /// Stopping there makes that seek one skiplist search straight to the next column.
     fn fill_row(&mut self, probe: &MemEntry, target: &[u8]) {
         self.batch.clear();
+        // A new cursor's first refill: room for a typical row at once, not by doubling.
+        self.batch.reserve(16);
         self.pos = 0;
         // The encoded row (length prefix and bytes) starts every key of the row.
         let row_prefix = KeyRef::parse(target).map(|k| &target[..2 + k.row.len()]);

@@ -26,7 +26,7 @@
 
 use crate::codec::{DecodeError, Reader};
 use crate::io::ReadableFile;
-use crate::model::key::{KeyRef, KeySplit, compare_encoded};
+use crate::model::key::{KeySplit, compare_encoded};
 use crate::model::payload::PayloadRef;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -259,11 +259,14 @@ impl Block {
 /// payload parses.
 #[inline]
 fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<(), DecodeError> {
-    let k = KeyRef::parse(key).ok_or(DecodeError {
-        what: "malformed cell key",
-        offset: pos,
-    })?;
-    if k.cell_type().is_none() {
+    // Field lengths only (no decoding): the type code is the trailer's ninth byte.
+    if KeySplit::of(key).is_none() {
+        return Err(DecodeError {
+            what: "malformed cell key",
+            offset: pos,
+        });
+    }
+    if crate::model::CellType::from_code(key[key.len() - 9]).is_none() {
         return Err(DecodeError {
             what: "unknown cell type code",
             offset: pos,
