@@ -172,6 +172,7 @@ impl Position {
     }
 
     /// A leave decision already taken for this cell, if any.
+    #[inline]
     fn already_left(&self, key: &KeyRef<'_>) -> Option<MatchCode> {
         if self.family_done {
             Some(MatchCode::SeekNextFamily)
@@ -189,6 +190,7 @@ impl Position {
     }
 
     /// Turns a tracker step into a public code, remembering the "leave" part.
+    #[inline]
     fn apply(&mut self, key: &KeyRef<'_>, step: Step) -> MatchCode {
         match step {
             Step::Include => MatchCode::Include,
