@@ -245,6 +245,7 @@ impl Table {
             mut children,
             heap,
             stop: mut buf,
+            cells,
         } = parts;
         version.cursors_into(&sel, &mut children);
         let mut merge = MergeCursor::with_heap(children, heap);
@@ -271,7 +272,14 @@ impl Table {
             }
             None => q.matcher(),
         };
-        Ok(RowReader::new(merge, matcher, q.runner()?, read_point, buf))
+        Ok(RowReader::new(
+            merge,
+            matcher,
+            q.runner()?,
+            read_point,
+            buf,
+            cells,
+        ))
     }
 
     fn validate_read(

@@ -10,4 +10,5 @@ pub use counter::{Append, CheckAndMutate, Increment, Mutation};
 pub use mutation::{Delete, Put};
 pub(crate) use query::{Columns, prefix_stop};
 pub use query::{Get, Scan};
+pub(crate) use result::RowCells;
 pub use result::{Cell, RowResult};

@@ -1,26 +1,32 @@
 //! `Cell` and `RowResult`.
 
 use crate::model::CellType;
+use std::sync::Arc;
 
 /// One cell of a result.
 ///
-/// Held in one buffer (`row | family | qualifier | value`) with the boundaries, so building a
-/// result costs one allocation per cell, not four (docs/PERFORMANCE.md).
-#[derive(Clone, PartialEq, Eq)]
+/// The cells of one row share one buffer (`row`, then `family | qualifier | value` of each
+/// cell, built by [`RowCells`]): reading a row costs one allocation for all its cells, not one
+/// per cell (docs/PERFORMANCE.md). A cell keeps its row's buffer alive.
+#[derive(Clone)]
 pub struct Cell {
-    buf: Vec<u8>,
-    /// End of the row in `buf` (start of the family).
+    buf: Arc<[u8]>,
+    /// The row is `buf[..row_end]`.
     row_end: usize,
+    /// The family is `buf[family_start..family_end]`.
+    family_start: usize,
     /// End of the family (start of the qualifier).
     family_end: usize,
     /// End of the qualifier (start of the value).
     qualifier_end: usize,
+    /// End of the value.
+    value_end: usize,
     ts: i64,
     cell_type: CellType,
 }
 
 impl Cell {
-    /// A cell from its parts (copied into one buffer).
+    /// A cell from its parts (copied into a buffer of its own).
     pub(crate) fn new(
         row: &[u8],
         family: &[u8],
@@ -30,16 +36,17 @@ impl Cell {
         value: &[u8],
     ) -> Cell {
         let mut buf = Vec::with_capacity(row.len() + family.len() + qualifier.len() + value.len());
-        buf.extend_from_slice(row);
-        let row_end = buf.len();
-        buf.extend_from_slice(family);
-        let family_end = buf.len();
-        buf.extend_from_slice(qualifier);
-        let qualifier_end = buf.len();
-        buf.extend_from_slice(value);
+        for part in [row, family, qualifier, value] {
+            buf.extend_from_slice(part);
+        }
+        let row_end = row.len();
+        let family_end = row_end + family.len();
+        let qualifier_end = family_end + qualifier.len();
         Cell {
-            buf,
+            value_end: buf.len(),
+            buf: Arc::from(buf),
             row_end,
+            family_start: row_end,
             family_end,
             qualifier_end,
             ts,
@@ -53,7 +60,7 @@ impl Cell {
     }
     /// The column family.
     pub fn family(&self) -> &[u8] {
-        &self.buf[self.row_end..self.family_end]
+        &self.buf[self.family_start..self.family_end]
     }
     /// The qualifier.
     pub fn qualifier(&self) -> &[u8] {
@@ -69,14 +76,116 @@ impl Cell {
     }
     /// The value (empty for delete markers).
     pub fn value(&self) -> &[u8] {
-        &self.buf[self.qualifier_end..]
+        &self.buf[self.qualifier_end..self.value_end]
     }
-    /// The value, taking the cell's buffer.
-    pub(crate) fn into_value(mut self) -> Vec<u8> {
-        self.buf.drain(..self.qualifier_end);
-        self.buf
+    /// The value, copied out of the row's buffer.
+    pub(crate) fn into_value(self) -> Vec<u8> {
+        self.value().to_vec()
     }
 }
+
+/// Equal when every part is equal, wherever the buffers are.
+impl PartialEq for Cell {
+    fn eq(&self, other: &Cell) -> bool {
+        self.ts == other.ts
+            && self.cell_type == other.cell_type
+            && self.row() == other.row()
+            && self.family() == other.family()
+            && self.qualifier() == other.qualifier()
+            && self.value() == other.value()
+    }
+}
+
+impl Eq for Cell {}
+
+/// Where one cell lies in a [`RowCells`] buffer.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    family_start: usize,
+    family_end: usize,
+    qualifier_end: usize,
+    value_end: usize,
+    ts: i64,
+    cell_type: CellType,
+}
+
+/// Builds the cells of one row in one buffer: [`RowCells::start_row`], [`RowCells::push`] per
+/// cell, then [`RowCells::finish_into`] gives every cell a share of one `Arc` buffer. The
+/// builder keeps its own buffers for the next row.
+#[derive(Debug, Default)]
+pub(crate) struct RowCells {
+    buf: Vec<u8>,
+    row_end: usize,
+    spans: Vec<Span>,
+}
+
+impl RowCells {
+    /// Starts the cells of `row`, forgetting any unfinished ones.
+    pub(crate) fn start_row(&mut self, row: &[u8]) {
+        self.buf.clear();
+        self.spans.clear();
+        self.buf.extend_from_slice(row);
+        self.row_end = row.len();
+    }
+
+    /// Adds a cell of the current row.
+    pub(crate) fn push(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        ts: i64,
+        cell_type: CellType,
+        value: &[u8],
+    ) {
+        let family_start = self.buf.len();
+        self.buf.extend_from_slice(family);
+        let family_end = self.buf.len();
+        self.buf.extend_from_slice(qualifier);
+        let qualifier_end = self.buf.len();
+        self.buf.extend_from_slice(value);
+        self.spans.push(Span {
+            family_start,
+            family_end,
+            qualifier_end,
+            value_end: self.buf.len(),
+            ts,
+            cell_type,
+        });
+    }
+
+    /// Appends the row's cells to `out` (one shared buffer) and clears the builder.
+    pub(crate) fn finish_into(&mut self, out: &mut Vec<Cell>) {
+        if self.spans.is_empty() {
+            return;
+        }
+        let buf: Arc<[u8]> = Arc::from(self.buf.as_slice());
+        out.reserve_exact(self.spans.len());
+        out.extend(self.spans.iter().map(|s| Cell {
+            buf: Arc::clone(&buf),
+            row_end: self.row_end,
+            family_start: s.family_start,
+            family_end: s.family_end,
+            qualifier_end: s.qualifier_end,
+            value_end: s.value_end,
+            ts: s.ts,
+            cell_type: s.cell_type,
+        }));
+        self.spans.clear();
+        self.buf.clear();
+        // A thread keeps its builder between reads: do not keep a very wide row's buffer.
+        if self.buf.capacity() > MAX_KEPT_BYTES {
+            self.buf = Vec::new();
+        }
+        if self.spans.capacity() > MAX_KEPT_CELLS {
+            self.spans = Vec::new();
+        }
+    }
+}
+
+/// Largest row buffer a [`RowCells`] keeps for the next row.
+const MAX_KEPT_BYTES: usize = 256 * 1024;
+/// Largest cell list a [`RowCells`] keeps for the next row.
+const MAX_KEPT_CELLS: usize = 4096;
 
 impl std::fmt::Debug for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -135,5 +244,76 @@ impl RowResult {
             .filter(|c| c.cell_type == CellType::Put && c.family() == f && c.qualifier() == q)
             .map(|c| (c.ts, c.value()))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_cells_share_one_buffer_and_compare_by_content() {
+        let mut b = RowCells::default();
+        let mut out = Vec::new();
+        b.start_row(b"row1");
+        b.push(b"f", b"a", 7, CellType::Put, b"v1");
+        b.push(b"f", b"", 5, CellType::DeleteFamily, b"");
+        b.push(b"g", b"qq", 3, CellType::Put, b"");
+        b.finish_into(&mut out);
+        assert_eq!(out.len(), 3);
+        assert!(out.iter().all(|c| Arc::ptr_eq(&c.buf, &out[0].buf)));
+        let parts: Vec<_> = out
+            .iter()
+            .map(|c| {
+                (
+                    c.row(),
+                    c.family(),
+                    c.qualifier(),
+                    c.timestamp(),
+                    c.cell_type(),
+                    c.value(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                (
+                    &b"row1"[..],
+                    &b"f"[..],
+                    &b"a"[..],
+                    7,
+                    CellType::Put,
+                    &b"v1"[..]
+                ),
+                (b"row1", b"f", b"", 5, CellType::DeleteFamily, b""),
+                (b"row1", b"g", b"qq", 3, CellType::Put, b""),
+            ]
+        );
+        // Equal to the same cell in a buffer of its own; a clone shares the buffer.
+        assert_eq!(
+            out[0],
+            Cell::new(b"row1", b"f", b"a", 7, CellType::Put, b"v1")
+        );
+        assert_ne!(
+            out[0],
+            Cell::new(b"row1", b"f", b"a", 7, CellType::Put, b"v2")
+        );
+        assert_ne!(
+            out[0],
+            Cell::new(b"row1", b"f", b"a", 6, CellType::Put, b"v1")
+        );
+        assert_eq!(out[2].clone(), out[2]);
+        assert_eq!(out[0].clone().into_value(), b"v1");
+        // The builder is empty again and reusable.
+        b.finish_into(&mut out);
+        assert_eq!(out.len(), 3);
+        b.start_row(b"r2");
+        b.push(b"f", b"a", 1, CellType::Put, b"x");
+        let mut next = Vec::new();
+        b.finish_into(&mut next);
+        assert_eq!(next, [Cell::new(b"r2", b"f", b"a", 1, CellType::Put, b"x")]);
+        // Earlier cells are unaffected by later rows.
+        assert_eq!(out[0].value(), b"v1");
     }
 }

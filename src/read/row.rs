@@ -7,6 +7,7 @@ use crate::model::CellType;
 use crate::model::key::{KeyRef, first_after_family, first_after_row, last_on_column};
 use crate::model::payload::PayloadRef;
 use crate::ops::Cell;
+use crate::ops::RowCells;
 use crate::read::cursor::CellCursor;
 use crate::read::matcher::{MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
@@ -25,13 +26,9 @@ pub(crate) struct RowReader {
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
-    /// Cells in the last row read (at most [`MAX_CELLS_HINT`]): the next row's cell list is
-    /// sized for it, one allocation instead of a growth sequence on rows of equal width.
-    cells_hint: usize,
+    /// The current row's cells, in one buffer (kept between rows and readers).
+    cells: RowCells,
 }
-
-/// Largest cell-list capacity reserved from the previous row's width.
-const MAX_CELLS_HINT: usize = 64;
 
 /// The reusable buffers of a [`RowReader`]: a thread that reads many single rows (Gets)
 /// keeps them between reads, so building and dropping a reader allocates little.
@@ -45,6 +42,8 @@ pub(crate) struct ReaderParts {
     pub heap: Vec<usize>,
     /// Scratch for the stop row and seek keys.
     pub stop: Vec<u8>,
+    /// The row cell builder's buffers.
+    pub cells: RowCells,
 }
 
 thread_local! {
@@ -93,6 +92,7 @@ impl RowReader {
         filter: Option<FilterRunner>,
         read_point: u64,
         stop: Vec<u8>,
+        cells: RowCells,
     ) -> Self {
         RowReader {
             cursor,
@@ -102,7 +102,7 @@ impl RowReader {
             done: false,
             reverse: None,
             filter,
-            cells_hint: 0,
+            cells,
         }
     }
 
@@ -114,6 +114,7 @@ impl RowReader {
             children,
             heap,
             stop: self.stop,
+            cells: self.cells,
         }
     }
 
@@ -134,7 +135,7 @@ impl RowReader {
             done: false,
             reverse: Some(reverse),
             filter,
-            cells_hint: 0,
+            cells: RowCells::default(),
         }
     }
 
@@ -175,11 +176,11 @@ impl RowReader {
         }
     }
 
-    /// Applies the filter's row-level decision [FLT-5] [FLT-7]; `None` when the row is dropped.
-    fn finish_row(&mut self, row: Vec<u8>, mut cells: Vec<Cell>) -> Option<(Vec<u8>, Vec<Cell>)> {
-        if !cells.is_empty() {
-            self.cells_hint = cells.len().min(MAX_CELLS_HINT);
-        }
+    /// Collects the row's cells and applies the filter's row-level decision [FLT-5] [FLT-7];
+    /// `None` when the row is dropped.
+    fn finish_row(&mut self, row: Vec<u8>) -> Option<(Vec<u8>, Vec<Cell>)> {
+        let mut cells = Vec::new();
+        self.cells.finish_into(&mut cells);
         if let Some(f) = &mut self.filter {
             if f.has_filter_row() {
                 f.filter_row_cells(&mut cells);
@@ -193,7 +194,6 @@ impl RowReader {
 
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
-        let mut cells: Vec<Cell> = Vec::with_capacity(self.cells_hint);
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
@@ -203,11 +203,9 @@ impl RowReader {
             if let Some(r) = &row
                 && r.as_slice() != key.row
             {
-                let finished = std::mem::take(&mut cells);
-                if let Some(done) = row.take().and_then(|r| self.finish_row(r, finished)) {
+                if let Some(done) = row.take().and_then(|r| self.finish_row(r)) {
                     return Ok(Some(done));
                 }
-                cells = Vec::with_capacity(self.cells_hint);
                 continue;
             }
             if row.is_none() {
@@ -225,6 +223,7 @@ impl RowReader {
                     continue;
                 }
                 row = Some(key.row.to_vec());
+                self.cells.start_row(key.row);
             }
             if key.seq > self.read_point {
                 self.cursor.next()?;
@@ -284,14 +283,8 @@ impl RowReader {
                         }
                     };
                     if let Some(value) = keep {
-                        cells.push(Cell::new(
-                            key.row,
-                            key.family,
-                            key.qualifier,
-                            key.ts,
-                            cell_type,
-                            &value,
-                        ));
+                        self.cells
+                            .push(key.family, key.qualifier, key.ts, cell_type, &value);
                     }
                     seek
                 }
@@ -311,6 +304,6 @@ impl RowReader {
                 Some(target) => self.cursor.seek(&target)?,
             }
         }
-        Ok(row.and_then(|r| self.finish_row(r, cells)))
+        Ok(row.and_then(|r| self.finish_row(r)))
     }
 }

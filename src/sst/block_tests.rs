@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::key::CellType;
+use crate::model::key::{CellType, KeyRef};
 use crate::model::payload;
 use crate::sst::block_builder::BlockBuilder;
 use crate::sst::testutil::{Cell, Rng, gen_cells, key};

@@ -25,6 +25,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
+/// Largest frame read through a thread's kept read buffer (larger blocks get a buffer of their
+/// own, so a thread never keeps more than this).
+const MAX_KEPT_READ_BUF: usize = 256 * 1024;
+
+thread_local! {
+    /// A thread's buffer for `pread`s of data blocks: zero-filled once when it grows, then
+    /// overwritten by each read.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// An open block file.
 pub struct SstReader {
     file: Arc<dyn ReadableFile>,
@@ -254,20 +264,60 @@ impl SstReader {
         })
     }
 
-    /// The payload of the data block at `h`, read with `pread` into a buffer of its own (see
-    /// [`ReadableFile::prefers_read`]): the frame is checked and its payload kept in place.
+    /// The payload of the data block at `h`, read with `pread` (see
+    /// [`ReadableFile::prefers_read`]) into the thread's read buffer, checked, and copied into
+    /// an exactly sized buffer of its own. The read buffer is zero-filled only when it grows:
+    /// a fresh zeroed buffer per block (`calloc` + `memset`) and the shrinking `realloc` after
+    /// dropping the trailer were a large part of a block-cache miss.
     fn read_block_bytes(&self, h: BlockHandle) -> Result<BlockBytes> {
-        let what = "data block";
         let (start, end) = frame::frame_range(
             h,
             self.data_end,
             self.file.bytes().len() as u64,
             &self.path,
-            what,
+            "data block",
         )?;
-        let mut buf = vec![0u8; end - start];
+        let n = end - start;
+        if n <= MAX_KEPT_READ_BUF {
+            let kept = READ_BUF.try_with(|b| {
+                let mut buf = b.try_borrow_mut().ok()?;
+                if buf.len() < n {
+                    buf.resize(n, 0);
+                }
+                Some(
+                    self.read_frame(&mut buf[..n], start, h)
+                        .map(|payload| BlockBytes::Owned(Box::from(payload))),
+                )
+            });
+            if let Ok(Some(bytes)) = kept {
+                return bytes;
+            }
+        }
+        // A block too large to keep a buffer for (or the thread's buffer is unavailable): a
+        // buffer of its own, the payload kept in place.
+        let mut buf = vec![0u8; n];
+        let payload = self.read_frame(&mut buf, start, h)?;
+        Ok(match payload {
+            Cow::Borrowed(p) => {
+                let len = p.len();
+                buf.truncate(len);
+                BlockBytes::Owned(buf.into_boxed_slice())
+            }
+            Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
+        })
+    }
+
+    /// Reads the frame at `start` into `buf` (its exact length) and returns its checked
+    /// payload (decompressed when compressed).
+    fn read_frame<'b>(
+        &self,
+        buf: &'b mut [u8],
+        start: usize,
+        h: BlockHandle,
+    ) -> Result<Cow<'b, [u8]>> {
+        let what = "data block";
         self.file
-            .read_exact_at(&mut buf, start as u64)
+            .read_exact_at(buf, start as u64)
             .map_err(|e| match e.kind() {
                 // The range was checked against the file's length at open: a short read means
                 // the file shrank underneath.
@@ -277,14 +327,7 @@ impl SstReader {
                 ),
                 _ => Error::Io(e),
             })?;
-        Ok(match frame::check_frame(&buf, h, &self.path, what)? {
-            Cow::Borrowed(payload) => {
-                let n = payload.len();
-                buf.truncate(n);
-                BlockBytes::Owned(buf.into_boxed_slice())
-            }
-            Cow::Owned(v) => BlockBytes::Owned(v.into_boxed_slice()),
-        })
+        frame::check_frame(buf, h, &self.path, what)
     }
 
     /// Data block `i` through the cache (counted in [`SstReader::blocks_read`]).

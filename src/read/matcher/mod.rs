@@ -172,6 +172,7 @@ impl Position {
     }
 
     /// A leave decision already taken for this cell, if any.
+    #[inline]
     fn already_left(&self, key: &KeyRef<'_>) -> Option<MatchCode> {
         if self.family_done {
             Some(MatchCode::SeekNextFamily)
@@ -189,6 +190,7 @@ impl Position {
     }
 
     /// Turns a tracker step into a public code, remembering the "leave" part.
+    #[inline]
     fn apply(&mut self, key: &KeyRef<'_>, step: Step) -> MatchCode {
         match step {
             Step::Include => MatchCode::Include,
@@ -295,6 +297,14 @@ pub struct UserMatcher {
     filter_row: Vec<u8>,
     filter_family: Vec<u8>,
     filter_qualifier: Vec<u8>,
+    /// The current (row, family) is a normal read with the wildcard column tracker, so
+    /// [`UserMatcher::match_fast`] may decide its ordinary cells.
+    plain: bool,
+    /// Whether `plain` may be set at all (tests turn it off to compare both paths).
+    fast_path: bool,
+    /// Cells the fast path decided (tests check that it is exercised).
+    #[cfg(test)]
+    pub(crate) fast_decided: u64,
 }
 
 impl UserMatcher {
@@ -320,7 +330,19 @@ impl UserMatcher {
             filter_row: Vec::new(),
             filter_family: Vec::new(),
             filter_qualifier: Vec::new(),
+            plain: false,
+            fast_path: true,
+            #[cfg(test)]
+            fast_decided: 0,
         }
+    }
+
+    /// Turns the fast path ([`UserMatcher::match_fast`]) on or off; off, every cell takes the
+    /// general path. For tests that compare both.
+    #[cfg(test)]
+    pub(crate) fn set_fast_path(&mut self, on: bool) {
+        self.fast_path = on;
+        self.plain = false;
     }
 
     /// Turns this matcher into `UserMatcher::new(families, spec)`, keeping its buffers (the
@@ -345,6 +367,7 @@ impl UserMatcher {
         self.columns.forget_column();
         self.filter_count = 0;
         self.filter_valid = false;
+        self.plain = false;
     }
 
     /// Versions the column tracker lets through (`Vcheck`, [VER-2] [VER-6] [SCAN-RAW-1]).
@@ -378,6 +401,7 @@ impl UserMatcher {
                 .ok();
         }
         self.deletes.reset();
+        self.plain = false;
         if let Some(i) = self.current {
             let fam = &self.families[i];
             let max = self.versions_to_check(&fam.rules);
@@ -390,11 +414,62 @@ impl UserMatcher {
             let explicit = !self.raw && !fam.qualifiers.is_empty();
             self.columns
                 .reset(explicit, max, fam.rules.min_versions, oldest);
+            self.plain = self.fast_path && !self.raw && !explicit;
         }
     }
 
     /// The verdict on the next cell of the stream.
+    #[inline]
     pub fn match_cell(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
+        if self.plain
+            && let Some(code) = self.match_fast(key, payload)
+        {
+            #[cfg(test)]
+            {
+                self.fast_decided += 1;
+            }
+            return code;
+        }
+        self.match_general(key, payload)
+    }
+
+    /// The common case of a normal read, decided without the general path's detours: a Put of
+    /// the current (row, family) with the wildcard tracker, no cell TTL, not family-expired,
+    /// inside the time range, and no delete marker tracked in this (row, family). `None` (having
+    /// changed nothing) for any other cell.
+    ///
+    /// Exactly what [`UserMatcher::match_general`] answers for such a cell, with the same state
+    /// changes: `enter` finds the same (row, family); `already_left` is checked first; the
+    /// explicit-list and family-TTL checks of `match_normal` pass (wildcard, `ts >= oldest`),
+    /// the cell-TTL check passes (none), the cell is a Put, an empty delete tracker masks
+    /// nothing and does not change, the time range passes and the wildcard column check
+    /// includes; version counting is `check_versions` for an unexpired Put.
+    /// `tests::fast_path_differential` compares both paths over random streams.
+    #[inline]
+    fn match_fast(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> Option<MatchCode> {
+        let pos = &self.pos;
+        if key.row != pos.row.as_slice() || key.family != pos.family.as_slice() {
+            return None;
+        }
+        if let Some(code) = pos.already_left(key) {
+            return Some(code);
+        }
+        let ts = key.ts;
+        if key.type_code != CellType::Put.code()
+            || payload.ttl_ms.is_some()
+            || ts >= self.tr_max
+            || ts < self.tr_min
+            || !self.columns.unexpired(ts)
+            || !self.deletes.is_empty()
+        {
+            return None;
+        }
+        let step = self.columns.check_unexpired_put(key.qualifier, ts);
+        Some(self.pos.apply(key, step))
+    }
+
+    /// The general path: every rule of `match_normal` / `match_raw`.
+    fn match_general(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
         self.enter(key);
         let Some(i) = self.current else {
             return MatchCode::SeekNextFamily;

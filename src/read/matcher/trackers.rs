@@ -57,6 +57,13 @@ impl DeleteTracker {
         self.has_column = false;
     }
 
+    /// Nothing tracked: [`DeleteTracker::is_deleted`] answers [`Deleted::No`] without changing
+    /// anything.
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.family_stamp.is_none() && self.family_versions.is_empty() && !self.has_column
+    }
+
     /// Records a marker ([DEL-5] 1-2). REQUIRES: `ty.is_delete()`.
     pub(super) fn add(&mut self, qualifier: &[u8], ts: i64, ty: CellType) {
         // [DEL-5] 1: anything at or below the family stamp is already covered.
@@ -265,6 +272,36 @@ impl ColumnTracker {
                 }
             }
         }
+    }
+
+    /// `ts` is not family-expired (and so passes both TTL checks of the trackers).
+    #[inline]
+    pub(super) fn unexpired(&self, ts: i64) -> bool {
+        !self.is_expired(ts)
+    }
+
+    /// [`ColumnTracker::check_versions`] for a Put that is not expired, in the wildcard tracker
+    /// (the fast path of a normal read). REQUIRES: `!explicit`, `unexpired(ts)`.
+    #[inline]
+    pub(super) fn check_unexpired_put(&mut self, qualifier: &[u8], ts: i64) -> Step {
+        debug_assert!(!self.explicit && !self.is_expired(ts));
+        let put = CellType::Put.code();
+        if !self.has_col || self.col.as_slice() != qualifier {
+            self.has_col = true;
+            self.col.clear();
+            self.col.extend_from_slice(qualifier);
+            self.count = 0;
+            self.last = None;
+        } else if self.last == Some((ts, put)) {
+            return Step::Skip;
+        }
+        self.count = self.count.saturating_add(1);
+        if self.count > self.max {
+            return Step::SeekNextCol;
+        }
+        // Not expired: `count <= min || !is_expired(ts)` holds.
+        self.last = Some((ts, put));
+        Step::Include
     }
 
     /// Version counting (1.4.1 steps 7-8, [CMP-2] (d)). Markers may reach the wildcard tracker

@@ -5,6 +5,7 @@
 //! must agree (seeks are advisory), and the included cells are compared with the expectation.
 
 mod compaction;
+mod differential;
 mod reads;
 mod scenarios;
 
@@ -228,8 +229,10 @@ fn drive_user(
     cells: &[Cell],
     filter: Option<Filter<'_>>,
     seek: bool,
+    fast: bool,
 ) -> Vec<Got> {
     let mut m = UserMatcher::new(fams, spec.clone());
+    m.set_fast_path(fast);
     let mut out = Vec::new();
     let mut i = 0;
     while i < cells.len() {
@@ -256,7 +259,8 @@ fn drive_user(
     out
 }
 
-/// Runs a user read (seeking and stepping) and returns what it returns.
+/// Runs a user read (seeking and stepping, each with the matcher's fast path on and off) and
+/// returns what it returns.
 #[track_caller]
 pub(super) fn read_filtered(
     fams: &[FamilyDescriptor],
@@ -264,9 +268,16 @@ pub(super) fn read_filtered(
     cells: &[Cell],
     filter: Option<Filter<'_>>,
 ) -> Vec<Got> {
-    let seeking = drive_user(fams, spec, cells, filter, true);
-    let stepping = drive_user(fams, spec, cells, filter, false);
+    let seeking = drive_user(fams, spec, cells, filter, true, true);
+    let stepping = drive_user(fams, spec, cells, filter, false, true);
     assert_eq!(seeking, stepping, "seeking and stepping runs disagree");
+    for seek in [true, false] {
+        let general = drive_user(fams, spec, cells, filter, seek, false);
+        assert_eq!(
+            seeking, general,
+            "fast and general paths disagree (seek: {seek})"
+        );
+    }
     seeking
 }
 
