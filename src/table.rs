@@ -118,6 +118,8 @@ impl TableShared {
 #[derive(Clone, Debug)]
 pub struct Table {
     pub(crate) db: Arc<DbInner>,
+    /// Keeps the database open; the last user handle's drop closes it.
+    pub(crate) _open: Arc<crate::db::OpenHandles>,
     pub(crate) shared: Arc<TableShared>,
 }
 
