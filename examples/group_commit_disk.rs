@@ -81,6 +81,8 @@ struct Run {
     puts_per_sec: f64,
     puts_per_sync: f64,
     avg_sync_us: f64,
+    /// Wall time per fdatasync: the sync itself plus the time the log was not syncing.
+    cycle_us: f64,
 }
 
 fn run(threads: usize, secs: f64, ops: Option<u64>) -> Run {
@@ -133,6 +135,7 @@ fn run(threads: usize, secs: f64, ops: Option<u64>) -> Run {
         puts_per_sec: n / el,
         puts_per_sync: n / s.max(1.0),
         avg_sync_us: SYNC_NS.load(Ordering::Relaxed) as f64 / 1000.0 / s.max(1.0),
+        cycle_us: el * 1e6 / s.max(1.0),
     }
 }
 
@@ -168,8 +171,8 @@ fn main() {
         for (i, &n) in threads.iter().enumerate() {
             let r = run(n, secs, ops);
             println!(
-                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us",
-                r.puts_per_sec, r.puts_per_sync, r.avg_sync_us
+                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us, cycle {:.0} us",
+                r.puts_per_sec, r.puts_per_sync, r.avg_sync_us, r.cycle_us
             );
             runs[i].push(r);
         }
@@ -185,11 +188,12 @@ fn main() {
                 .collect(),
         );
         println!(
-            "{n}t: {:.0} puts/s ({ratio:.2}x {}t), {:.2} puts/sync, avg sync {:.0} us",
+            "{n}t: {:.0} puts/s ({ratio:.2}x {}t), {:.2} puts/sync, avg sync {:.0} us, cycle {:.0} us",
             median(rs.iter().map(|r| r.puts_per_sec).collect()),
             threads[0],
             median(rs.iter().map(|r| r.puts_per_sync).collect()),
             median(rs.iter().map(|r| r.avg_sync_us).collect()),
+            median(rs.iter().map(|r| r.cycle_us).collect()),
         );
     }
 }
