@@ -6,8 +6,10 @@
 //! the summary prints medians.
 //!
 //! ```text
-//! cargo run --release --example group_commit [sync-micros] [seconds] [rounds] [threads...]
+//! cargo run --release --example group_commit [put|wal] [sync-micros] [seconds] [rounds] [threads...]
 //! ```
+//!
+//! A leading `put` or `wal` runs only that half (e.g. under `perf stat`).
 
 use cellbase::io::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
@@ -168,7 +170,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let only = match args.peek().map(String::as_str) {
+        Some(w @ ("put" | "wal")) => {
+            let w = w.to_string();
+            args.next();
+            Some(w)
+        }
+        _ => None,
+    };
     let us: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
     let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1.0);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
@@ -177,10 +187,13 @@ fn main() {
         threads = vec![1, 2, 4, 8];
     }
     let delay = Duration::from_micros(us);
-    for (what, f) in [
-        ("Table::put", run as fn(usize, Duration, f64) -> (f64, f64)),
-        ("WAL alone", run_wal),
+    for (key, what, f) in [
+        ("put", "Table::put", run as fn(usize, Duration, f64) -> (f64, f64)),
+        ("wal", "WAL alone", run_wal),
     ] {
+        if only.as_ref().is_some_and(|o| o != key) {
+            continue;
+        }
         let mut runs: Vec<Vec<(f64, f64)>> = threads.iter().map(|_| Vec::new()).collect();
         for _ in 0..rounds {
             for (i, &n) in threads.iter().enumerate() {
