@@ -188,7 +188,11 @@ fn main() {
     }
     let delay = Duration::from_micros(us);
     for (key, what, f) in [
-        ("put", "Table::put", run as fn(usize, Duration, f64) -> (f64, f64)),
+        (
+            "put",
+            "Table::put",
+            run as fn(usize, Duration, f64) -> (f64, f64),
+        ),
         ("wal", "WAL alone", run_wal),
     ] {
         if only.as_ref().is_some_and(|o| o != key) {
