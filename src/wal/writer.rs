@@ -15,8 +15,14 @@
 //! 3. if no leader is active, become the leader: take the whole pending buffer, note whether any
 //!    waiter wants a sync (`fsync_wanted > synced`) or a roll, release the mutex, `write()` the
 //!    batch (plus `fdatasync` when wanted, plus a segment roll when the segment is full), re-lock,
-//!    publish `written` / `synced`, clear the leader flag and `notify_all`;
-//! 4. otherwise wait on the condition variable.
+//!    publish `written` / `synced` and clear the leader flag;
+//! 4. otherwise register in `waiters` and park.
+//!
+//! The finishing leader wakes precisely: first the oldest waiter its batch did not cover (it
+//! leads the next batch, which queued during the I/O), then, in arrival order, every waiter it
+//! covered; those return after reading their slot, without taking the mutex again. A condition
+//! variable's `notify_all` would hand the mutex to all waiters one after another, covered or
+//! not, with the next leader somewhere in that chain.
 //!
 //! The mutex is never held during I/O; appenders keep queueing while the leader writes, and the
 //! next leader takes all of them in one write and one sync.
