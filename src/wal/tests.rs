@@ -771,7 +771,7 @@ fn concurrent_appends_return_only_once_covered() {
                     let seq = 1 + t * 100 + i;
                     let mut entry = b"audited entry ".to_vec();
                     entry.extend_from_slice(&seq.to_be_bytes());
-                    let level = if rng.next() % 3 == 0 {
+                    let level = if rng.next().is_multiple_of(3) {
                         WalSync::Write
                     } else {
                         WalSync::Fsync

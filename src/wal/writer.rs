@@ -680,15 +680,19 @@ struct Slot {
 }
 
 impl Slot {
-    /// This thread's slot.
+    fn new() -> Arc<Slot> {
+        Arc::new(Slot {
+            state: AtomicU8::new(WAITING),
+            thread: std::thread::current(),
+        })
+    }
+
+    /// This thread's slot (a fresh one while the thread's locals are being destroyed).
     fn current() -> Arc<Slot> {
         thread_local! {
-            static SLOT: Arc<Slot> = Arc::new(Slot {
-                state: AtomicU8::new(WAITING),
-                thread: std::thread::current(),
-            });
+            static SLOT: Arc<Slot> = Slot::new();
         }
-        SLOT.with(Arc::clone)
+        SLOT.try_with(Arc::clone).unwrap_or_else(|_| Slot::new())
     }
 
     fn set(&self, state: u8) {
