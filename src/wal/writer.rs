@@ -123,6 +123,8 @@ struct Shared {
     last_sync_batch: usize,
     /// How long the last synced batch's I/O took.
     last_sync_time: Duration,
+    /// When the newest entry whose owner waits for an fdatasync was appended.
+    last_fsync_append: Instant,
     /// The leader waiting for the writers of the last batch to append again, woken when
     /// `pending_fsyncs` reaches `last_sync_batch`.
     gatherer: Option<Arc<Slot>>,
@@ -225,6 +227,7 @@ impl Wal {
                 pending_fsyncs: 0,
                 last_sync_batch: 0,
                 last_sync_time: Duration::ZERO,
+                last_fsync_append: Instant::now(),
                 gatherer: None,
                 waiters: Vec::new(),
                 poisoned: None,
@@ -309,6 +312,7 @@ impl Wal {
             WalSync::Fsync => {
                 g.fsync_wanted = g.fsync_wanted.max(ticket);
                 g.pending_fsyncs += 1;
+                g.last_fsync_append = Instant::now();
                 if g.pending_fsyncs >= g.last_sync_batch
                     && let Some(leader) = g.gatherer.take()
                 {
@@ -584,22 +588,34 @@ impl Wal {
     /// Group commit across the whole write path: writers of the last synced batch come back
     /// one by one (each finishes its memstore insert and MVCC step first, on few cores), and
     /// the first one back would otherwise sync alone while the rest queue behind it. A leader
-    /// about to fdatasync fewer entries than the last synced batch held waits for that many,
-    /// at most half the last sync's duration (capped at 1 ms), then syncs them together (as
+    /// about to fdatasync fewer entries than the last synced batch held waits for more (as
     /// MySQL's binlog group commit delay and PostgreSQL's commit_delay, but self-tuning: a
-    /// single writer never waits, since its last batch held one entry). The appender that
-    /// completes the count wakes the leader.
+    /// single writer never waits, since its last batch held one entry), at most half the last
+    /// sync's duration (capped at 1 ms), and only while waiting pays: while the next entry
+    /// arrives within the batch's time per entry so far, `(last sync + waited) / entries`
+    /// (one more entry raises the entries per unit of time exactly when it arrives sooner).
+    /// The appender that completes the count wakes the leader; otherwise it wakes at that
+    /// per-entry deadline and looks again.
     fn gather(&self, g: &mut MutexGuard<'_, Shared>) {
         if g.pending_fsyncs == 0 || g.pending_fsyncs >= g.last_sync_batch {
             return;
         }
-        let wait = (g.last_sync_time / 2).min(Duration::from_millis(1));
-        let deadline = Instant::now() + wait;
+        let sync = g.last_sync_time;
+        let start = Instant::now();
+        let cap = start + (sync / 2).min(Duration::from_millis(1));
         let slot = Slot::current();
-        slot.set(WAITING);
-        g.gatherer = Some(slot.clone());
-        MutexGuard::unlocked(g, || slot.wait(Some(deadline)));
-        g.gatherer = None;
+        loop {
+            let entries = g.pending_fsyncs.max(1) as u32;
+            let per_entry = (sync + start.elapsed()) / entries;
+            let deadline = cap.min(g.last_fsync_append + per_entry);
+            if g.pending_fsyncs >= g.last_sync_batch || Instant::now() >= deadline {
+                break;
+            }
+            slot.set(WAITING);
+            g.gatherer = Some(slot.clone());
+            MutexGuard::unlocked(g, || slot.wait(Some(deadline)));
+            g.gatherer = None;
+        }
     }
 
     /// The leader's I/O: write the batch, sync when asked or before a roll, roll when the
