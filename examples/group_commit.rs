@@ -1,11 +1,15 @@
 //! Group commit through `Table::put` on a simulated device: an in-memory filesystem whose
 //! `fdatasync` sleeps a fixed time (default 1 ms), so the result shows what the write path
 //! serializes, free of the machine's disk noise. Prints FsyncWal puts/s of distinct rows into
-//! one region from 1 and 8 threads.
+//! one region, and puts per fdatasync, from 1, 2, 4 and 8 threads, then the same for the WAL
+//! alone (`Wal::append`); the thread counts alternate within a round, the rounds repeat, and
+//! the summary prints medians.
 //!
 //! ```text
-//! cargo run --release --example group_commit [sync-micros] [seconds]
+//! cargo run --release --example group_commit [put|wal] [sync-micros] [seconds] [rounds] [threads...]
 //! ```
+//!
+//! A leading `put` or `wal` runs only that half (e.g. under `perf stat`).
 
 use cellbase::io::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
@@ -21,6 +25,8 @@ struct SlowSync {
     delay: Duration,
 }
 
+static SYNCS: AtomicU64 = AtomicU64::new(0);
+
 struct SlowFile {
     inner: Box<dyn WritableFile>,
     delay: Duration,
@@ -32,6 +38,7 @@ impl WritableFile for SlowFile {
     }
     fn sync_data(&mut self) -> io::Result<()> {
         std::thread::sleep(self.delay);
+        SYNCS.fetch_add(1, Ordering::Relaxed);
         self.inner.sync_data()
     }
     fn len(&self) -> u64 {
@@ -84,7 +91,8 @@ impl FileSystem for SlowSync {
     }
 }
 
-fn run(threads: usize, delay: Duration, secs: f64) -> f64 {
+/// Puts/s and puts per fdatasync of `threads` writers for `secs`.
+fn run(threads: usize, delay: Duration, secs: f64) -> (f64, f64) {
     let fs = Arc::new(SlowSync {
         inner: MemFs::new(),
         delay,
@@ -100,6 +108,7 @@ fn run(threads: usize, delay: Duration, secs: f64) -> f64 {
         .unwrap();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
+    SYNCS.store(0, Ordering::Relaxed);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -114,11 +123,13 @@ fn run(threads: usize, delay: Duration, secs: f64) -> f64 {
         std::thread::sleep(Duration::from_secs_f64(secs));
         stop.store(true, Ordering::Relaxed);
     });
-    next.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    let n = next.load(Ordering::Relaxed) as f64;
+    let syncs = SYNCS.load(Ordering::Relaxed) as f64;
+    (n / start.elapsed().as_secs_f64(), n / syncs.max(1.0))
 }
 
-/// The WAL alone on the same device.
-fn run_wal(threads: usize, delay: Duration, secs: f64) -> f64 {
+/// The WAL alone on the same device: appends/s and appends per fdatasync.
+fn run_wal(threads: usize, delay: Duration, secs: f64) -> (f64, f64) {
     use cellbase::wal::{Wal, WalOptions, WalSync};
     let fs = Arc::new(SlowSync {
         inner: MemFs::new(),
@@ -129,6 +140,7 @@ fn run_wal(threads: usize, delay: Duration, secs: f64) -> f64 {
     let next = AtomicU64::new(1);
     let stop = AtomicBool::new(false);
     let payload = [5u8; 140];
+    let syncs_before = wal.sync_count();
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -142,28 +154,71 @@ fn run_wal(threads: usize, delay: Duration, secs: f64) -> f64 {
         std::thread::sleep(Duration::from_secs_f64(secs));
         stop.store(true, Ordering::Relaxed);
     });
-    let n = next.load(Ordering::Relaxed) - 1;
-    println!(
-        "  WAL alone, {threads} threads: {n} appends, {} fdatasyncs",
-        wal.sync_count()
-    );
-    n as f64 / start.elapsed().as_secs_f64()
+    let n = (next.load(Ordering::Relaxed) - 1) as f64;
+    let syncs = (wal.sync_count() - syncs_before) as f64;
+    (n / start.elapsed().as_secs_f64(), n / syncs.max(1.0))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let only = match args.peek().map(String::as_str) {
+        Some(w @ ("put" | "wal")) => {
+            let w = w.to_string();
+            args.next();
+            Some(w)
+        }
+        _ => None,
+    };
     let us: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
-    let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(3.0);
+    let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1.0);
+    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let mut threads: Vec<usize> = args.filter_map(|a| a.parse().ok()).collect();
+    if threads.is_empty() {
+        threads = vec![1, 2, 4, 8];
+    }
     let delay = Duration::from_micros(us);
-    let one = run(1, delay, secs);
-    let eight = run(8, delay, secs);
-    let (w1, w8) = (run_wal(1, delay, secs), run_wal(8, delay, secs));
-    println!(
-        "WAL alone, fdatasync {us} us: 1 thread {w1:.0} appends/s, 8 threads {w8:.0} appends/s ({:.2}x)",
-        w8 / w1
-    );
-    println!(
-        "fdatasync {us} us: 1 thread {one:.0} puts/s, 8 threads {eight:.0} puts/s ({:.2}x)",
-        eight / one
-    );
+    for (key, what, f) in [
+        (
+            "put",
+            "Table::put",
+            run as fn(usize, Duration, f64) -> (f64, f64),
+        ),
+        ("wal", "WAL alone", run_wal),
+    ] {
+        if only.as_ref().is_some_and(|o| o != key) {
+            continue;
+        }
+        let mut runs: Vec<Vec<(f64, f64)>> = threads.iter().map(|_| Vec::new()).collect();
+        for _ in 0..rounds {
+            for (i, &n) in threads.iter().enumerate() {
+                runs[i].push(f(n, delay, secs));
+            }
+        }
+        println!("{what}, fdatasync {us} us, medians over {rounds} rounds:");
+        for (i, &n) in threads.iter().enumerate() {
+            let ratio = median(
+                runs[i]
+                    .iter()
+                    .zip(&runs[0])
+                    .map(|(r, b)| r.0 / b.0)
+                    .collect(),
+            );
+            println!(
+                "  {n}t: {:.0}/s ({ratio:.2}x {}t), {:.2} per sync",
+                median(runs[i].iter().map(|r| r.0).collect()),
+                threads[0],
+                median(runs[i].iter().map(|r| r.1).collect()),
+            );
+        }
+    }
 }

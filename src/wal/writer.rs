@@ -15,8 +15,14 @@
 //! 3. if no leader is active, become the leader: take the whole pending buffer, note whether any
 //!    waiter wants a sync (`fsync_wanted > synced`) or a roll, release the mutex, `write()` the
 //!    batch (plus `fdatasync` when wanted, plus a segment roll when the segment is full), re-lock,
-//!    publish `written` / `synced`, clear the leader flag and `notify_all`;
-//! 4. otherwise wait on the condition variable.
+//!    publish `written` / `synced` and clear the leader flag;
+//! 4. otherwise register in `waiters` and park.
+//!
+//! The finishing leader wakes precisely: first the oldest waiter its batch did not cover (it
+//! leads the next batch, which queued during the I/O), then, in arrival order, every waiter it
+//! covered; those return after reading their slot, without taking the mutex again. A condition
+//! variable's `notify_all` would hand the mutex to all waiters one after another, covered or
+//! not, with the next leader somewhere in that chain.
 //!
 //! The mutex is never held during I/O; appenders keep queueing while the leader writes, and the
 //! next leader takes all of them in one write and one sync.
@@ -25,10 +31,11 @@ use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
 use crate::wal::record;
 use crate::wal::segment::{self, ENTRY_HEADER_LEN, MAX_ENTRY_PAYLOAD, REC_ENTRY};
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// How far an [`Wal::append`] goes before it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,9 +122,14 @@ struct Shared {
     /// Fsync'd entries in the last synced batch: how many writers were committing together.
     last_sync_batch: usize,
     /// How long the last synced batch's I/O took.
-    last_sync_time: std::time::Duration,
-    /// A leader is waiting for the writers of the last batch to append again.
-    gathering: bool,
+    last_sync_time: Duration,
+    /// When the newest entry whose owner waits for an fdatasync was appended.
+    last_fsync_append: Instant,
+    /// The leader waiting for the writers of the last batch to append again, woken when
+    /// `pending_fsyncs` reaches `last_sync_batch`.
+    gatherer: Option<Arc<Slot>>,
+    /// Callers waiting for their need to be covered, in arrival order.
+    waiters: Vec<(Need, Arc<Slot>)>,
     poisoned: Option<String>,
     closed: bool,
     /// The segment being appended to.
@@ -165,9 +177,6 @@ pub struct Wal {
     dir: PathBuf,
     opts: WalOptions,
     state: Mutex<Shared>,
-    cv: Condvar,
-    /// Wakes a gathering leader when an entry is appended.
-    gather_cv: Condvar,
     io: Mutex<IoState>,
     /// Serializes [`Wal::delete_obsolete`] calls.
     deleting: Mutex<()>,
@@ -217,15 +226,15 @@ impl Wal {
                 leader: false,
                 pending_fsyncs: 0,
                 last_sync_batch: 0,
-                last_sync_time: std::time::Duration::ZERO,
-                gathering: false,
+                last_sync_time: Duration::ZERO,
+                last_fsync_append: Instant::now(),
+                gatherer: None,
+                waiters: Vec::new(),
                 poisoned: None,
                 closed: false,
                 current: SegmentInfo::empty(first_segment_id),
                 closed_segments: Vec::new(),
             }),
-            cv: Condvar::new(),
-            gather_cv: Condvar::new(),
             io: Mutex::new(IoState {
                 file,
                 id: first_segment_id,
@@ -303,20 +312,24 @@ impl Wal {
             WalSync::Fsync => {
                 g.fsync_wanted = g.fsync_wanted.max(ticket);
                 g.pending_fsyncs += 1;
-                if g.gathering {
-                    self.gather_cv.notify_one();
+                g.last_fsync_append = Instant::now();
+                if g.pending_fsyncs >= g.last_sync_batch
+                    && let Some(leader) = g.gatherer.take()
+                {
+                    leader.set(RECHECK);
+                    leader.thread.unpark();
                 }
                 Need::Synced(ticket)
             }
         };
-        self.wait_for(&mut g, need).map(|()| seq)
+        self.wait_for(g, need).map(|()| seq)
     }
 
     /// Writes every queued (Buffered) entry to the OS.
     pub fn flush_buffered(&self) -> Result<()> {
-        let mut g = self.state.lock();
+        let g = self.state.lock();
         let t = g.pending_end;
-        self.wait_for(&mut g, Need::Written(t))
+        self.wait_for(g, Need::Written(t))
     }
 
     /// Makes every entry appended so far (including queued Buffered ones) durable with
@@ -325,7 +338,7 @@ impl Wal {
         let mut g = self.state.lock();
         let t = g.pending_end;
         g.fsync_wanted = g.fsync_wanted.max(t);
-        self.wait_for(&mut g, Need::Synced(t))
+        self.wait_for(g, Need::Synced(t))
     }
 
     /// Closes the current segment and starts a new one, unless nothing was appended since the
@@ -335,7 +348,7 @@ impl Wal {
         let mut g = self.state.lock();
         let t = g.pending_end;
         g.roll_wanted = g.roll_wanted.max(t);
-        self.wait_for(&mut g, Need::Rolled(t))
+        self.wait_for(g, Need::Rolled(t))
     }
 
     /// Hands the segments of a recovered log (`(segment id, max seq)`, as
@@ -433,7 +446,7 @@ impl Wal {
         g.closed = true;
         let t = g.pending_end;
         g.fsync_wanted = g.fsync_wanted.max(t);
-        self.wait_for(&mut g, Need::Synced(t))
+        self.wait_for(g, Need::Synced(t))
     }
 
     /// True after a failed write or sync; every later append returns [`Error::Poisoned`].
@@ -452,25 +465,46 @@ impl Wal {
     }
 
     /// Waits until `need` is covered, leading batches when no one else is.
-    fn wait_for(&self, g: &mut MutexGuard<'_, Shared>, need: Need) -> Result<()> {
+    ///
+    /// A waiter registers its per-thread [`Slot`] and parks; the leader that covers its need
+    /// marks it [`DONE`] and unparks exactly it, and it returns without taking the state lock
+    /// again, so a batch of writers wakes in parallel (a condition variable would hand them
+    /// the mutex one after another). The leader marks one waiter it did not cover
+    /// [`RECHECK`] and wakes it first: that waiter leads the next batch, which queued during
+    /// the leader's I/O.
+    fn wait_for<'a>(&'a self, mut g: MutexGuard<'a, Shared>, need: Need) -> Result<()> {
         loop {
-            if need.covered(g) {
+            if need.covered(&g) {
                 return Ok(());
             }
             if let Some(reason) = &g.poisoned {
                 return Err(Error::Poisoned(reason.clone()));
             }
-            if g.leader {
-                self.cv.wait(g);
-            } else {
-                self.lead(g);
+            if !g.leader {
+                let wake = self.lead(&mut g);
+                if need.covered(&g) {
+                    drop(g);
+                    wake_all(wake);
+                    return Ok(());
+                }
+                wake_all_locked(&mut g, wake);
+                continue;
             }
+            let slot = Slot::current();
+            slot.set(WAITING);
+            g.waiters.push((need, slot.clone()));
+            drop(g);
+            if slot.wait(None) == DONE {
+                return Ok(());
+            }
+            g = self.state.lock();
         }
     }
 
     /// Runs one batch as the leader: takes everything pending, does the I/O without the state
-    /// lock, publishes the result and wakes every waiter.
-    fn lead(&self, g: &mut MutexGuard<'_, Shared>) {
+    /// lock and publishes the result. Returns the waiters to wake (already marked; the first
+    /// one, if marked [`RECHECK`], leads next).
+    fn lead(&self, g: &mut MutexGuard<'_, Shared>) -> Vec<Arc<Slot>> {
         g.leader = true;
         self.gather(g);
         let batch_fsyncs = std::mem::take(&mut g.pending_fsyncs);
@@ -480,7 +514,7 @@ impl Wal {
         let end = g.pending_end;
         let want_sync = g.fsync_wanted > g.synced;
         let want_roll = g.roll_wanted > g.rolled_at;
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let res = MutexGuard::unlocked(g, || self.write_batch(&batch, want_sync, want_roll));
         let took = started.elapsed();
         batch.clear();
@@ -513,29 +547,75 @@ impl Wal {
             }
         }
         g.leader = false;
-        self.cv.notify_all();
+        self.waiters_to_wake(g)
+    }
+
+    /// Takes the waiters a finished batch released: every covered one (marked [`DONE`]), or
+    /// all of them when the log is poisoned (marked [`RECHECK`]: they return the error), and
+    /// the oldest uncovered one (marked [`RECHECK`], first in the list) to lead the next batch.
+    fn waiters_to_wake(&self, g: &mut Shared) -> Vec<Arc<Slot>> {
+        let mut wake = Vec::new();
+        if g.waiters.is_empty() {
+            return wake;
+        }
+        if g.poisoned.is_some() {
+            for (_, slot) in g.waiters.drain(..) {
+                slot.set(RECHECK);
+                wake.push(slot);
+            }
+            return wake;
+        }
+        let mut next_leader = None;
+        let mut kept = Vec::with_capacity(g.waiters.len());
+        for (need, slot) in std::mem::take(&mut g.waiters) {
+            if need.covered(g) {
+                slot.set(DONE);
+                wake.push(slot);
+            } else if next_leader.is_none() {
+                slot.set(RECHECK);
+                next_leader = Some(slot);
+            } else {
+                kept.push((need, slot));
+            }
+        }
+        g.waiters = kept;
+        if let Some(slot) = next_leader {
+            wake.insert(0, slot);
+        }
+        wake
     }
 
     /// Group commit across the whole write path: writers of the last synced batch come back
     /// one by one (each finishes its memstore insert and MVCC step first, on few cores), and
     /// the first one back would otherwise sync alone while the rest queue behind it. A leader
-    /// about to fdatasync fewer entries than the last synced batch held waits for that many,
-    /// at most half the last sync's duration (capped at 1 ms), then syncs them together (as
+    /// about to fdatasync fewer entries than the last synced batch held waits for more (as
     /// MySQL's binlog group commit delay and PostgreSQL's commit_delay, but self-tuning: a
-    /// single writer never waits, since its last batch held one entry).
+    /// single writer never waits, since its last batch held one entry), at most half the last
+    /// sync's duration (capped at 1 ms), and only while waiting pays: while the next entry
+    /// arrives within the batch's time per entry so far, `(last sync + waited) / entries`
+    /// (one more entry raises the entries per unit of time exactly when it arrives sooner).
+    /// The appender that completes the count wakes the leader; otherwise it wakes at that
+    /// per-entry deadline and looks again.
     fn gather(&self, g: &mut MutexGuard<'_, Shared>) {
         if g.pending_fsyncs == 0 || g.pending_fsyncs >= g.last_sync_batch {
             return;
         }
-        let wait = (g.last_sync_time / 2).min(std::time::Duration::from_millis(1));
-        let deadline = std::time::Instant::now() + wait;
-        g.gathering = true;
-        while g.pending_fsyncs < g.last_sync_batch && g.poisoned.is_none() {
-            if self.gather_cv.wait_until(g, deadline).timed_out() {
+        let sync = g.last_sync_time;
+        let start = Instant::now();
+        let cap = start + (sync / 2).min(Duration::from_millis(1));
+        let slot = Slot::current();
+        loop {
+            let entries = g.pending_fsyncs.max(1) as u32;
+            let per_entry = (sync + start.elapsed()) / entries;
+            let deadline = cap.min(g.last_fsync_append + per_entry);
+            if g.pending_fsyncs >= g.last_sync_batch || Instant::now() >= deadline {
                 break;
             }
+            slot.set(WAITING);
+            g.gatherer = Some(slot.clone());
+            MutexGuard::unlocked(g, || slot.wait(Some(deadline)));
+            g.gatherer = None;
         }
-        g.gathering = false;
     }
 
     /// The leader's I/O: write the batch, sync when asked or before a roll, roll when the
@@ -598,6 +678,75 @@ impl Wal {
             synced: want_sync || roll,
             rolled_to,
         })
+    }
+}
+
+/// [`Slot`] state: parked until a leader releases it.
+const WAITING: u8 = 0;
+/// [`Slot`] state: the waiter's need is covered; it returns without the state lock.
+const DONE: u8 = 1;
+/// [`Slot`] state: the waiter takes the state lock and looks again (to lead, to return the
+/// poison error, or, for a gathering leader, because the batch is complete).
+const RECHECK: u8 = 2;
+
+/// A thread's parking place while it waits on the log (one per thread, reused).
+struct Slot {
+    state: AtomicU8,
+    thread: std::thread::Thread,
+}
+
+impl Slot {
+    fn new() -> Arc<Slot> {
+        Arc::new(Slot {
+            state: AtomicU8::new(WAITING),
+            thread: std::thread::current(),
+        })
+    }
+
+    /// This thread's slot (a fresh one while the thread's locals are being destroyed).
+    fn current() -> Arc<Slot> {
+        thread_local! {
+            static SLOT: Arc<Slot> = Slot::new();
+        }
+        SLOT.try_with(Arc::clone).unwrap_or_else(|_| Slot::new())
+    }
+
+    fn set(&self, state: u8) {
+        self.state.store(state, Ordering::Release);
+    }
+
+    /// Parks until the state leaves [`WAITING`] (or `deadline` passes); returns the state.
+    fn wait(&self, deadline: Option<Instant>) -> u8 {
+        loop {
+            let s = self.state.load(Ordering::Acquire);
+            if s != WAITING {
+                return s;
+            }
+            match deadline {
+                None => std::thread::park(),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return s;
+                    }
+                    std::thread::park_timeout(d - now);
+                }
+            }
+        }
+    }
+}
+
+/// Unparks the released waiters (the next leader first).
+fn wake_all(wake: Vec<Arc<Slot>>) {
+    for slot in wake {
+        slot.thread.unpark();
+    }
+}
+
+/// As [`wake_all`], for a caller that keeps the state lock afterwards.
+fn wake_all_locked(g: &mut MutexGuard<'_, Shared>, wake: Vec<Arc<Slot>>) {
+    if !wake.is_empty() {
+        MutexGuard::unlocked(g, || wake_all(wake));
     }
 }
 
