@@ -26,6 +26,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Clone, Debug)]
 pub struct Db {
     pub(crate) inner: Arc<DbInner>,
+    pub(crate) open: Arc<OpenHandles>,
+}
+
+/// Shared by every user handle ([`Db`] and [`crate::Table`] clones) of one open database, and
+/// by nothing else: dropped with the last of them, it closes the database right there, on the
+/// dropping thread. (The [`DbInner`] itself may outlive the handles for the rest of a
+/// background job that holds it; a close left to the inner's own drop would then run on that
+/// background thread after the user's drop returned, and a process exiting meanwhile would
+/// lose the closing flush.)
+#[derive(Debug)]
+pub(crate) struct OpenHandles {
+    inner: std::sync::Weak<DbInner>,
+}
+
+impl Drop for OpenHandles {
+    /// The last user handle went without [`Db::close`]: a clean close too (see
+    /// [`DbInner`]'s drop).
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.close_on_drop();
+        }
+    }
 }
 
 /// State shared by every handle of one open database.
@@ -65,6 +87,13 @@ impl Drop for DbInner {
     /// memstores as [`DbOptions::flush_on_close`] says, errors ignored); while panicking, only
     /// the log is synced, and a [`Db::temporary`] one flushes nothing (its directory goes next).
     fn drop(&mut self) {
+        self.close_on_drop();
+    }
+}
+
+impl DbInner {
+    /// The close of a database whose handles were dropped without [`Db::close`].
+    fn close_on_drop(&self) {
         if self.closed.load(Ordering::Acquire) {
             return;
         }
@@ -249,7 +278,10 @@ impl Db {
         for (t, r) in inner.all_regions() {
             inner.maybe_flush(&t, &r)?;
         }
-        Ok(Db { inner })
+        let open = Arc::new(OpenHandles {
+            inner: Arc::downgrade(&inner),
+        });
+        Ok(Db { inner, open })
     }
 
     /// Creates a table with one region covering every row.
@@ -293,6 +325,7 @@ impl Db {
         tables.insert(desc.name().to_string(), shared.clone());
         Ok(Table {
             db: self.inner.clone(),
+            _open: self.open.clone(),
             shared,
         })
     }
@@ -305,6 +338,7 @@ impl Db {
         self.inner.check_open()?;
         Ok(Table {
             db: self.inner.clone(),
+            _open: self.open.clone(),
             shared: self.inner.table_shared(name)?,
         })
     }
