@@ -274,9 +274,13 @@ impl Db {
             .start(inner.opts.background_threads, Arc::downgrade(&inner))?;
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
-        // Memstores refilled by replay may already be over their flush size.
+        // Memstores refilled by replay may already be over their flush size. Then, as HBase's
+        // `HRegionServer#postOpenDeployTasks` does for every opened region, queue a compaction
+        // for stores that need one (enough files, or files shared after a split or merge): the
+        // files of the last session's closing flushes would otherwise wait for the next flush.
         for (t, r) in inner.all_regions() {
             inner.maybe_flush(&t, &r)?;
+            inner.maybe_compact(&t, &r);
         }
         let open = Arc::new(OpenHandles {
             inner: Arc::downgrade(&inner),

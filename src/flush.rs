@@ -312,7 +312,9 @@ impl DbInner {
         if self.opts.background_threads == 0 {
             return;
         }
-        let needs = region.current().files.values().any(|l| l.len() >= 3);
+        // HBase's `needsCompaction` (at least `compaction.min` files) or `hasReferences`.
+        let needs =
+            region.current().files.values().any(|l| l.len() >= 3) || region.has_references();
         if needs && !region.compact_queued.swap(true, Ordering::AcqRel) {
             self.bg.submit(Job::Compact(table.clone(), region.clone()));
         }

@@ -430,3 +430,36 @@ fn drop_while_background_jobs_run_closes_before_returning() {
         db.close().unwrap();
     }
 }
+
+/// As HBase's `postOpenDeployTasks`: opening a database queues a compaction for stores that
+/// need one, without waiting for a write. Three files left by the last session (its flushes
+/// and its closing flush; with background threads off then, nothing compacted them) are
+/// compacted after the reopen alone.
+#[test]
+fn open_queues_the_compactions_stores_need() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open_with(dir.path(), DbOptions::default().background_threads(0)).unwrap();
+        let t = table(&db, 1);
+        for i in 0..3 {
+            t.put(Put::new(format!("r{i}")).add("f", "q", "v")).unwrap();
+            if i < 2 {
+                t.flush().unwrap();
+            }
+        }
+        db.close().unwrap(); // the third file: the closing flush
+    }
+    let db = Db::open_with(dir.path(), DbOptions::default().background_threads(1)).unwrap();
+    let t = db.table("t").unwrap();
+    // Waits for the background job (not a timing assertion: the bound only ends a hang).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while t.regions()[0].store_files > 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no compaction after the open: {} files",
+            t.regions()[0].store_files
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 3);
+}
