@@ -260,19 +260,28 @@ fn run(a: RunArgs) -> Res<()> {
         eprintln!("  {e}: {}", engines::describe(e, &cfg));
     }
     let mut results: Vec<RunResult> = Vec::new();
+    // Workloads outer, engines inner: each workload runs for every engine back to back, so a
+    // change in the machine's background load over a long run shifts every engine's figures
+    // of a workload alike instead of one engine's whole series (each engine keeps its own
+    // data directory and YCSB insert sequence).
+    let data_of = |e: &str| a.out.join("data").join(e);
+    let mut insert_next: std::collections::BTreeMap<&str, u64> = Default::default();
     for e in &a.engines {
-        let data = a.out.join("data").join(e);
+        let data = data_of(e);
         let _ = std::fs::remove_dir_all(&data);
         std::fs::create_dir_all(&data)?;
-        let mut insert_next = a.common.records;
-        for w in &workloads {
+        insert_next.insert(e, a.common.records);
+    }
+    for w in &workloads {
+        for e in &a.engines {
+            let data = data_of(e);
             let c = &a.common;
             let mut cmd = std::process::Command::new(&exe);
             cmd.arg("child")
                 .args(["--engine", e, "--workload", w])
                 .arg("--data")
                 .arg(&data)
-                .args(["--insert-start", &insert_next.to_string()])
+                .args(["--insert-start", &insert_next[e.as_str()].to_string()])
                 .args(["--num", &c.num.to_string()])
                 .args(["--sync-ops", &c.sync_ops().to_string()])
                 .args(["--records", &c.records.to_string()])
@@ -294,7 +303,7 @@ fn run(a: RunArgs) -> Res<()> {
                         r.ops_per_sec, r.p99_us, r.peak_rss_mb
                     );
                     if w.starts_with("ycsb") {
-                        insert_next = r.insert_next;
+                        insert_next.insert(e, r.insert_next);
                     }
                     results.push(r);
                 }
@@ -305,7 +314,9 @@ fn run(a: RunArgs) -> Res<()> {
             // Write the partial report after every run: a long run can be inspected early.
             report::write(&a.out, &a.common, &cfg, &a.engines, &workloads, &results)?;
         }
-        let _ = std::fs::remove_dir_all(&data);
+    }
+    for e in &a.engines {
+        let _ = std::fs::remove_dir_all(data_of(e));
     }
     eprintln!("report: {}", a.out.join("report.md").display());
     Ok(())
