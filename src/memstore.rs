@@ -599,15 +599,7 @@ mod tests {
     #[test]
     fn cursor_over_many_versions_matches_sorted_model() {
         use crate::model::key::{first_on_row, last_on_column};
-        let seed = 0x7665_7273_u64;
-        println!("seed {seed}");
-        let mut s = seed;
-        let mut next = move |n: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % n
-        };
+        let mut next = crate::util::test_rng(0x7665_7273_u64);
         let m = Arc::new(MemStore::new());
         let mut model: Vec<Vec<u8>> = Vec::new();
         for r in 0..6 {

@@ -398,15 +398,7 @@ mod tests {
     /// with shared prefixes, every type code, extreme timestamps and malformed encodings.
     #[test]
     fn compare_encoded_matches_parsed_order() {
-        let seed = 0x5eed_c0de_u64;
-        println!("seed {seed}");
-        let mut s = seed;
-        let mut next = move |n: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % n
-        };
+        let mut next = crate::util::test_rng(0x5eed_c0de_u64);
         let pick = |r: u64, opts: &[&'static [u8]]| opts[r as usize % opts.len()];
         let rows: &[&[u8]] = &[b"", b"r", b"r\0", b"ra", b"rb", b"user0001", b"user00010"];
         let fams: &[&[u8]] = &[b"", b"f", b"f\0", b"g", b"family"];

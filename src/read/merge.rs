@@ -269,15 +269,7 @@ mod tests {
     /// forward seeks alike.
     #[test]
     fn random_merge_matches_stable_sort() {
-        let seed = 0x006d_6572_6765_u64;
-        println!("seed {seed}");
-        let mut s = seed;
-        let mut next = move |n: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % n
-        };
+        let mut next = crate::util::test_rng(0x006d_6572_6765_u64);
         for round in 0..200 {
             let k = 1 + next(6) as usize;
             let stores: Vec<Arc<MemStore>> = (0..k).map(|_| Arc::new(MemStore::new())).collect();

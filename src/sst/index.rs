@@ -263,15 +263,7 @@ mod tests {
     /// every kind (before, between, on and after the first keys; malformed).
     #[test]
     fn find_matches_plain_search() {
-        let seed = 0x1d_5eed_u64;
-        println!("seed {seed}");
-        let mut s = seed;
-        let mut next = move |n: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % n
-        };
+        let mut next = crate::util::test_rng(0x1d_5eed_u64);
         let row = |next: &mut dyn FnMut(u64) -> u64| -> Vec<u8> {
             let stem: &[u8] =
                 [&b"user0000"[..], b"user", b"u", b"", b"user00000000"][next(5) as usize];
