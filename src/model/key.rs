@@ -169,7 +169,7 @@ impl<'a> KeyRef<'a> {
 /// total.
 ///
 /// The hot comparison of every merge, skiplist and block search: it locates the fields of both
-/// keys ([`KeySplit`]) and compares field by field, reading the timestamp, type and sequence id
+/// keys (`KeySplit`) and compares field by field, reading the timestamp, type and sequence id
 /// only when row, family and qualifier are equal. Same result as parsing both keys and calling
 /// [`KeyRef::cmp_key`] (tested against it).
 #[inline]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 /// One cell of a result.
 ///
 /// The cells of one row share one buffer (`row`, then `family | qualifier | value` of each
-/// cell, built by [`RowCells`]): reading a row costs one allocation for all its cells, not one
+/// cell, built by `RowCells`): reading a row costs one allocation for all its cells, not one
 /// per cell (docs/PERFORMANCE.md). A cell keeps its row's buffer alive.
 #[derive(Clone)]
 pub struct Cell {
