@@ -137,11 +137,7 @@ impl DbInner {
         table: &Arc<TableShared>,
         region: &Arc<Region>,
     ) -> Result<()> {
-        if table.is_dropped() || region.is_retired() {
-            return Ok(());
-        }
-        self.wait_for_store_files(table, region)?;
-        self.flush_now(table, region)
+        self.flush_after_wait(table, region, false)
     }
 
     /// A background thread's flush request ([`DbInner::maybe_flush`] queued it): flushes only
@@ -155,6 +151,18 @@ impl DbInner {
         table: &Arc<TableShared>,
         region: &Arc<Region>,
     ) -> Result<()> {
+        self.flush_after_wait(table, region, true)
+    }
+
+    /// Waits until the stores may take another file, then flushes under the region's flush
+    /// lock (when `only_if_due`, only while the memstore is at its flush size or a snapshot
+    /// waits for a retry).
+    fn flush_after_wait(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        only_if_due: bool,
+    ) -> Result<()> {
         if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
@@ -163,16 +171,15 @@ impl DbInner {
         if region.is_retired() {
             return Ok(());
         }
-        let flush_size = table
-            .desc_arc()
-            .table_memstore_flush_size()
-            .unwrap_or(self.opts.memstore_flush_size);
-        let due = {
+        if only_if_due {
+            let flush_size = table
+                .desc_arc()
+                .table_memstore_flush_size()
+                .unwrap_or(self.opts.memstore_flush_size);
             let v = region.current();
-            v.snapshot.is_some() || v.active.size() >= flush_size
-        };
-        if !due {
-            return Ok(());
+            if v.snapshot.is_none() && v.active.size() < flush_size {
+                return Ok(());
+            }
         }
         self.flush_locked(table, region)
     }
