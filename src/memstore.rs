@@ -123,23 +123,6 @@ impl MemEntry {
         }
     }
 
-    /// Builds an entry from a key and a payload's parts, encoding both once into the entry's
-    /// buffer (through the per-thread scratch space, no other allocation).
-    pub fn from_parts(key: &KeyRef<'_>, ttl_ms: Option<u64>, value: &[u8]) -> MemEntry {
-        let key_len = key.encoded_len();
-        let buf = shared_buffer(|s| {
-            key.encode_into(s);
-            crate::model::payload::encode_into(s, ttl_ms, value);
-        });
-        MemEntry {
-            off: 0,
-            key_len: key_len as u32,
-            payload_len: payload_len_field(buf.len() - key_len),
-            buf,
-            has_prefix: true,
-            prefix: prefix_of_row(key.row),
-        }
-    }
     /// The encoded key.
     #[inline]
     pub fn key(&self) -> &[u8] {
@@ -201,17 +184,7 @@ impl MemStore {
     /// mutation wins [SORT-7].
     pub fn insert(&self, key: &[u8], payload: &[u8]) {
         let seq = KeyRef::parse(key).map(|k| k.seq);
-        let e = MemEntry::new(key, payload);
-        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
-        self.add(e, seq, heap);
-    }
-
-    /// Inserts a cell given as its key and payload parts (the write path: one encoding, no
-    /// intermediate buffers). Same rules as [`MemStore::insert`].
-    pub fn insert_cell(&self, key: &KeyRef<'_>, ttl_ms: Option<u64>, value: &[u8]) {
-        let e = MemEntry::from_parts(key, ttl_ms, value);
-        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
-        self.add(e, Some(key.seq), heap);
+        self.add(MemEntry::new(key, payload), seq);
     }
 
     /// Inserts the cells of one mutation, given as key and payload parts, in order (same rules
@@ -259,8 +232,7 @@ impl MemStore {
                             has_prefix: true,
                             prefix: p.prefix,
                         };
-                        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
-                        self.add(e, Some(min_seq), heap);
+                        self.add(e, Some(min_seq));
                     }
                     return;
                 }
@@ -282,12 +254,13 @@ impl MemStore {
         });
     }
 
-    /// Adds `e` (sequence id `seq`, if its key parses; `heap` bytes) to the set and the
-    /// accounting.
-    fn add(&self, e: MemEntry, seq: Option<u64>, heap: u64) {
+    /// Adds `e`, which holds its buffer alone (sequence id `seq`, if its key parses), to the
+    /// set and the accounting.
+    fn add(&self, e: MemEntry, seq: Option<u64>) {
         if let Some(seq) = seq {
             self.min_seq.fetch_min(seq, AtOrd::Relaxed);
         }
+        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
         self.size.fetch_add(heap, AtOrd::Relaxed);
         self.set.insert(e);
     }
