@@ -1,12 +1,14 @@
 //! `Db`: opening, recovery, table administration and the engine state every handle shares.
 //!
 //! Recovery order (see docs/ARCHITECTURE.md): lock the directory, replay and rewrite the
-//! manifest, open every block file it names, replay the WAL from each region's flushed
-//! sequence id, start a new WAL segment, delete orphan files, start background threads.
+//! manifest, open every block file it names, delete orphan files, replay the WAL from each
+//! region's flushed sequence id (flushing a memstore that reaches its flush size), start a new
+//! WAL segment, start background threads.
 
 use crate::background::Background;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
+use crate::flush::FileCtx;
 use crate::io::{FileLock, FileSystem, StdFs};
 use crate::manifest::{Edit, Manifest, ManifestState, RegionDef};
 use crate::memstore::Mvcc;
@@ -228,16 +230,42 @@ impl Db {
             tables.insert(rec.desc.name().to_string(), t);
         }
 
+        // Files no manifest edit names (a flush or compaction that crashed before its edit)
+        // go before replay's flushes allocate file ids.
+        delete_orphans(fs.as_ref(), &path, &state)?;
+
         // WAL replay: every record above its region's flushed sequence id goes back into the
-        // memstore.
+        // memstore. As HBase's `HRegion#replayRecoveredEdits`, a region whose memstore reaches
+        // its flush size is flushed right away (its flushed sequence id is the entry's: the log
+        // holds entries in sequence-id order), so replay never holds more than the memstores
+        // the running database would.
+        let manifest = Mutex::new(manifest);
         let by_id: BTreeMap<u64, Arc<TableShared>> =
             tables.values().map(|t| (t.id, t.clone())).collect();
         let wal_dir = path.join("wal");
         let info = crate::wal::replay(fs.as_ref(), &wal_dir, |seq, payload| {
             max_seq = max_seq.max(seq);
-            crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
+            let touched = crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
                 Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}"))
-            })
+            })?;
+            if let Some((table, region)) = touched {
+                let flush_size = table
+                    .desc_arc()
+                    .table_memstore_flush_size()
+                    .unwrap_or(opts.memstore_flush_size);
+                if region.current().active.size() >= flush_size {
+                    let ctx = FileCtx {
+                        fs: fs.as_ref(),
+                        path: &path,
+                        manifest: &manifest,
+                        cache: &cache,
+                        now: opts.clock.now_millis(),
+                        scanner_points: None,
+                    };
+                    ctx.flush_memstore(table, &region, &|| seq)?;
+                }
+            }
+            Ok(())
         })?;
         let wal = Wal::create(
             fs.clone(),
@@ -250,14 +278,12 @@ impl Db {
         )?;
         wal.adopt_segments(info.segments.clone())?;
 
-        delete_orphans(fs.as_ref(), &path, &state)?;
-
         let inner = Arc::new(DbInner {
             path,
             fs,
             clock: opts.clock.clone(),
             wal: Arc::new(wal),
-            manifest: Mutex::new(manifest),
+            manifest,
             tables: RwLock::new(tables),
             mvcc: Mvcc::new(max_seq),
             cache,
@@ -689,7 +715,7 @@ impl DbInner {
     }
 
     /// Takes the current read point and registers it as an open scanner's, atomically with
-    /// respect to [`DbInner::smallest_read_point`].
+    /// respect to [`crate::flush::FileCtx::smallest_read_point`].
     pub fn register_scanner(&self) -> u64 {
         let mut points = self.scanner_points.lock();
         let rp = self.mvcc.read_point();
@@ -706,16 +732,6 @@ impl DbInner {
                 points.remove(&rp);
             }
         }
-    }
-
-    /// The smallest read point of any open scanner (`u64::MAX` when none is open).
-    pub fn smallest_read_point(&self) -> u64 {
-        self.scanner_points
-            .lock()
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(u64::MAX)
     }
 
     /// Writes buffered AsyncWal records to the OS.

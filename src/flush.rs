@@ -9,7 +9,8 @@
 use crate::background::Job;
 use crate::db::{DbInner, sst_path};
 use crate::error::{Error, Result};
-use crate::manifest::{Edit, FileRef};
+use crate::io::FileSystem;
+use crate::manifest::{Edit, FileRef, Manifest};
 use crate::model::key::KeyRef;
 use crate::model::payload::PayloadRef;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
@@ -18,9 +19,11 @@ use crate::read::cursor::CellCursor;
 use crate::read::matcher::{CompactionKind, CompactionMatcher, MatchCode};
 use crate::read::merge::MergeCursor;
 use crate::region::{Region, RegionVersion, StoreFile};
-use crate::sst::{CachePolicy, FileMeta, SstReader, SstWriter, SstWriterConfig};
+use crate::sst::{BlockCache, CachePolicy, FileMeta, SstReader, SstWriter, SstWriterConfig};
 use crate::table::TableShared;
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -46,9 +49,24 @@ fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {
     }
 }
 
+/// What writing and installing a block file needs: the database's files, manifest and cache,
+/// the clock for TTLs and the read point cells above which are kept. [`DbInner::file_ctx`]
+/// builds it for a running database; [`crate::db::Db`]'s open builds one for flushes during
+/// log replay, before the database's handle exists.
+pub(crate) struct FileCtx<'a> {
+    pub fs: &'a dyn FileSystem,
+    pub path: &'a Path,
+    pub manifest: &'a Mutex<Manifest>,
+    pub cache: &'a Arc<BlockCache>,
+    pub now: i64,
+    /// Open scanners' read points (read point -> count), when scanners can be open: cells
+    /// above the smallest one are kept and never mask (§1.7).
+    pub scanner_points: Option<&'a Mutex<BTreeMap<u64, usize>>>,
+}
+
 /// Streams cells through a compaction matcher into a new file per family.
 struct Output<'a> {
-    db: &'a DbInner,
+    ctx: &'a FileCtx<'a>,
     family: &'a FamilyDescriptor,
     matcher: CompactionMatcher,
     writer: Option<(u64, SstWriter)>,
@@ -58,18 +76,16 @@ struct Output<'a> {
 
 impl<'a> Output<'a> {
     fn new(
-        db: &'a DbInner,
+        ctx: &'a FileCtx<'a>,
         family: &'a FamilyDescriptor,
         kind: CompactionKind,
         earliest_put_ts: i64,
     ) -> Self {
-        let now = db.clock.now_millis();
         Output {
-            db,
+            ctx,
             family,
-            // Cells above the smallest open scanner's read point are kept and never mask (§1.7).
-            matcher: CompactionMatcher::new(family, kind, now, earliest_put_ts, 0)
-                .max_read_point(db.smallest_read_point()),
+            matcher: CompactionMatcher::new(family, kind, ctx.now, earliest_put_ts, 0)
+                .max_read_point(ctx.smallest_read_point()),
             writer: None,
             skip_column: None,
         }
@@ -77,7 +93,7 @@ impl<'a> Output<'a> {
 
     fn push(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
         let k = KeyRef::parse(key).ok_or_else(|| {
-            Error::corruption(&self.db.path, "malformed key during flush/compaction")
+            Error::corruption(self.ctx.path, "malformed key during flush/compaction")
         })?;
         // `skip_column` holds a key parsed before, so it parses again.
         if let Some(c) = self.skip_column.as_deref().and_then(KeyRef::parse) {
@@ -87,14 +103,14 @@ impl<'a> Output<'a> {
             self.skip_column = None;
         }
         let p = PayloadRef::parse(payload).ok_or_else(|| {
-            Error::corruption(&self.db.path, "malformed payload during flush/compaction")
+            Error::corruption(self.ctx.path, "malformed payload during flush/compaction")
         })?;
         match self.matcher.match_cell(&k, &p) {
             MatchCode::Include => {
                 if self.writer.is_none() {
-                    let id = self.db.manifest.lock().next_file_id();
-                    let path = sst_path(&self.db.path, id);
-                    let file = self.db.fs.create(&path)?;
+                    let id = self.ctx.manifest.lock().next_file_id();
+                    let path = sst_path(self.ctx.path, id);
+                    let file = self.ctx.fs.create(&path)?;
                     self.writer =
                         Some((id, SstWriter::new(file, path, writer_config(self.family))));
                 }
@@ -116,11 +132,18 @@ impl<'a> Output<'a> {
     }
 }
 
-impl DbInner {
+impl FileCtx<'_> {
+    /// The smallest read point of any open scanner (`u64::MAX` when none is open).
+    pub(crate) fn smallest_read_point(&self) -> u64 {
+        self.scanner_points
+            .and_then(|p| p.lock().keys().next().copied())
+            .unwrap_or(u64::MAX)
+    }
+
     fn open_new_file(&self, family: &[u8], id: u64) -> Result<Arc<StoreFile>> {
         let reader = SstReader::open(
-            self.fs.as_ref(),
-            &sst_path(&self.path, id),
+            self.fs,
+            &sst_path(self.path, id),
             id,
             Some(self.cache.clone()),
         )?;
@@ -129,6 +152,120 @@ impl DbInner {
             family: family.to_vec(),
             reader: Arc::new(reader),
         }))
+    }
+
+    /// Flush steps (1) to (4) for a caller holding the region's flush lock: moves the active
+    /// memstore to the snapshot (a snapshot left by a failed flush is retried first), writes
+    /// one file per family, records them in the manifest and installs them. `last_seq` is
+    /// read under the region's update lock: the highest sequence id whose mutation can be in
+    /// the memstore. Returns the flushed sequence id, or `None` when the memstore was empty.
+    pub(crate) fn flush_memstore(
+        &self,
+        table: &TableShared,
+        region: &Region,
+        last_seq: &dyn Fn() -> u64,
+    ) -> Result<Option<u64>> {
+        // (1) Swap memstores; a snapshot left by a failed flush is retried first.
+        let (snapshot, flush_seq) = {
+            let _updates = region.updates.write();
+            let mut v = region.version.write();
+            if let Some(s) = &v.snapshot {
+                // Retry with the sequence id of the original swap: the active memstore holds
+                // later writes that this flush does not cover.
+                (s.clone(), v.snapshot_seq)
+            } else {
+                if v.active.is_empty() {
+                    return Ok(None);
+                }
+                let snap = v.active.clone();
+                let seq = last_seq();
+                *v = Arc::new(RegionVersion {
+                    active: Arc::new(crate::memstore::MemStore::new()),
+                    snapshot: Some(snap.clone()),
+                    snapshot_seq: seq,
+                    files: v.files.clone(),
+                });
+                (snap, seq)
+            }
+        };
+        // (2) One file per family through the flush matcher [CMP-1].
+        let desc = table.desc_arc();
+        let mut outputs: BTreeMap<Vec<u8>, Output<'_>> = BTreeMap::new();
+        for f in desc.families() {
+            outputs.insert(
+                f.name.clone(),
+                Output::new(self, f, CompactionKind::Flush, i64::MAX),
+            );
+        }
+        for e in snapshot.iter() {
+            let Some(k) = KeyRef::parse(e.key()) else {
+                continue;
+            };
+            if let Some(out) = outputs.get_mut(k.family) {
+                out.push(e.key(), e.payload())?;
+            }
+        }
+        drop(snapshot);
+        let mut new_files = Vec::new();
+        for (fam, out) in outputs {
+            if let Some((id, meta)) = out.finish()? {
+                new_files.push((fam, id, meta));
+            }
+        }
+        if !new_files.is_empty() {
+            self.fs.sync_dir(&self.path.join("data"))?;
+        }
+        // (3) Manifest.
+        let refs = new_files
+            .iter()
+            .map(|(f, id, m)| FileRef {
+                family: f.clone(),
+                file_id: *id,
+                size: m.file_size,
+            })
+            .collect();
+        self.manifest.lock().append(&Edit::Flush {
+            table_id: table.id,
+            region_id: region.id,
+            flushed_seq: flush_seq,
+            files: refs,
+        })?;
+        // (4) Install.
+        let mut opened = Vec::new();
+        for (fam, id, _) in &new_files {
+            opened.push(self.open_new_file(fam, *id)?);
+        }
+        {
+            let mut v = region.version.write();
+            let mut files = v.files.clone();
+            for f in opened {
+                let list = files.entry(f.family.clone()).or_default();
+                list.push(f);
+                sort_newest_first(list);
+            }
+            *v = Arc::new(RegionVersion {
+                active: v.active.clone(),
+                snapshot: None,
+                snapshot_seq: 0,
+                files,
+            });
+        }
+        region.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
+        Ok(Some(flush_seq))
+    }
+}
+
+impl DbInner {
+    /// The context flushes and compactions write files with.
+    pub(crate) fn file_ctx(&self) -> FileCtx<'_> {
+        FileCtx {
+            fs: self.fs.as_ref(),
+            path: &self.path,
+            manifest: &self.manifest,
+            cache: &self.cache,
+            now: self.clock.now_millis(),
+            scanner_points: Some(&self.scanner_points),
+        }
     }
 
     /// Flushes a region's memstore (no-op when empty).
@@ -201,91 +338,13 @@ impl DbInner {
         table: &Arc<TableShared>,
         region: &Arc<Region>,
     ) -> Result<()> {
-        // (1) Swap memstores; a snapshot left by a failed flush is retried first.
-        let (snapshot, flush_seq) = {
-            let _updates = region.updates.write();
-            let mut v = region.version.write();
-            if let Some(s) = &v.snapshot {
-                // Retry with the sequence id of the original swap: the active memstore holds
-                // later writes that this flush does not cover.
-                (s.clone(), v.snapshot_seq)
-            } else {
-                if v.active.is_empty() {
-                    return Ok(());
-                }
-                let snap = v.active.clone();
-                let seq = self.mvcc.last_assigned();
-                *v = Arc::new(RegionVersion {
-                    active: Arc::new(crate::memstore::MemStore::new()),
-                    snapshot: Some(snap.clone()),
-                    snapshot_seq: seq,
-                    files: v.files.clone(),
-                });
-                (snap, seq)
-            }
-        };
-        // (2) One file per family through the flush matcher [CMP-1].
-        let desc = table.desc_arc();
-        let mut outputs: BTreeMap<Vec<u8>, Output<'_>> = BTreeMap::new();
-        for f in desc.families() {
-            outputs.insert(
-                f.name.clone(),
-                Output::new(self, f, CompactionKind::Flush, i64::MAX),
-            );
-        }
-        for e in snapshot.iter() {
-            let Some(k) = KeyRef::parse(e.key()) else {
-                continue;
-            };
-            if let Some(out) = outputs.get_mut(k.family) {
-                out.push(e.key(), e.payload())?;
-            }
-        }
-        let mut new_files = Vec::new();
-        for (fam, out) in outputs {
-            if let Some((id, meta)) = out.finish()? {
-                new_files.push((fam, id, meta));
-            }
-        }
-        if !new_files.is_empty() {
-            self.fs.sync_dir(&self.path.join("data"))?;
-        }
-        // (3) Manifest.
-        let refs = new_files
-            .iter()
-            .map(|(f, id, m)| FileRef {
-                family: f.clone(),
-                file_id: *id,
-                size: m.file_size,
-            })
-            .collect();
-        self.manifest.lock().append(&Edit::Flush {
-            table_id: table.id,
-            region_id: region.id,
-            flushed_seq: flush_seq,
-            files: refs,
-        })?;
-        // (4) Install.
-        let mut opened = Vec::new();
-        for (fam, id, _) in &new_files {
-            opened.push(self.open_new_file(fam, *id)?);
-        }
+        let ctx = self.file_ctx();
+        if ctx
+            .flush_memstore(table, region, &|| self.mvcc.last_assigned())?
+            .is_none()
         {
-            let mut v = region.version.write();
-            let mut files = v.files.clone();
-            for f in opened {
-                let list = files.entry(f.family.clone()).or_default();
-                list.push(f);
-                sort_newest_first(list);
-            }
-            *v = Arc::new(RegionVersion {
-                active: v.active.clone(),
-                snapshot: None,
-                snapshot_seq: 0,
-                files,
-            });
+            return Ok(());
         }
-        region.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
         self.stall.1.notify_all();
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
@@ -445,7 +504,8 @@ impl DbInner {
         // Files shared with another region (references) hold rows outside this region: the
         // output keeps only the region's own [start, end).
         merge.seek(&crate::model::key::first_on_row(&region.start))?;
-        let mut out = Output::new(self, fd, kind, earliest_put_ts);
+        let ctx = self.file_ctx();
+        let mut out = Output::new(&ctx, fd, kind, earliest_put_ts);
         while merge.valid() {
             if !region.end.is_empty()
                 && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end.as_slice())
@@ -475,7 +535,7 @@ impl DbInner {
             added,
         })?;
         let opened = match &result {
-            Some((id, _)) => Some(self.open_new_file(&fd.name, *id)?),
+            Some((id, _)) => Some(ctx.open_new_file(&fd.name, *id)?),
             None => None,
         };
         {

@@ -218,30 +218,31 @@ fn decode_entry_cells<'a>(
 }
 
 /// Replays one WAL entry into the memstores of `tables` (by table id); records of dropped
-/// tables and records already in files are skipped.
-pub(crate) fn replay_entry(
-    tables: &BTreeMap<u64, Arc<TableShared>>,
+/// tables and records already in files are skipped. Returns the table and region whose
+/// memstore took the entry.
+pub(crate) fn replay_entry<'t>(
+    tables: &'t BTreeMap<u64, Arc<TableShared>>,
     seq: u64,
     payload: &[u8],
-) -> std::result::Result<(), String> {
+) -> std::result::Result<Option<(&'t TableShared, Arc<Region>)>, String> {
     let mut r = Reader::new(payload);
     let (version, table_id) = decode_entry_header(&mut r)?;
     let Some(table) = tables.get(&table_id) else {
-        return Ok(());
+        return Ok(None);
     };
     let mut cells = Vec::new();
     decode_entry_cells(&mut r, version, seq, &mut cells)?;
     // Every cell of an entry has the entry's row: route once.
     let Some((first, _)) = cells.first() else {
-        return Ok(());
+        return Ok(None);
     };
     let region = table.region_for(first.row);
     if seq <= region.flushed_seq.load(Ordering::Acquire) {
-        return Ok(()); // already in the region's files
+        return Ok(None); // already in the region's files
     }
     let mem = region.current().active.clone();
     mem.insert_cells(cells.iter().map(|(k, p)| (*k, p.ttl_ms, p.value)));
-    Ok(())
+    Ok(Some((table, region)))
 }
 
 impl DbInner {
