@@ -136,14 +136,19 @@ pub(crate) fn bloom_from_code(c: u8) -> Option<BloomType> {
 }
 
 /// Collects the distinct keys of a file being written (cells arrive sorted, so duplicates are
-/// consecutive) and builds the filter once their number is known. Memory: the distinct keys'
-/// bytes plus one `usize` each.
-#[derive(Debug)]
+/// consecutive) and builds the filter once their number is known. Memory: one 64-bit hash per
+/// distinct key (the filter needs only that), whatever the keys' length; a compaction of a
+/// million 16-byte rows holds 8 MB instead of the keys' bytes and spans (32 MB).
 pub struct BloomBuilder {
     kind: BloomType,
-    arena: Vec<u8>,
-    /// `(row_len, end)` of each key in `arena`; the qualifier (ROWCOL) follows the row.
-    spans: Vec<(u16, usize)>,
+    /// [`BloomKey::hash64`] of each distinct key, in order.
+    hashes: Vec<u64>,
+    /// The last key added (row ‖ qualifier) and its row's length.
+    last: Vec<u8>,
+    last_row_len: usize,
+    /// Tests only: every distinct key's (row, qualifier), for version-1 filters.
+    #[cfg(test)]
+    keys: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl BloomBuilder {
@@ -151,29 +156,22 @@ impl BloomBuilder {
     pub fn new(kind: BloomType) -> Self {
         BloomBuilder {
             kind,
-            arena: Vec::new(),
-            spans: Vec::new(),
+            hashes: Vec::new(),
+            last: Vec::new(),
+            last_row_len: 0,
+            #[cfg(test)]
+            keys: Vec::new(),
         }
     }
 
     /// Number of distinct keys so far.
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.hashes.len()
     }
 
     /// True when no key was added.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    fn last(&self) -> Option<(&[u8], &[u8])> {
-        let &(row_len, end) = self.spans.last()?;
-        let start = match self.spans.len() {
-            0 | 1 => 0,
-            n => self.spans.get(n - 2).map_or(0, |s| s.1),
-        };
-        let k = self.arena.get(start..end)?;
-        Some(k.split_at(usize::from(row_len).min(k.len())))
+        self.hashes.is_empty()
     }
 
     /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
@@ -183,12 +181,25 @@ impl BloomBuilder {
             BloomType::Row => b"",
             BloomType::RowCol => qualifier,
         };
-        if self.last() == Some((row, q)) {
+        if !self.hashes.is_empty()
+            && self.last_row_len == row.len()
+            && self.last.len() == row.len() + q.len()
+            && self.last.starts_with(row)
+            && self.last.ends_with(q)
+        {
             return;
         }
-        self.arena.extend_from_slice(row);
-        self.arena.extend_from_slice(q);
-        self.spans.push((row.len() as u16, self.arena.len()));
+        self.last.clear();
+        self.last.extend_from_slice(row);
+        self.last.extend_from_slice(q);
+        self.last_row_len = row.len();
+        let key = match self.kind {
+            BloomType::RowCol => BloomKey::RowCol(row, q),
+            _ => BloomKey::Row(row),
+        };
+        self.hashes.push(key.hash64());
+        #[cfg(test)]
+        self.keys.push((row.to_vec(), q.to_vec()));
     }
 
     /// The block payload, or `None` when there is no filter (type NONE or no keys).
@@ -196,26 +207,26 @@ impl BloomBuilder {
     /// # Errors
     /// The crate refused to size the filter (does not happen for 1..=usize::MAX keys).
     pub fn finish(self) -> Result<Option<Vec<u8>>> {
-        if self.kind == BloomType::None || self.spans.is_empty() {
+        if self.kind == BloomType::None || self.hashes.is_empty() {
             return Ok(None);
         }
         #[cfg(test)]
         if WRITE_V1.with(std::cell::Cell::get) {
             return self.finish_v1();
         }
-        let (bytes, k) = v2_shape(self.spans.len());
+        let (bytes, k) = v2_shape(self.hashes.len());
         let bits = bytes as u64 * 8;
         let mut bitmap = vec![0u8; bytes];
-        self.for_each_key(|key| {
-            for b in v2_positions(key.hash64(), k, bits) {
+        for &h in &self.hashes {
+            for b in v2_positions(h, k, bits) {
                 if let Some(byte) = bitmap.get_mut((b >> 3) as usize) {
                     *byte |= 1 << (b & 7);
                 }
             }
-        });
+        }
         let mut out = Vec::with_capacity(9 + V2_HEADER_LEN + bytes);
         out.push(bloom_code(self.kind));
-        codec::put_u64(&mut out, self.spans.len() as u64);
+        codec::put_u64(&mut out, self.hashes.len() as u64);
         out.push(FILTER_VERSION);
         out.push(k as u8);
         codec::put_u64(&mut out, bytes as u64);
@@ -223,34 +234,26 @@ impl BloomBuilder {
         Ok(Some(out))
     }
 
-    fn for_each_key<'s>(&'s self, mut f: impl FnMut(BloomKey<'s>)) {
-        let mut start = 0;
-        for &(row_len, end) in &self.spans {
-            let k = self.arena.get(start..end).unwrap_or_default();
-            let (row, q) = k.split_at(usize::from(row_len).min(k.len()));
-            f(match self.kind {
-                BloomType::RowCol => BloomKey::RowCol(row, q),
-                _ => BloomKey::Row(row),
-            });
-            start = end;
-        }
-    }
-
     /// A version-1 payload (the `bloomfilter` crate's SipHash-1-3 filter), as cellbase wrote
     /// before filter version 2; tests use it to check that old files are still read.
     #[cfg(test)]
     pub(crate) fn finish_v1(self) -> Result<Option<Vec<u8>>> {
-        if self.kind == BloomType::None || self.spans.is_empty() {
+        if self.kind == BloomType::None || self.keys.is_empty() {
             return Ok(None);
         }
         let mut bloom: Bloom<BloomKey<'_>> =
-            Bloom::new_for_fp_rate_with_seed(self.spans.len(), FP_RATE, &FIXED_SEED).map_err(
+            Bloom::new_for_fp_rate_with_seed(self.keys.len(), FP_RATE, &FIXED_SEED).map_err(
                 |e| crate::error::Error::invalid(format!("cannot build bloom filter: {e}")),
             )?;
-        self.for_each_key(|key| bloom.set(&key));
+        for (row, q) in &self.keys {
+            bloom.set(&match self.kind {
+                BloomType::RowCol => BloomKey::RowCol(row, q),
+                _ => BloomKey::Row(row),
+            });
+        }
         let mut out = Vec::with_capacity(9 + bloom.as_slice().len());
         out.push(bloom_code(self.kind));
-        codec::put_u64(&mut out, self.spans.len() as u64);
+        codec::put_u64(&mut out, self.keys.len() as u64);
         out.extend_from_slice(bloom.as_slice());
         Ok(Some(out))
     }
