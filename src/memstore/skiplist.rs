@@ -310,8 +310,10 @@ impl SkipList {
     /// Inserts `entries` under the writer lock; an entry whose key is already present replaces
     /// the present one (for readers) [SORT-7]. Entries in ascending order (a mutation's cells
     /// usually are) are inserted with a finger: each search starts at the previous entry's
-    /// predecessors. Returns the number of new keys.
-    pub(super) fn insert(&self, entries: impl IntoIterator<Item = MemEntry>) -> usize {
+    /// predecessors. Each entry comes with `after`: true when the caller knows it sorts after
+    /// the previous entry (saves that comparison; false means "compare"). Returns the number
+    /// of new keys.
+    pub(super) fn insert(&self, entries: impl IntoIterator<Item = (MemEntry, bool)>) -> usize {
         let mut w = self.writer.lock();
         let head = self.head.as_ptr();
         let mut preds: Preds = [head; MAX_HEIGHT];
@@ -319,10 +321,11 @@ impl SkipList {
         // True when `prev` was linked by this call (preds[0] is its node), not a replacement.
         let mut prev_linked = false;
         let mut added = 0;
-        for e in entries {
+        for (e, after) in entries {
             let top = self.height.load(AtOrd::Relaxed);
             // SAFETY: `prev` is a live node inserted by this call.
-            let after_prev = prev.is_some_and(|p| unsafe { (*p).entry.cmp(&e) } == Ordering::Less);
+            let after_prev =
+                prev.is_some_and(|p| after || unsafe { (*p).entry.cmp(&e) } == Ordering::Less);
             // SAFETY: preds[0] holds the head's links or a live node's.
             let succ0 = unsafe { Self::next(preds[0], 0) };
             let next = if after_prev
@@ -491,7 +494,17 @@ mod tests {
                 for e in &entries {
                     model.insert(e.key().to_vec(), e.payload().to_vec());
                 }
-                assert_eq!(list.insert(entries), model.len() - before);
+                // A true hint only where the entry does sort after the previous one.
+                let hinted: Vec<(MemEntry, bool)> = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let after = i > 0 && entries[i - 1].cmp(e).is_lt() && next(2) == 0;
+                        (e.clone(), after)
+                    })
+                    .collect();
+                drop(entries);
+                assert_eq!(list.insert(hinted), model.len() - before);
                 assert_eq!(list.len(), model.len());
             }
             let want = sorted(&model);
@@ -551,7 +564,9 @@ mod tests {
                 std::thread::spawn(move || {
                     for r in 0..200u64 {
                         let row = r * 4 + t;
-                        list.insert((0..10).map(|q| MemEntry::new(&key(row, q, 1, row), b"v")));
+                        list.insert(
+                            (0..10).map(|q| (MemEntry::new(&key(row, q, 1, row), b"v"), false)),
+                        );
                     }
                 })
             })
@@ -581,8 +596,8 @@ mod tests {
             prefix: [0; 2],
         };
         let list = SkipList::new();
-        list.insert([entry(&buf), entry(&buf)]);
-        list.insert([entry(&buf)]);
+        list.insert([(entry(&buf), false), (entry(&buf), false)]);
+        list.insert([(entry(&buf), false)]);
         assert_eq!(list.len(), 1);
         assert_eq!(Arc::strong_count(&buf), 4);
         drop(list);
