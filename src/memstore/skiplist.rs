@@ -80,8 +80,12 @@ unsafe fn visible<'a>(node: *const Node) -> &'a MemEntry {
 }
 
 /// Bump allocator of nodes: blocks of growing size (4 KiB up to 64 KiB), freed together.
+/// Every allocated byte range holds an initialized node; its drop drops the nodes' entries in
+/// allocation order (sequential memory, and a mutation's cells, which share one buffer, one
+/// after another) rather than in key order.
 struct Arena {
-    blocks: Vec<(*mut u8, Layout)>,
+    /// Each block with the bytes its nodes occupy (the last block's: `size - left`).
+    blocks: Vec<(*mut u8, Layout, usize)>,
     cur: *mut u8,
     left: usize,
 }
@@ -106,7 +110,13 @@ impl Arena {
     fn node(&mut self, entry: MemEntry, height: usize) -> *mut Node {
         let size = size_of::<Node>() + height * LINK;
         if self.left < size {
-            let grown = self.blocks.last().map_or(MIN_BLOCK, |(_, l)| l.size() * 2);
+            if let Some(last) = self.blocks.last_mut() {
+                last.2 = last.1.size() - self.left;
+            }
+            let grown = self
+                .blocks
+                .last()
+                .map_or(MIN_BLOCK, |(_, l, _)| l.size() * 2);
             let layout = Layout::from_size_align(grown.clamp(MIN_BLOCK, MAX_BLOCK).max(size), 8)
                 .expect("block layout");
             // SAFETY: the layout has a non-zero size.
@@ -114,7 +124,7 @@ impl Arena {
             if p.is_null() {
                 handle_alloc_error(layout);
             }
-            self.blocks.push((p, layout));
+            self.blocks.push((p, layout, 0));
             self.cur = p;
             self.left = layout.size();
         }
@@ -143,7 +153,22 @@ impl Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        for (p, layout) in self.blocks.drain(..) {
+        if let Some(last) = self.blocks.last_mut() {
+            last.2 = last.1.size() - self.left;
+        }
+        for (p, layout, used) in self.blocks.drain(..) {
+            let mut off = 0;
+            while off < used {
+                // SAFETY: the block's first `used` bytes are nodes written back to back by
+                // `node` (header, then `height` links), each initialized; each entry is
+                // dropped once, and nothing reads the nodes afterwards (the arena drops with
+                // its list, which no reader borrows any more).
+                unsafe {
+                    let n = p.add(off).cast::<Node>();
+                    off += size_of::<Node>() + (*n).height * LINK;
+                    ptr::drop_in_place(ptr::addr_of_mut!((*n).entry));
+                }
+            }
             // SAFETY: allocated by `alloc` with this layout, freed once.
             unsafe { dealloc(p, layout) };
         }
@@ -395,28 +420,6 @@ impl SkipList {
     }
 }
 
-impl Drop for SkipList {
-    fn drop(&mut self) {
-        // Drop every entry (linked nodes and their replacements); the arena frees the memory.
-        let mut n = *self.head[0].get_mut();
-        while !n.is_null() {
-            // SAFETY: exclusive access; each node and replacement is visited once, its entry
-            // dropped once, and never read again.
-            unsafe {
-                let mut r = (*n).over.load(AtOrd::Relaxed);
-                while !r.is_null() {
-                    let next_r = (*r).over.load(AtOrd::Relaxed);
-                    ptr::drop_in_place(ptr::addr_of_mut!((*r).entry));
-                    r = next_r;
-                }
-                let next = Self::next(links(n), 0);
-                ptr::drop_in_place(ptr::addr_of_mut!((*n).entry));
-                n = next;
-            }
-        }
-    }
-}
-
 /// Entries in order, from a position.
 pub(super) struct Iter<'a> {
     node: *mut Node,
@@ -600,7 +603,14 @@ mod tests {
         list.insert([(entry(&buf), false)]);
         assert_eq!(list.len(), 1);
         assert_eq!(Arc::strong_count(&buf), 4);
+        // Enough nodes for several arena blocks, tall and short ones.
+        let bufs: Vec<Arc<[u8]>> = (2..20_000)
+            .map(|i| Arc::from(&key(i, 0, 0, 0)[..]))
+            .collect();
+        list.insert(bufs.iter().map(|b| (entry(b), false)));
+        assert!(bufs.iter().all(|b| Arc::strong_count(b) == 2));
         drop(list);
         assert_eq!(Arc::strong_count(&buf), 1);
+        assert!(bufs.iter().all(|b| Arc::strong_count(b) == 1));
     }
 }
