@@ -1,7 +1,8 @@
-//! The MemStore: a region's in-memory sorted cells (crossbeam skiplist), plus the MVCC that
-//! makes a mutation's cells visible all at once [ATOM-1].
+//! The MemStore: a region's in-memory sorted cells (a skiplist, `memstore/skiplist.rs`), plus
+//! the MVCC that makes a mutation's cells visible all at once [ATOM-1].
 //!
-//! Thread safety: inserts and reads run concurrently without locks (the skiplist is lock-free).
+//! Thread safety: reads never lock and run concurrently with inserts; the inserts of one
+//! memstore take turns (the skiplist's writer lock, held for one mutation's cells).
 //! Invariants: every entry's key is a valid encoded key; `size` only grows; a cell with sequence
 //! id `s` is visible to a reader whose read point is `>= s`, and the read point only passes `s`
 //! once every sequence id `<= s` has completed.
@@ -9,13 +10,15 @@
 use crate::error::Result;
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::read::cursor::CellCursor;
-use crossbeam_skiplist::SkipSet;
 use parking_lot::Mutex;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
+
+mod skiplist;
+use skiplist::SkipList;
 
 /// One cell in the memstore: its key and payload in a shared buffer (one allocation per
 /// mutation: the cells of a multi-cell put lie back to back in it), plus the first bytes of
@@ -36,14 +39,15 @@ pub struct MemEntry {
 }
 
 /// Heap bytes of one memstore cell beyond its key and payload bytes and its buffer's
-/// overhead: the skiplist node (the 48-byte `MemEntry`, reference count and height, two tower
-/// links on average) and the allocator's per-allocation overhead and rounding.
+/// overhead: the skiplist node in the arena (the 48-byte `MemEntry`, a replacement link and
+/// the height, 4/3 tower links on average: ~75 bytes, no per-node allocator overhead).
 ///
 /// With [`BUFFER_OVERHEAD`], measured with `examples/memstore_heap.rs` (resident-set growth per
-/// cell of 16-byte rows and 100-byte values, 140 bytes of key and payload: 261 bytes alone,
-/// 227 bytes as one of a 10-cell mutation), so a memstore's accounted size matches the memory
-/// it occupies (HBase counts heap overhead in the memstore size too).
-const ENTRY_OVERHEAD: u64 = 84;
+/// cell of 16-byte rows and 100-byte values, 140 bytes of key and payload: 250 bytes alone,
+/// 217 bytes as one of a 10-cell mutation; 261 / 227 with crossbeam's skiplist, whose nodes
+/// were 84), so a memstore's accounted size matches the memory it occupies (HBase counts heap
+/// overhead in the memstore size too).
+const ENTRY_OVERHEAD: u64 = 74;
 /// Heap bytes of one entry buffer beyond its contents: the `Arc` header and the allocator's
 /// overhead and rounding (one buffer per mutation, or per cell inserted alone).
 const BUFFER_OVERHEAD: u64 = 36;
@@ -61,6 +65,28 @@ struct EntryPos {
     key_len: usize,
     payload_len: usize,
     prefix: [u64; 2],
+    /// Known to sort after the previous cell (see [`sorts_after`]).
+    after: bool,
+}
+
+/// True when `k` is known to sort after `prev`: both borrow the same row slice (the cells of
+/// one mutation do), both encode to valid keys (then [`compare_encoded`] orders them as
+/// [`KeyRef::cmp_key`] does), and the rest of the key orders `k` later [SORT-1]. False means
+/// unknown.
+#[inline]
+fn sorts_after(prev: &KeyRef<'_>, k: &KeyRef<'_>) -> bool {
+    std::ptr::eq(prev.row, k.row)
+        && k.row.len() <= u16::MAX as usize
+        && prev.family.len() <= u8::MAX as usize
+        && k.family.len() <= u8::MAX as usize
+        && prev
+            .family
+            .cmp(k.family)
+            .then_with(|| prev.qualifier.cmp(k.qualifier))
+            .then_with(|| k.ts.cmp(&prev.ts))
+            .then_with(|| k.type_code.cmp(&prev.type_code))
+            .then_with(|| k.seq.cmp(&prev.seq))
+            == Ordering::Less
 }
 
 /// The bytes `fill` writes, built in the per-thread scratch buffer and copied into an `Arc`
@@ -153,11 +179,20 @@ impl PartialOrd for MemEntry {
     }
 }
 impl Ord for MemEntry {
-    #[inline]
+    /// Inlined for the common case (unequal row prefixes: two word comparisons on data inside
+    /// the skiplist nodes); keys whose prefixes tie are compared out of line.
+    #[inline(always)]
     fn cmp(&self, o: &Self) -> Ordering {
         if self.has_prefix && o.has_prefix && self.prefix != o.prefix {
             return self.prefix.cmp(&o.prefix);
         }
+        self.cmp_keys(o)
+    }
+}
+
+impl MemEntry {
+    #[inline(never)]
+    fn cmp_keys(&self, o: &Self) -> Ordering {
         compare_encoded(self.key(), o.key())
     }
 }
@@ -165,7 +200,7 @@ impl Ord for MemEntry {
 /// The sorted cells of one region not yet flushed.
 #[derive(Debug, Default)]
 pub struct MemStore {
-    set: SkipSet<MemEntry>,
+    set: SkipList,
     size: AtomicU64,
     min_seq: AtomicU64,
 }
@@ -174,7 +209,7 @@ impl MemStore {
     /// An empty memstore.
     pub fn new() -> MemStore {
         MemStore {
-            set: SkipSet::new(),
+            set: SkipList::new(),
             size: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
         }
@@ -200,6 +235,7 @@ impl MemStore {
                 bytes.clear();
                 pos.clear();
                 let mut min_seq = u64::MAX;
+                let mut prev: Option<KeyRef<'a>> = None;
                 for (k, ttl_ms, value) in cells {
                     let off = bytes.len();
                     k.encode_into(&mut bytes);
@@ -210,8 +246,10 @@ impl MemStore {
                         key_len,
                         payload_len: bytes.len() - off - key_len,
                         prefix: prefix_of_row(k.row),
+                        after: prev.as_ref().is_some_and(|p| sorts_after(p, &k)),
                     });
                     min_seq = min_seq.min(k.seq);
+                    prev = Some(k);
                 }
                 if pos.is_empty() {
                     return;
@@ -240,16 +278,17 @@ impl MemStore {
                 let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
                 self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
                 self.size.fetch_add(heap, AtOrd::Relaxed);
-                for p in pos.iter() {
-                    self.set.insert(MemEntry {
+                self.set.insert(pos.iter().map(|p| {
+                    let e = MemEntry {
                         buf: buf.clone(),
                         off: p.off as u32,
                         key_len: p.key_len as u32,
                         payload_len: p.payload_len as u32,
                         has_prefix: true,
                         prefix: p.prefix,
-                    });
-                }
+                    };
+                    (e, p.after)
+                }));
             })
         });
     }
@@ -262,7 +301,7 @@ impl MemStore {
         }
         let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
         self.size.fetch_add(heap, AtOrd::Relaxed);
-        self.set.insert(e);
+        self.set.insert([(e, false)]);
     }
 
     /// Approximate bytes held.
@@ -277,7 +316,7 @@ impl MemStore {
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.set.len() == 0
     }
 
     /// Smallest sequence id inserted (`u64::MAX` when empty).
@@ -287,7 +326,7 @@ impl MemStore {
 
     /// Every entry in order (for flushes).
     pub fn iter(&self) -> impl Iterator<Item = MemEntry> + '_ {
-        self.set.iter().map(|e| e.value().clone())
+        self.set.iter_from(Bound::Unbounded).cloned()
     }
 }
 
@@ -325,8 +364,8 @@ impl MemCursor {
     fn fill(&mut self, from: Bound<&MemEntry>, n: usize) {
         self.batch.clear();
         self.pos = 0;
-        for e in self.mem.set.range((from, Bound::Unbounded)).take(n) {
-            self.batch.push(e.value().clone());
+        for e in self.mem.set.iter_from(from).take(n) {
+            self.batch.push(e.clone());
         }
         self.at_end = self.batch.len() < n;
         self.next_batch = (n * 2).min(MAX_BATCH);
@@ -375,12 +414,7 @@ impl MemCursor {
         let row_prefix = KeyRef::parse(target).map(|k| &target[..2 + k.row.len()]);
         let mut exhausted = true;
         let mut versions = 0usize;
-        for e in self
-            .mem
-            .set
-            .range((Bound::Included(probe), Bound::Unbounded))
-        {
-            let e = e.value();
+        for e in self.mem.set.iter_from(Bound::Included(probe)) {
             let in_row = row_prefix.is_some_and(|p| e.key().starts_with(p));
             versions = match self.batch.last() {
                 Some(prev) if same_column(prev.key(), e.key()) => versions + 1,
@@ -450,8 +484,8 @@ impl CellCursor for MemCursor {
         Ok(self
             .mem
             .set
-            .upper_bound(Bound::Excluded(&probe))
-            .and_then(|e| KeyRef::parse(e.value().key()).map(|k| k.row.to_vec())))
+            .last_below(&probe)
+            .and_then(|e| KeyRef::parse(e.key()).map(|k| k.row.to_vec())))
     }
     fn seek_to_first(&mut self) -> Result<()> {
         self.fill(Bound::Unbounded, MAX_BATCH);
@@ -704,6 +738,79 @@ mod tests {
         // Empty mutations add nothing.
         m.insert_cells(std::iter::empty());
         assert_eq!(m.len(), 3);
+    }
+
+    /// Randomized differential test of `insert_cells` (mutations of one row whose cells come
+    /// sorted, shuffled or reversed, with repeated keys [SORT-7], some rows shared with
+    /// earlier mutations) against a sorted model with last-wins; then cursor seeks.
+    #[test]
+    fn insert_cells_matches_model() {
+        let mut next = crate::util::test_rng(0x1ce11_u64);
+        let m = Arc::new(MemStore::new());
+        let mut model: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for seq in 1..=400u64 {
+            let row = format!("user{}", next(30));
+            let n = 1 + next(12) as usize;
+            let mut cells: Vec<(Vec<u8>, i64, u8, Vec<u8>)> = (0..n)
+                .map(|i| {
+                    let t =
+                        [CellType::Put, CellType::Delete, CellType::DeleteColumn][next(3) as usize];
+                    (
+                        format!("field{}", next(10)).into_bytes(),
+                        next(3) as i64,
+                        t.code(),
+                        format!("{seq}.{i}").into_bytes(),
+                    )
+                })
+                .collect();
+            let fam: &[u8] = if next(4) == 0 { b"g" } else { b"family" };
+            fn kf<'k>(
+                row: &'k str,
+                fam: &'k [u8],
+                seq: u64,
+                c: &'k (Vec<u8>, i64, u8, Vec<u8>),
+            ) -> KeyRef<'k> {
+                KeyRef {
+                    row: row.as_bytes(),
+                    family: fam,
+                    qualifier: &c.0,
+                    ts: c.1,
+                    type_code: c.2,
+                    seq,
+                }
+            }
+            match next(3) {
+                0 => cells.sort_by(|a, b| kf(&row, fam, seq, a).cmp_key(&kf(&row, fam, seq, b))),
+                1 => cells.sort_by(|a, b| kf(&row, fam, seq, b).cmp_key(&kf(&row, fam, seq, a))),
+                _ => {}
+            }
+            m.insert_cells(
+                cells
+                    .iter()
+                    .map(|c| (kf(&row, fam, seq, c), None, &c.3[..])),
+            );
+            for c in &cells {
+                let k = kf(&row, fam, seq, c).encode();
+                let p = crate::model::payload::encode(None, &c.3);
+                match model.iter_mut().find(|(mk, _)| *mk == k) {
+                    Some(e) => e.1 = p,
+                    None => model.push((k, p)),
+                }
+            }
+        }
+        model.sort_by(|a, b| compare_encoded(&a.0, &b.0));
+        let got: Vec<(Vec<u8>, Vec<u8>)> = m
+            .iter()
+            .map(|e| (e.key().to_vec(), e.payload().to_vec()))
+            .collect();
+        assert_eq!(got, model);
+        assert_eq!(m.len(), model.len());
+        let mut c = MemCursor::new(m.clone());
+        for _ in 0..300 {
+            let (k, p) = &model[next(model.len() as u64) as usize];
+            c.seek(k).unwrap();
+            assert_eq!((c.key(), c.payload()), (&k[..], &p[..]));
+        }
     }
 
     #[test]

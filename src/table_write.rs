@@ -89,8 +89,13 @@ impl Table {
         if p.has_no_cells() {
             return Err(Error::invalid("no columns to put"));
         }
+        let mut checked: Option<&[u8]> = None;
         for c in p.cells() {
-            check_family(desc, c.family)?;
+            // Consecutive cells usually share their family: look it up once.
+            if checked != Some(c.family) {
+                check_family(desc, c.family)?;
+                checked = Some(c.family);
+            }
             if c.ts != LATEST_TIMESTAMP {
                 check_ts(c.ts)?;
             }

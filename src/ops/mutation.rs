@@ -86,10 +86,11 @@ impl Put {
         let (family, qualifier, value) = (family.as_ref(), qualifier.as_ref(), value.as_ref());
         let len = family.len() + qualifier.len() + value.len();
         if self.data.capacity() == 0 {
-            // Room for several cells like this one (multi-cell puts usually repeat a shape),
-            // within 2 KiB unless the cell alone is larger.
-            self.data.reserve(len.saturating_mul(8).min(2048).max(len));
-            self.cells.reserve(8);
+            // Room for several cells like this one (multi-cell puts usually repeat a shape;
+            // 12 covers a 10-field record without regrowing), within 4 KiB unless the cell
+            // alone is larger.
+            self.data.reserve(len.saturating_mul(12).min(4096).max(len));
+            self.cells.reserve(12);
         }
         let start = self.data.len();
         self.data.extend_from_slice(family);
