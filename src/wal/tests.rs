@@ -629,6 +629,8 @@ fn concurrent_mixed_levels_with_rolls_lose_nothing() {
     let opts = WalOptions {
         segment_size: 2048,
         async_buffer_limit: 512,
+        // Background syncs race the rolls and appends.
+        sync_ahead: 700,
     };
     let wal = Arc::new(Wal::create(std_fs(), dir.path().to_path_buf(), 1, opts).unwrap());
     let threads: Vec<_> = (0..4u64)
@@ -1325,4 +1327,84 @@ fn mem_fs_crash_after_writes_into_a_preallocated_tail() {
         let acked: Vec<u64> = (1..=20).collect();
         check_recovered(&mem, &acked, 40, &format!("seed {seed}"));
     }
+}
+
+// Sync-ahead: a background thread fdatasyncs the current segment once enough is unsynced.
+
+fn sync_ahead(segment_size: u64, sync_ahead: u64) -> WalOptions {
+    WalOptions {
+        segment_size,
+        sync_ahead,
+        ..WalOptions::default()
+    }
+}
+
+#[test]
+fn background_sync_makes_written_entries_durable_and_keeps_the_log_replayable() {
+    let mem = crate::io::MemFs::new();
+    mem.create_dir_all(Path::new("/wal")).unwrap();
+    mem.sync_dir(Path::new("/")).unwrap();
+    let fault = crate::io::FaultFs::over_mem(mem.clone());
+    let wal = Wal::create(
+        Arc::new(fault.clone()),
+        Path::new("/wal").to_path_buf(),
+        1,
+        sync_ahead(8 << 10, 1000),
+    )
+    .unwrap();
+    let syncs_before = fault.syncs();
+    let mut seq = 0;
+    // Write-level appends never fdatasync themselves; the background thread does, after each
+    // 1000 bytes (the segments also roll every 8 KiB).
+    while seq < 400 {
+        seq += 1;
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    let mut spins = 0u64;
+    while fault.syncs() <= syncs_before + wal.segment_count() as u64 * 2 && spins < 10_000_000 {
+        std::thread::yield_now();
+        spins += 1;
+    }
+    assert!(
+        fault.syncs() > syncs_before + wal.segment_count() as u64 * 2,
+        "background syncs ran"
+    );
+    mem.crash();
+    drop(wal);
+    check_recovered(&mem, &[], 400, "crash after background syncs");
+}
+
+#[test]
+fn a_failed_background_sync_poisons_the_wal() {
+    let mem = crate::io::MemFs::new();
+    mem.create_dir_all(Path::new("/wal")).unwrap();
+    mem.sync_dir(Path::new("/")).unwrap();
+    let fault = crate::io::FaultFs::over_mem(mem);
+    let wal = Wal::create(
+        Arc::new(fault.clone()),
+        Path::new("/wal").to_path_buf(),
+        1,
+        sync_ahead(1 << 20, 500),
+    )
+    .unwrap();
+    fault.fail_sync_at(fault.syncs());
+    let mut seq = 0;
+    // Appends succeed until the background sync has failed; then the next batch fails.
+    let mut spins = 0u64;
+    let err = loop {
+        seq += 1;
+        if let Err(e) = wal.append(&payload(seq), seq, WalSync::Write) {
+            break e;
+        }
+        if fault.injected() > 0 {
+            spins += 1;
+        }
+        assert!(spins < 1_000_000, "the failure reached no append");
+    };
+    assert!(
+        matches!(err, Error::Poisoned(ref r) if r.contains("background")),
+        "{err:?}"
+    );
+    assert!(wal.is_poisoned());
+    assert_poisoned(wal.append(&payload(seq + 1), seq + 1, WalSync::Fsync));
 }

@@ -55,6 +55,11 @@ pub struct WalOptions {
     pub segment_size: u64,
     /// Buffered appends write inline once this many bytes are queued (default 256 KiB).
     pub async_buffer_limit: usize,
+    /// Once this many bytes were written to the current segment since its last fdatasync, a
+    /// background thread fdatasyncs it, so a roll (which must sync the old segment before the
+    /// new one exists) finds little unsynced data and writers do not wait for a whole
+    /// segment's writeback (default 8 MiB; 0 turns it off).
+    pub sync_ahead: u64,
 }
 
 impl Default for WalOptions {
@@ -62,6 +67,7 @@ impl Default for WalOptions {
         WalOptions {
             segment_size: 64 << 20,
             async_buffer_limit: 256 << 10,
+            sync_ahead: 8 << 20,
         }
     }
 }
@@ -144,6 +150,8 @@ struct IoState {
     id: u64,
     /// Bytes were written to `file` since its last fdatasync.
     unsynced: bool,
+    /// Bytes written to `file` since its last fdatasync or background sync request.
+    unsynced_bytes: u64,
     /// The size `file` was preallocated to ([`WritableFile::preallocate`]); at or below
     /// `file.len()` when it has no zero tail.
     allocated: u64,
@@ -183,6 +191,10 @@ pub struct Wal {
     io: Mutex<IoState>,
     /// Serializes [`Wal::delete_obsolete`] calls.
     deleting: Mutex<()>,
+    /// Requests to the background sync thread ([`WalOptions::sync_ahead`]).
+    syncer: Arc<Syncer>,
+    /// The background sync thread, started on its first request.
+    syncer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     syncs: AtomicU64,
     writes: AtomicU64,
 }
@@ -242,8 +254,11 @@ impl Wal {
                 file,
                 id: first_segment_id,
                 unsynced: false,
+                unsynced_bytes: 0,
                 allocated: 0,
             }),
+            syncer: Arc::new(Syncer::default()),
+            syncer_thread: Mutex::new(None),
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
@@ -648,9 +663,13 @@ impl Wal {
         let io = &mut *io;
         let id = io.id;
         let seg_path = || segment::segment_path(&self.dir, id).display().to_string();
+        if let Some(reason) = self.syncer.state.lock().error.clone() {
+            return Err(reason);
+        }
         if !batch.is_empty() {
             self.writes.fetch_add(1, Ordering::Relaxed);
             io.unsynced = true;
+            io.unsynced_bytes += batch.len() as u64;
             let end = io.file.len() + batch.len() as u64;
             if end > io.allocated
                 && let Some(target) = preallocation_target(end, self.opts.segment_size)
@@ -682,6 +701,7 @@ impl Wal {
             }
             io.allocated = len;
             io.unsynced = false;
+            io.unsynced_bytes = 0;
         }
         // A segment is synced before it is closed, so only the newest segment can have a torn
         // tail after a power loss (replay treats damage in older segments as corruption).
@@ -694,6 +714,7 @@ impl Wal {
                 ));
             }
             io.unsynced = false;
+            io.unsynced_bytes = 0;
         }
         let mut rolled_to = None;
         if roll {
@@ -720,10 +741,94 @@ impl Wal {
                 }
             }
         }
+        if rolled_to.is_none()
+            && self.opts.sync_ahead > 0
+            && io.unsynced_bytes >= self.opts.sync_ahead
+        {
+            io.unsynced_bytes = 0;
+            self.sync_in_background(io.id);
+        }
         Ok(BatchOutcome {
             synced: want_sync || roll,
             rolled_to,
         })
+    }
+}
+
+impl Wal {
+    /// Asks the background sync thread (started on first use) to fdatasync segment `id`.
+    fn sync_in_background(&self, id: u64) {
+        {
+            let mut st = self.syncer.state.lock();
+            st.request = Some(id);
+        }
+        self.syncer.cv.notify_one();
+        let mut t = self.syncer_thread.lock();
+        if t.is_none() {
+            let (syncer, fs, dir) = (self.syncer.clone(), self.fs.clone(), self.dir.clone());
+            match std::thread::Builder::new()
+                .name("cellbase-wal-sync".into())
+                .spawn(move || syncer.run(&*fs, &dir))
+            {
+                Ok(h) => *t = Some(h),
+                // No thread: the roll syncs everything, as without sync-ahead.
+                Err(_) => self.syncer.state.lock().request = None,
+            }
+        }
+    }
+}
+
+/// The background sync thread's mailbox.
+#[derive(Default)]
+struct Syncer {
+    state: Mutex<SyncerState>,
+    cv: parking_lot::Condvar,
+}
+
+#[derive(Default)]
+struct SyncerState {
+    /// The segment to fdatasync next.
+    request: Option<u64>,
+    stop: bool,
+    /// A failed background fdatasync: the WAL's next batch fails with it (poisoning the WAL),
+    /// as a failed fdatasync by the leader would.
+    error: Option<String>,
+}
+
+impl Syncer {
+    /// Serves requests until told to stop: opens the segment (a second handle of the same
+    /// file; `fdatasync` makes the file's data durable whichever handle wrote it) and syncs it.
+    /// A segment that is gone (deleted once flushed) needs nothing.
+    fn run(&self, fs: &dyn FileSystem, dir: &Path) {
+        loop {
+            let id = {
+                let mut st = self.state.lock();
+                loop {
+                    if st.stop {
+                        return;
+                    }
+                    if let Some(id) = st.request.take() {
+                        break id;
+                    }
+                    self.cv.wait(&mut st);
+                }
+            };
+            let path = segment::segment_path(dir, id);
+            let res = fs.open_append(&path).and_then(|mut f| f.sync_data());
+            match res {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    let mut st = self.state.lock();
+                    st.error.get_or_insert_with(|| {
+                        format!(
+                            "background fdatasync of WAL segment {} failed: {e}",
+                            path.display()
+                        )
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -855,11 +960,17 @@ fn check_open(g: &Shared) -> Result<()> {
 }
 
 impl Drop for Wal {
-    /// Best effort: writes queued Buffered entries to the OS unless closed or poisoned.
+    /// Best effort: writes queued Buffered entries to the OS unless closed or poisoned. Stops
+    /// the background sync thread.
     fn drop(&mut self) {
         let g = self.state.get_mut();
         if !g.closed && g.poisoned.is_none() && !g.pending.is_empty() {
             let _ = self.flush_buffered();
+        }
+        self.syncer.state.lock().stop = true;
+        self.syncer.cv.notify_all();
+        if let Some(t) = self.syncer_thread.get_mut().take() {
+            let _ = t.join();
         }
     }
 }
