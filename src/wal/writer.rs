@@ -26,6 +26,15 @@
 //!
 //! The mutex is never held during I/O; appenders keep queueing while the leader writes, and the
 //! next leader takes all of them in one write and one sync.
+//!
+//! # Preallocation and sync-ahead
+//!
+//! The current segment is grown ahead of the appends ([`WritableFile::preallocate`], see
+//! `preallocation_target`), so an fdatasync'd append does not change the file's size; a segment
+//! is trimmed to its last record when it is rolled (before the successor's header records its
+//! length) or the log is closed. Once [`WalOptions::sync_ahead`] bytes were written without a
+//! sync, a background thread fdatasyncs the segment, so a roll never syncs a whole segment
+//! while writers wait.
 
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
