@@ -38,6 +38,9 @@ impl WritableFile for F {
     fn len(&self) -> u64 {
         self.0.len()
     }
+    fn preallocate(&mut self, len: u64) -> io::Result<()> {
+        self.0.preallocate(len)
+    }
 }
 impl FileSystem for C {
     fn create_dir_all(&self, p: &Path) -> io::Result<()> {

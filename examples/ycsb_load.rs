@@ -60,6 +60,9 @@ impl WritableFile for F {
     fn len(&self) -> u64 {
         self.inner.len()
     }
+    fn preallocate(&mut self, len: u64) -> io::Result<()> {
+        self.inner.preallocate(len)
+    }
 }
 fn wrap(p: &Path, inner: Box<dyn WritableFile>) -> Box<dyn WritableFile> {
     let (counter, size) = if is_sst(p) {

@@ -1,7 +1,7 @@
 //! A filesystem wrapper for fault-injection tests (compiled with the `testing` feature).
 //!
-//! It counts mutating operations (create, append, sync, rename, remove, truncate, directory
-//! creation and sync) and can:
+//! It counts mutating operations (create, append, preallocate, sync, rename, remove, truncate,
+//! directory creation and sync) and can:
 //!
 //! - [`FaultFs::fail_at`]: fail the n-th mutating operation (and only it);
 //! - [`FaultFs::fail_sync_at`]: fail the n-th sync (`sync_data` or `sync_dir`) only;
@@ -231,6 +231,10 @@ impl WritableFile for FaultWritable {
     }
     fn len(&self) -> u64 {
         self.inner.len()
+    }
+    fn preallocate(&mut self, len: u64) -> io::Result<()> {
+        self.counter.simple("preallocate", Op::Other)?;
+        self.inner.preallocate(len)
     }
 }
 

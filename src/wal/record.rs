@@ -165,11 +165,28 @@ fn intact_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
     })
 }
 
+/// True when every non-zero byte from `pos` on lies inside the frame whose header starts at
+/// `pos` (as far as its length field claims): a record torn by a crash in a preallocated file,
+/// whose unwritten part and the room after it read as zeros.
+fn torn_before_zeros(bytes: &[u8], pos: usize) -> bool {
+    let nonzero_end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    let claimed_end = match bytes.get(pos + 4..pos + 8) {
+        Some(len) => {
+            let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+            pos.saturating_add(HEADER_LEN).saturating_add(len)
+        }
+        None => bytes.len(),
+    };
+    claimed_end >= nonzero_end
+}
+
 /// Parses every record of a log file's bytes.
 ///
 /// With [`TailPolicy::TornTailAllowed`], damage confined to the END of the file is a torn tail:
 /// a record whose header or payload runs past EOF, a final record (ending exactly at EOF) with a
-/// bad checksum, or a bad record followed only by zero bytes up to EOF. Then the records before it
+/// bad checksum, zero bytes up to EOF, or a bad record with only zero bytes after it (a record
+/// torn inside a preallocated, zero-filled tail: every non-zero byte after its start lies within
+/// the length its header claims). Then the records before it
 /// are returned with `valid_len`, the byte length of the good prefix. Any bad record followed by
 /// further (non-zero) data is [`Error::Corruption`] naming `path` and the offset. With
 /// [`TailPolicy::Strict`], any damage is corruption. Returns `(records, valid_len)`; without
@@ -195,7 +212,7 @@ pub fn read_records<'a>(
             Err(d) => {
                 let torn = d.at_eof || bytes[pos..].iter().all(|&b| b == 0);
                 let torn_ok = match policy {
-                    TailPolicy::TornTailAllowed => torn,
+                    TailPolicy::TornTailAllowed => torn || torn_before_zeros(bytes, pos),
                     TailPolicy::TornFinalRecordOnly => {
                         torn && intact_frame_after(bytes, pos.saturating_add(1)).is_none()
                     }

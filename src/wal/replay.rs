@@ -1,5 +1,9 @@
 //! WAL recovery: reads every segment in id order and hands each entry to a visitor.
 //!
+//! Zero-tail rule: the writer preallocates the segment it appends to, so the newest segment may
+//! end in zero bytes after its last record; they are its end, not damage, and replay cuts them
+//! off. Older segments were trimmed to their last record before their successor was created.
+//!
 //! Torn-tail rule: only the newest segment may end in damage. The writer fdatasyncs a segment
 //! before it creates the next one, and replay syncs (or truncates and syncs) the newest segment
 //! before a new `Wal` starts a later one, so every segment but the newest is complete on disk:
@@ -26,13 +30,16 @@ pub struct ReplayInfo {
     pub segments: Vec<(u64, u64)>,
     /// The largest segment id (0 if there is none); a new `Wal` starts at `last_segment_id + 1`.
     pub last_segment_id: u64,
-    /// The newest segment had a torn tail and was truncated to its valid prefix.
+    /// The newest segment had a torn tail and was truncated to its valid prefix. A tail of zero
+    /// bytes after the last record (the writer preallocates segments) is cut too, but is not a
+    /// torn tail.
     pub torn_tail_truncated: bool,
 }
 
 /// Reads every segment (`{id:010}.log`) in `dir` in id order and calls `visit(seq, payload)` for
-/// each entry, in file order. Other files in `dir` are ignored. Damage at the end of the newest
-/// segment is a torn tail: the file is truncated to its valid prefix (and synced) so the next
+/// each entry, in file order. Other files in `dir` are ignored. Zero bytes after the newest
+/// segment's last record are its preallocated room: they are cut off (not reported as a torn
+/// tail). Damage at the end of the newest segment is a torn tail: the file is truncated to its valid prefix (and synced) so the next
 /// open sees a clean file, and replay succeeds. Without a torn tail the newest segment is still
 /// synced, because a new `Wal` will make it an older, must-be-complete segment. A newest
 /// segment without a complete header (a crash while it was created) holds no entries and is
@@ -120,7 +127,10 @@ pub fn replay(
         if newest {
             if valid_len < bytes.len() as u64 {
                 fs.truncate(&path, valid_len)?;
-                info.torn_tail_truncated = true;
+                // Zero bytes after the last record are the writer's preallocated room (or a
+                // record none of whose bytes reached the disk), not a torn record.
+                let tail = &bytes[usize::try_from(valid_len).unwrap_or(bytes.len())..];
+                info.torn_tail_truncated |= tail.iter().any(|&b| b != 0);
             } else {
                 fs.open_append(&path)?.sync_data()?;
             }

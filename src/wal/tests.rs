@@ -629,6 +629,8 @@ fn concurrent_mixed_levels_with_rolls_lose_nothing() {
     let opts = WalOptions {
         segment_size: 2048,
         async_buffer_limit: 512,
+        // Background syncs race the rolls and appends.
+        sync_ahead: 700,
     };
     let wal = Arc::new(Wal::create(std_fs(), dir.path().to_path_buf(), 1, opts).unwrap());
     let threads: Vec<_> = (0..4u64)
@@ -704,6 +706,9 @@ impl WritableFile for AuditFile {
     }
     fn len(&self) -> u64 {
         self.0.len()
+    }
+    fn preallocate(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.preallocate(len)
     }
 }
 
@@ -906,6 +911,9 @@ impl WritableFile for FailFile {
     fn len(&self) -> u64 {
         self.inner.len()
     }
+    fn preallocate(&mut self, len: u64) -> std::io::Result<()> {
+        self.inner.preallocate(len)
+    }
 }
 
 impl FileSystem for FailFs {
@@ -1069,4 +1077,334 @@ fn followers_of_a_failed_batch_see_poisoned() {
 fn wal_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Wal>();
+}
+
+// Preallocation: the current segment has a zero tail past its last record.
+
+/// Physical size of a file on the real filesystem.
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().len()
+}
+
+#[test]
+fn preallocated_tail_is_the_end_of_the_newest_segment_not_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    for seq in 1..=10 {
+        wal.append(&payload(seq), seq, WalSync::Fsync).unwrap();
+    }
+    let path = segment_path(dir.path(), 1);
+    // The writer's process dies: the segment keeps its preallocated zero tail.
+    drop(wal);
+    let size = file_size(&path);
+    assert!(size >= 256 << 10, "preallocated to {size} bytes");
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=10);
+    assert!(!info.torn_tail_truncated, "a zero tail is not a torn tail");
+    let trimmed = file_size(&path);
+    assert!(trimmed < 4096, "replay cut the zero tail: {trimmed} bytes");
+    assert_eq!(
+        record_ends(&StdFs.read_all(&path).unwrap()).last().copied(),
+        Some(trimmed)
+    );
+    // The next log links to the trimmed length, and both replay cleanly.
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 2, WalOptions::default()).unwrap();
+    wal.append(&payload(11), 11, WalSync::Fsync).unwrap();
+    drop(wal);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=11);
+    assert!(!info.torn_tail_truncated);
+}
+
+#[test]
+fn a_torn_record_before_the_zero_tail_is_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    for seq in 1..=5 {
+        wal.append(&payload(seq), seq, WalSync::Fsync).unwrap();
+    }
+    drop(wal);
+    let path = segment_path(dir.path(), 1);
+    let mut bytes = StdFs.read_all(&path).unwrap();
+    let ends = {
+        let (recs, valid) =
+            record::read_records(&bytes, Path::new("x"), record::TailPolicy::TornTailAllowed)
+                .unwrap();
+        assert_eq!(recs.len(), 6);
+        valid as usize
+    };
+    // The last record's second half never reached the disk (zeros, as in the preallocation).
+    let last = 9 + 8 + payload(5).len();
+    bytes[ends - last / 2..ends].fill(0);
+    StdFs.truncate(&path, 0).unwrap();
+    write_file(&path, &bytes);
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=4);
+    assert!(info.torn_tail_truncated);
+    assert_eq!(file_size(&path) as usize, ends - last);
+}
+
+#[test]
+fn rolled_and_closed_segments_are_trimmed_to_their_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(std_fs(), dir.path().to_path_buf(), 1, small(2000)).unwrap();
+    for seq in 1..=60 {
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    assert!(wal.segment_count() > 2);
+    let current = wal.current_segment_id();
+    for id in 1..current {
+        let path = segment_path(dir.path(), id);
+        let bytes = StdFs.read_all(&path).unwrap();
+        assert_eq!(
+            record_ends(&bytes).last().copied(),
+            Some(bytes.len() as u64),
+            "closed segment {id} ends at its last record"
+        );
+    }
+    // The current segment is preallocated up to the segment size once it holds an entry.
+    wal.append(&payload(61), 61, WalSync::Write).unwrap();
+    assert_eq!(wal.current_segment_id(), current);
+    assert_eq!(file_size(&segment_path(dir.path(), current)), 2000);
+    wal.close().unwrap();
+    let bytes = StdFs.read_all(&segment_path(dir.path(), current)).unwrap();
+    assert_eq!(
+        record_ends(&bytes).last().copied(),
+        Some(bytes.len() as u64)
+    );
+    let (got, info) = replay_all(dir.path()).unwrap();
+    expect_seqs(&got, 1..=61);
+    assert!(!info.torn_tail_truncated);
+}
+
+#[test]
+fn an_older_segment_with_a_zero_tail_is_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(rolled_log(dir.path(), 300) >= 3);
+    let path = segment_path(dir.path(), 1);
+    let mut bytes = StdFs.read_all(&path).unwrap();
+    let len = bytes.len();
+    bytes.resize(len + 4096, 0);
+    write_file(&path, &bytes);
+    match replay_all(dir.path()) {
+        Err(Error::Corruption { path: p, detail }) => {
+            assert_eq!(p, path);
+            assert!(detail.contains(&format!("offset {len}")), "{detail}");
+        }
+        other => panic!("expected corruption, got {other:?}"),
+    }
+}
+
+#[test]
+fn preallocation_grows_in_bounded_chunks() {
+    let t = |end| super::writer::preallocation_target(end, 64 << 20);
+    assert_eq!(t(100), Some(100 + (256 << 10)));
+    assert_eq!(t(4 << 20), Some(5 << 20));
+    assert_eq!(t(40 << 20), Some(44 << 20));
+    assert_eq!(t(63 << 20), Some(64 << 20));
+    assert_eq!(t(64 << 20), None);
+    assert_eq!(super::writer::preallocation_target(100, 1000), Some(1000));
+}
+
+/// Appends `n` Fsync entries to a WAL over `fault` (small segments, so it preallocates, trims
+/// and rolls), stopping at the first error; returns the sequence ids acknowledged.
+fn fsync_until_failure(fault: &crate::io::FaultFs, n: u64) -> Vec<u64> {
+    let fs: Arc<dyn FileSystem> = Arc::new(fault.clone());
+    let dir = Path::new("/wal");
+    let Ok(wal) = Wal::create(fs, dir.to_path_buf(), 1, small(700)) else {
+        return Vec::new();
+    };
+    let mut acked = Vec::new();
+    for seq in 1..=n {
+        if wal.append(&payload(seq), seq, WalSync::Fsync).is_err() {
+            break;
+        }
+        acked.push(seq);
+    }
+    acked
+}
+
+/// Replays `/wal` on `mem` and checks it holds a prefix of 1..=n that covers `acked`.
+fn check_recovered(mem: &crate::io::MemFs, acked: &[u64], n: u64, what: &str) {
+    let mut got = Vec::new();
+    let info = replay(mem, Path::new("/wal"), |seq, p| {
+        got.push((seq, p.to_vec()));
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{what}: replay failed: {e:?}"));
+    let k = got.len() as u64;
+    assert!(k <= n, "{what}");
+    expect_seqs(&got, 1..=k);
+    assert!(k >= acked.len() as u64, "{what}: lost acknowledged entries");
+    // Replay left a clean log: a second replay finds the same and no torn tail, and a new log
+    // can follow it.
+    let mut again = Vec::new();
+    let info2 = replay(mem, Path::new("/wal"), |seq, p| {
+        again.push((seq, p.to_vec()));
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{what}: second replay failed: {e:?}"));
+    assert_eq!(again, got, "{what}");
+    assert!(!info2.torn_tail_truncated, "{what}");
+    let next = info.last_segment_id + 1;
+    let wal = Wal::create(
+        Arc::new(mem.clone()),
+        Path::new("/wal").to_path_buf(),
+        next,
+        small(700),
+    )
+    .unwrap_or_else(|e| panic!("{what}: reopen failed: {e:?}"));
+    wal.append(&payload(k + 1), k + 1, WalSync::Fsync).unwrap();
+    drop(wal);
+    let mut third = Vec::new();
+    replay(mem, Path::new("/wal"), |seq, p| {
+        third.push((seq, p.to_vec()));
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{what}: replay after reopen failed: {e:?}"));
+    expect_seqs(&third, 1..=k + 1);
+}
+
+#[test]
+fn power_loss_at_every_operation_keeps_acknowledged_entries() {
+    // Covers a crash with a preallocated tail, during a preallocation, and at every step of a
+    // roll (trim of the old segment, creation, header, syncs of the new one).
+    const N: u64 = 30;
+    let total = {
+        let mem = crate::io::MemFs::new();
+        mem.create_dir_all(Path::new("/wal")).unwrap();
+        let fault = crate::io::FaultFs::over_mem(mem);
+        assert_eq!(fsync_until_failure(&fault, N).len() as u64, N);
+        fault.mutating_ops()
+    };
+    for at in 0..total {
+        for (tear, seed) in [(false, None), (true, Some(at)), (false, Some(at ^ 0x5555))] {
+            let mem = crate::io::MemFs::new();
+            mem.create_dir_all(Path::new("/wal")).unwrap();
+            mem.sync_dir(Path::new("/")).unwrap();
+            if let Some(seed) = seed {
+                mem.set_crash_seed(seed);
+            }
+            let fault = crate::io::FaultFs::over_mem(mem.clone());
+            fault.crash_at(at, tear);
+            let acked = fsync_until_failure(&fault, N);
+            fault.crash().unwrap();
+            check_recovered(
+                &mem,
+                &acked,
+                N,
+                &format!("crash at op {at} (tear {tear}, seed {seed:?})"),
+            );
+        }
+    }
+}
+
+#[test]
+fn mem_fs_crash_after_writes_into_a_preallocated_tail() {
+    // Without a torn crash, only synced bytes survive; with one, a prefix of the rest.
+    for seed in 0..50u64 {
+        let mem = crate::io::MemFs::new();
+        mem.create_dir_all(Path::new("/wal")).unwrap();
+        mem.sync_dir(Path::new("/")).unwrap();
+        if seed > 0 {
+            mem.set_crash_seed(seed);
+        }
+        let wal = Wal::create(
+            Arc::new(mem.clone()),
+            Path::new("/wal").to_path_buf(),
+            1,
+            WalOptions::default(),
+        )
+        .unwrap();
+        for seq in 1..=20 {
+            wal.append(&payload(seq), seq, WalSync::Fsync).unwrap();
+        }
+        for seq in 21..=40 {
+            wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+        }
+        mem.crash();
+        drop(wal);
+        let acked: Vec<u64> = (1..=20).collect();
+        check_recovered(&mem, &acked, 40, &format!("seed {seed}"));
+    }
+}
+
+// Sync-ahead: a background thread fdatasyncs the current segment once enough is unsynced.
+
+fn sync_ahead(segment_size: u64, sync_ahead: u64) -> WalOptions {
+    WalOptions {
+        segment_size,
+        sync_ahead,
+        ..WalOptions::default()
+    }
+}
+
+#[test]
+fn background_sync_makes_written_entries_durable_and_keeps_the_log_replayable() {
+    let mem = crate::io::MemFs::new();
+    mem.create_dir_all(Path::new("/wal")).unwrap();
+    mem.sync_dir(Path::new("/")).unwrap();
+    let fault = crate::io::FaultFs::over_mem(mem.clone());
+    let wal = Wal::create(
+        Arc::new(fault.clone()),
+        Path::new("/wal").to_path_buf(),
+        1,
+        sync_ahead(8 << 10, 1000),
+    )
+    .unwrap();
+    let syncs_before = fault.syncs();
+    let mut seq = 0;
+    // Write-level appends never fdatasync themselves; the background thread does, after each
+    // 1000 bytes (the segments also roll every 8 KiB).
+    while seq < 400 {
+        seq += 1;
+        wal.append(&payload(seq), seq, WalSync::Write).unwrap();
+    }
+    let mut spins = 0u64;
+    while fault.syncs() <= syncs_before + wal.segment_count() as u64 * 2 && spins < 10_000_000 {
+        std::thread::yield_now();
+        spins += 1;
+    }
+    assert!(
+        fault.syncs() > syncs_before + wal.segment_count() as u64 * 2,
+        "background syncs ran"
+    );
+    mem.crash();
+    drop(wal);
+    check_recovered(&mem, &[], 400, "crash after background syncs");
+}
+
+#[test]
+fn a_failed_background_sync_poisons_the_wal() {
+    let mem = crate::io::MemFs::new();
+    mem.create_dir_all(Path::new("/wal")).unwrap();
+    mem.sync_dir(Path::new("/")).unwrap();
+    let fault = crate::io::FaultFs::over_mem(mem);
+    let wal = Wal::create(
+        Arc::new(fault.clone()),
+        Path::new("/wal").to_path_buf(),
+        1,
+        sync_ahead(1 << 20, 500),
+    )
+    .unwrap();
+    fault.fail_sync_at(fault.syncs());
+    let mut seq = 0;
+    // Appends succeed until the background sync has failed; then the next batch fails.
+    let mut spins = 0u64;
+    let err = loop {
+        seq += 1;
+        if let Err(e) = wal.append(&payload(seq), seq, WalSync::Write) {
+            break e;
+        }
+        if fault.injected() > 0 {
+            spins += 1;
+        }
+        assert!(spins < 1_000_000, "the failure reached no append");
+    };
+    assert!(
+        matches!(err, Error::Poisoned(ref r) if r.contains("background")),
+        "{err:?}"
+    );
+    assert!(wal.is_poisoned());
+    assert_poisoned(wal.append(&payload(seq + 1), seq + 1, WalSync::Fsync));
 }

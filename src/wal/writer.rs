@@ -26,6 +26,15 @@
 //!
 //! The mutex is never held during I/O; appenders keep queueing while the leader writes, and the
 //! next leader takes all of them in one write and one sync.
+//!
+//! # Preallocation and sync-ahead
+//!
+//! The current segment is grown ahead of the appends ([`WritableFile::preallocate`], see
+//! `preallocation_target`), so an fdatasync'd append does not change the file's size; a segment
+//! is trimmed to its last record when it is rolled (before the successor's header records its
+//! length) or the log is closed. Once [`WalOptions::sync_ahead`] bytes were written without a
+//! sync, a background thread fdatasyncs the segment, so a roll never syncs a whole segment
+//! while writers wait.
 
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
@@ -55,6 +64,11 @@ pub struct WalOptions {
     pub segment_size: u64,
     /// Buffered appends write inline once this many bytes are queued (default 256 KiB).
     pub async_buffer_limit: usize,
+    /// Once this many bytes were written to the current segment since its last fdatasync, a
+    /// background thread fdatasyncs it, so a roll (which must sync the old segment before the
+    /// new one exists) finds little unsynced data and writers do not wait for a whole
+    /// segment's writeback (default 8 MiB; 0 turns it off).
+    pub sync_ahead: u64,
 }
 
 impl Default for WalOptions {
@@ -62,6 +76,7 @@ impl Default for WalOptions {
         WalOptions {
             segment_size: 64 << 20,
             async_buffer_limit: 256 << 10,
+            sync_ahead: 8 << 20,
         }
     }
 }
@@ -144,6 +159,11 @@ struct IoState {
     id: u64,
     /// Bytes were written to `file` since its last fdatasync.
     unsynced: bool,
+    /// Bytes written to `file` since its last fdatasync or background sync request.
+    unsynced_bytes: u64,
+    /// The size `file` was preallocated to ([`WritableFile::preallocate`]); at or below
+    /// `file.len()` when it has no zero tail.
+    allocated: u64,
 }
 
 /// What a leader's batch did.
@@ -180,6 +200,10 @@ pub struct Wal {
     io: Mutex<IoState>,
     /// Serializes [`Wal::delete_obsolete`] calls.
     deleting: Mutex<()>,
+    /// Requests to the background sync thread ([`WalOptions::sync_ahead`]).
+    syncer: Arc<Syncer>,
+    /// The background sync thread, started on its first request.
+    syncer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     syncs: AtomicU64,
     writes: AtomicU64,
 }
@@ -239,7 +263,11 @@ impl Wal {
                 file,
                 id: first_segment_id,
                 unsynced: false,
+                unsynced_bytes: 0,
+                allocated: 0,
             }),
+            syncer: Arc::new(Syncer::default()),
+            syncer_thread: Mutex::new(None),
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
@@ -446,7 +474,21 @@ impl Wal {
         g.closed = true;
         let t = g.pending_end;
         g.fsync_wanted = g.fsync_wanted.max(t);
-        self.wait_for(g, Need::Synced(t))
+        self.wait_for(g, Need::Synced(t))?;
+        // No append follows: trim the preallocated zero tail so that the closed log takes only
+        // the space it uses (replay would accept the tail, and cut it, too).
+        let mut io = self.io.lock();
+        let len = io.file.len();
+        if io.allocated > len {
+            let path = segment::segment_path(&self.dir, io.id);
+            if let Err(e) = self.fs.truncate(&path, len) {
+                let reason = format!("trimming WAL segment {} failed: {e}", path.display());
+                self.state.lock().poisoned.get_or_insert(reason.clone());
+                return Err(Error::Poisoned(reason));
+            }
+            io.allocated = len;
+        }
+        Ok(())
     }
 
     /// True after a failed write or sync; every later append returns [`Error::Poisoned`].
@@ -630,14 +672,46 @@ impl Wal {
         let io = &mut *io;
         let id = io.id;
         let seg_path = || segment::segment_path(&self.dir, id).display().to_string();
+        if let Some(reason) = self.syncer.state.lock().error.clone() {
+            return Err(reason);
+        }
         if !batch.is_empty() {
             self.writes.fetch_add(1, Ordering::Relaxed);
             io.unsynced = true;
+            io.unsynced_bytes += batch.len() as u64;
+            let end = io.file.len() + batch.len() as u64;
+            if end > io.allocated
+                && let Some(target) = preallocation_target(end, self.opts.segment_size)
+            {
+                if let Err(e) = io.file.preallocate(target) {
+                    return Err(format!(
+                        "preallocating WAL segment {} failed: {e}",
+                        seg_path()
+                    ));
+                }
+                io.allocated = target;
+            }
             if let Err(e) = io.file.append(batch) {
                 return Err(format!("write to WAL segment {} failed: {e}", seg_path()));
             }
         }
         let roll = want_roll || io.file.len() > self.opts.segment_size;
+        // A segment being closed loses its preallocated zero tail first, so that its length is
+        // its logical length when the successor's header records it. `truncate` syncs the
+        // file (data and size), which stands in for the fdatasync below.
+        if roll && io.allocated > io.file.len() {
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+            let len = io.file.len();
+            if let Err(e) = self.fs.truncate(&segment::segment_path(&self.dir, id), len) {
+                return Err(format!(
+                    "trimming WAL segment {} to {len} bytes failed: {e}",
+                    seg_path()
+                ));
+            }
+            io.allocated = len;
+            io.unsynced = false;
+            io.unsynced_bytes = 0;
+        }
         // A segment is synced before it is closed, so only the newest segment can have a torn
         // tail after a power loss (replay treats damage in older segments as corruption).
         if (want_sync || roll) && io.unsynced {
@@ -649,6 +723,7 @@ impl Wal {
                 ));
             }
             io.unsynced = false;
+            io.unsynced_bytes = 0;
         }
         let mut rolled_to = None;
         if roll {
@@ -664,6 +739,7 @@ impl Wal {
                     self.syncs.fetch_add(1, Ordering::Relaxed);
                     io.file = f;
                     io.id = new_id;
+                    io.allocated = 0;
                     rolled_to = Some(new_id);
                 }
                 Err(e) => {
@@ -674,10 +750,94 @@ impl Wal {
                 }
             }
         }
+        if rolled_to.is_none()
+            && self.opts.sync_ahead > 0
+            && io.unsynced_bytes >= self.opts.sync_ahead
+        {
+            io.unsynced_bytes = 0;
+            self.sync_in_background(io.id);
+        }
         Ok(BatchOutcome {
             synced: want_sync || roll,
             rolled_to,
         })
+    }
+}
+
+impl Wal {
+    /// Asks the background sync thread (started on first use) to fdatasync segment `id`.
+    fn sync_in_background(&self, id: u64) {
+        {
+            let mut st = self.syncer.state.lock();
+            st.request = Some(id);
+        }
+        self.syncer.cv.notify_one();
+        let mut t = self.syncer_thread.lock();
+        if t.is_none() {
+            let (syncer, fs, dir) = (self.syncer.clone(), self.fs.clone(), self.dir.clone());
+            match std::thread::Builder::new()
+                .name("cellbase-wal-sync".into())
+                .spawn(move || syncer.run(&*fs, &dir))
+            {
+                Ok(h) => *t = Some(h),
+                // No thread: the roll syncs everything, as without sync-ahead.
+                Err(_) => self.syncer.state.lock().request = None,
+            }
+        }
+    }
+}
+
+/// The background sync thread's mailbox.
+#[derive(Default)]
+struct Syncer {
+    state: Mutex<SyncerState>,
+    cv: parking_lot::Condvar,
+}
+
+#[derive(Default)]
+struct SyncerState {
+    /// The segment to fdatasync next.
+    request: Option<u64>,
+    stop: bool,
+    /// A failed background fdatasync: the WAL's next batch fails with it (poisoning the WAL),
+    /// as a failed fdatasync by the leader would.
+    error: Option<String>,
+}
+
+impl Syncer {
+    /// Serves requests until told to stop: opens the segment (a second handle of the same
+    /// file; `fdatasync` makes the file's data durable whichever handle wrote it) and syncs it.
+    /// A segment that is gone (deleted once flushed) needs nothing.
+    fn run(&self, fs: &dyn FileSystem, dir: &Path) {
+        loop {
+            let id = {
+                let mut st = self.state.lock();
+                loop {
+                    if st.stop {
+                        return;
+                    }
+                    if let Some(id) = st.request.take() {
+                        break id;
+                    }
+                    self.cv.wait(&mut st);
+                }
+            };
+            let path = segment::segment_path(dir, id);
+            let res = fs.open_append(&path).and_then(|mut f| f.sync_data());
+            match res {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    let mut st = self.state.lock();
+                    st.error.get_or_insert_with(|| {
+                        format!(
+                            "background fdatasync of WAL segment {} failed: {e}",
+                            path.display()
+                        )
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -750,6 +910,24 @@ fn wake_all_locked(g: &mut MutexGuard<'_, Shared>, wake: Vec<Arc<Slot>>) {
     }
 }
 
+/// Preallocation of the current segment: when an append would pass the preallocated size, the
+/// segment grows (with [`WritableFile::preallocate`]) to `end` plus a quarter of `end`, at least
+/// 256 KiB and at most 4 MiB more, capped at the segment size. Appends into that room do not
+/// change the file's size, so their fdatasync skips the inode size update (measured on ext4:
+/// 51-57 us against 70-84 us per small fdatasync). Growing in chunks proportional to the log
+/// keeps a small database's WAL small on disk (at most 256 KiB or a quarter more than it holds)
+/// while a large segment grows only a few dozen times. `None` when `end` already passes the
+/// segment size (the segment rolls after this batch).
+pub(super) fn preallocation_target(end: u64, segment_size: u64) -> Option<u64> {
+    const MIN_CHUNK: u64 = 256 << 10;
+    const MAX_CHUNK: u64 = 4 << 20;
+    if end >= segment_size {
+        return None;
+    }
+    let chunk = (end / 4).clamp(MIN_CHUNK, MAX_CHUNK);
+    Some(end.saturating_add(chunk).min(segment_size))
+}
+
 /// The newest segment in `dir` older than `id`, with its length, after an `fdatasync` of it (so
 /// the recorded length never claims bytes a power loss could drop). `None` when there is none.
 fn previous_segment(
@@ -791,11 +969,17 @@ fn check_open(g: &Shared) -> Result<()> {
 }
 
 impl Drop for Wal {
-    /// Best effort: writes queued Buffered entries to the OS unless closed or poisoned.
+    /// Best effort: writes queued Buffered entries to the OS unless closed or poisoned. Stops
+    /// the background sync thread.
     fn drop(&mut self) {
         let g = self.state.get_mut();
         if !g.closed && g.poisoned.is_none() && !g.pending.is_empty() {
             let _ = self.flush_buffered();
+        }
+        self.syncer.state.lock().stop = true;
+        self.syncer.cv.notify_all();
+        if let Some(t) = self.syncer_thread.get_mut().take() {
+            let _ = t.join();
         }
     }
 }

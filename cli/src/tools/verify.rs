@@ -982,6 +982,20 @@ fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report, seen: 
                 None
             };
             match torn {
+                Some((r, valid))
+                    if bytes[usize::try_from(valid).unwrap_or(bytes.len())..]
+                        .iter()
+                        .all(|&b| b == 0) =>
+                {
+                    // The writer preallocates the segment it appends to: zeros after the last
+                    // record are its unused room, not damage.
+                    report.notes.push(format!(
+                        "WAL segment {}: {} bytes of preallocated room after the last record",
+                        path.display(),
+                        bytes.len() as u64 - valid
+                    ));
+                    r
+                }
                 Some((r, valid)) => {
                     report.warn(
                         path,
