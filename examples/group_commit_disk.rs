@@ -91,6 +91,10 @@ struct Run {
     /// Median and 90th percentile fdatasync duration.
     p50_sync_us: f64,
     p90_sync_us: f64,
+    /// fdatasyncs that took over 1 ms, and their total time (ms): on this shared machine,
+    /// 8-thread runs have bursts of 2-4 ms syncs that 1-thread runs do not have.
+    slow_syncs: usize,
+    slow_sync_ms: f64,
     /// Wall time per fdatasync: the sync itself plus the time the log was not syncing.
     cycle_us: f64,
 }
@@ -151,6 +155,11 @@ fn run(threads: usize, secs: f64, ops: Option<u64>) -> Run {
         avg_sync_us: SYNC_NS.load(Ordering::Relaxed) as f64 / 1000.0 / s.max(1.0),
         p50_sync_us: pct(50),
         p90_sync_us: pct(90),
+        slow_syncs: us.iter().filter(|&&u| u > 1000).count(),
+        slow_sync_ms: us
+            .iter()
+            .filter(|&&u| u > 1000)
+            .fold(0.0, |a, &u| a + u as f64 / 1000.0),
         cycle_us: el * 1e6 / s.max(1.0),
     }
 }
@@ -187,13 +196,15 @@ fn main() {
         for (i, &n) in threads.iter().enumerate() {
             let r = run(n, secs, ops);
             println!(
-                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us (p50 {:.0}, p90 {:.0}), cycle {:.0} us",
+                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us (p50 {:.0}, p90 {:.0}), cycle {:.0} us, {} syncs > 1 ms ({:.1} ms)",
                 r.puts_per_sec,
                 r.puts_per_sync,
                 r.avg_sync_us,
                 r.p50_sync_us,
                 r.p90_sync_us,
-                r.cycle_us
+                r.cycle_us,
+                r.slow_syncs,
+                r.slow_sync_ms
             );
             runs[i].push(r);
         }
