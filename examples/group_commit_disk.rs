@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 static SYNCS: AtomicU64 = AtomicU64::new(0);
 static SYNC_NS: AtomicU64 = AtomicU64::new(0);
+/// Every fdatasync's duration in microseconds, for the percentiles of a run.
+static SYNC_US: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
 #[derive(Debug)]
 struct C(StdFs);
 struct F(Box<dyn WritableFile>);
@@ -32,7 +34,9 @@ impl WritableFile for F {
         let t = Instant::now();
         let r = self.0.sync_data();
         SYNCS.fetch_add(1, Ordering::Relaxed);
-        SYNC_NS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let ns = t.elapsed().as_nanos() as u64;
+        SYNC_NS.fetch_add(ns, Ordering::Relaxed);
+        SYNC_US.lock().unwrap().push((ns / 1000) as u32);
         r
     }
     fn len(&self) -> u64 {
@@ -84,6 +88,13 @@ struct Run {
     puts_per_sec: f64,
     puts_per_sync: f64,
     avg_sync_us: f64,
+    /// Median and 90th percentile fdatasync duration.
+    p50_sync_us: f64,
+    p90_sync_us: f64,
+    /// fdatasyncs that took over 1 ms, and their total time (ms): on this shared machine,
+    /// 8-thread runs have bursts of 2-4 ms syncs that 1-thread runs do not have.
+    slow_syncs: usize,
+    slow_sync_ms: f64,
     /// Wall time per fdatasync: the sync itself plus the time the log was not syncing.
     cycle_us: f64,
 }
@@ -101,6 +112,7 @@ fn run(threads: usize, secs: f64, ops: Option<u64>) -> Run {
         .unwrap();
     SYNCS.store(0, Ordering::Relaxed);
     SYNC_NS.store(0, Ordering::Relaxed);
+    SYNC_US.lock().unwrap().clear();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let per_thread = ops.map(|n| n / threads as u64);
@@ -134,10 +146,20 @@ fn run(threads: usize, secs: f64, ops: Option<u64>) -> Run {
     let el = start.elapsed().as_secs_f64();
     let n = next.load(Ordering::Relaxed) as f64;
     let s = SYNCS.load(Ordering::Relaxed) as f64;
+    let mut us = std::mem::take(&mut *SYNC_US.lock().unwrap());
+    us.sort_unstable();
+    let pct = |p: usize| us.get(us.len() * p / 100).copied().unwrap_or(0) as f64;
     Run {
         puts_per_sec: n / el,
         puts_per_sync: n / s.max(1.0),
         avg_sync_us: SYNC_NS.load(Ordering::Relaxed) as f64 / 1000.0 / s.max(1.0),
+        p50_sync_us: pct(50),
+        p90_sync_us: pct(90),
+        slow_syncs: us.iter().filter(|&&u| u > 1000).count(),
+        slow_sync_ms: us
+            .iter()
+            .filter(|&&u| u > 1000)
+            .fold(0.0, |a, &u| a + u as f64 / 1000.0),
         cycle_us: el * 1e6 / s.max(1.0),
     }
 }
@@ -174,8 +196,15 @@ fn main() {
         for (i, &n) in threads.iter().enumerate() {
             let r = run(n, secs, ops);
             println!(
-                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us, cycle {:.0} us",
-                r.puts_per_sec, r.puts_per_sync, r.avg_sync_us, r.cycle_us
+                "round {round} {n}t: {:.0} puts/s, {:.2} puts/sync, avg sync {:.0} us (p50 {:.0}, p90 {:.0}), cycle {:.0} us, {} syncs > 1 ms ({:.1} ms)",
+                r.puts_per_sec,
+                r.puts_per_sync,
+                r.avg_sync_us,
+                r.p50_sync_us,
+                r.p90_sync_us,
+                r.cycle_us,
+                r.slow_syncs,
+                r.slow_sync_ms
             );
             runs[i].push(r);
         }
@@ -191,11 +220,12 @@ fn main() {
                 .collect(),
         );
         println!(
-            "{n}t: {:.0} puts/s ({ratio:.2}x {}t), {:.2} puts/sync, avg sync {:.0} us, cycle {:.0} us",
+            "{n}t: {:.0} puts/s ({ratio:.2}x {}t), {:.2} puts/sync, avg sync {:.0} us (p50 {:.0}), cycle {:.0} us",
             median(rs.iter().map(|r| r.puts_per_sec).collect()),
             threads[0],
             median(rs.iter().map(|r| r.puts_per_sync).collect()),
             median(rs.iter().map(|r| r.avg_sync_us).collect()),
+            median(rs.iter().map(|r| r.p50_sync_us).collect()),
             median(rs.iter().map(|r| r.cycle_us).collect()),
         );
     }

@@ -539,6 +539,15 @@ impl Mvcc {
     /// Marks `seq` applied and waits until the read point covers it, so the writer reads its
     /// own write when the call returns.
     pub fn complete(&self, seq: u64) {
+        self.finish(seq);
+        self.wait_visible(seq);
+    }
+
+    /// Marks `seq` applied, advances the read point as far as every lower sequence id is
+    /// applied too and unparks the writers it covers; does not wait. A group commit leader
+    /// applies its followers' mutations and finishes them with this, so they need not wake
+    /// one after another to complete in order.
+    pub(crate) fn finish(&self, seq: u64) {
         let mut wake = Vec::new();
         {
             let mut s = self.state.lock();
@@ -558,14 +567,25 @@ impl Mvcc {
                     }
                 });
             }
-            if rp < seq {
-                // Registered under the lock that every read point advance takes, so the
-                // advance covering `seq` finds this entry and unparks this thread.
-                s.waiters.push((seq, std::thread::current()));
-            }
         }
         for t in wake {
             t.unpark();
+        }
+    }
+
+    /// Waits until the read point covers `seq` (which was, or will be, finished).
+    pub(crate) fn wait_visible(&self, seq: u64) {
+        if self.read_point.load(AtOrd::Acquire) >= seq {
+            return;
+        }
+        {
+            let mut s = self.state.lock();
+            if self.read_point.load(AtOrd::Acquire) >= seq {
+                return;
+            }
+            // Registered under the lock that every read point advance takes, so the
+            // advance covering `seq` finds this entry and unparks this thread.
+            s.waiters.push((seq, std::thread::current()));
         }
         // `park` may return spuriously or for an earlier unpark: check the read point.
         while self.read_point.load(AtOrd::Acquire) < seq {

@@ -10,12 +10,14 @@
 use crate::codec::{self, Reader};
 use crate::db::DbInner;
 use crate::error::{Error, Result};
+use crate::memstore::{MemStore, Mvcc};
 use crate::model::key::KeyRef;
 use crate::model::payload;
 use crate::model::schema::TableDescriptor;
 use crate::options::Durability;
 use crate::region::Region;
 use crate::table::TableShared;
+use crate::wal::ApplyJob;
 use crate::wal::WalSync;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -245,6 +247,21 @@ pub(crate) fn replay_entry<'t>(
     Ok(Some((table, region)))
 }
 
+/// Inserts a logged entry (its WAL payload, as [`encode_entry_into`] wrote it) into `mem` and
+/// finishes its sequence id: the group commit leader's job for an FsyncWal writer.
+fn apply_logged(mem: &MemStore, mvcc: &Mvcc, seq: u64, entry: &[u8]) {
+    let mut r = Reader::new(entry);
+    let mut cells = Vec::new();
+    let res = decode_entry_header(&mut r)
+        .and_then(|(version, _)| decode_entry_cells(&mut r, version, seq, &mut cells));
+    // The entry was encoded by this process a moment ago: it always decodes.
+    debug_assert!(res.is_ok(), "own WAL entry does not decode: {res:?}");
+    if res.is_ok() {
+        mem.insert_cells(cells.iter().map(|(k, p)| (*k, p.ttl_ms, p.value)));
+    }
+    mvcc.finish(seq);
+}
+
 impl DbInner {
     /// Applies one row mutation's cells atomically; `Ok(false)` (nothing written) when the
     /// region was retired by a split or merge and the caller must route the row again.
@@ -267,18 +284,40 @@ impl DbInner {
         if region.is_retired() {
             return Ok(false);
         }
+        debug_assert!(region.contains(row), "row routed outside its region");
         let seq = match wal_sync(durability) {
             None => self.mvcc.begin(),
             Some(sync) => {
                 let bound = entry_len_bound(row, cells);
                 let mut taken = None;
-                let res = self.wal.append_with(bound, sync, |buf| {
+                let entry = |buf: &mut Vec<u8>| {
                     let seq = self.mvcc.begin();
                     taken = Some(seq);
                     encode_entry_into(buf, table.id, row, cells);
                     seq
-                });
+                };
+                let res = if sync == WalSync::Fsync {
+                    // The group commit leader inserts the entry (decoded from the log's
+                    // buffer) and publishes its sequence id once the batch is durable
+                    // [ATOM-1]; this writer holds the update lock until then, so the active
+                    // memstore is still this one.
+                    let active = region.current().active.clone();
+                    let mvcc = self.mvcc.clone();
+                    let job: ApplyJob =
+                        Box::new(move |seq, entry| apply_logged(&active, &mvcc, seq, entry));
+                    self.wal.append_with_job(bound, entry, job).inspect(|&seq| {
+                        // Applied by the leader: wait until readers see it (every lower
+                        // sequence id is applied too), so the writer reads its own write.
+                        self.mvcc.wait_visible(seq);
+                    })
+                } else {
+                    self.wal.append_with(bound, sync, entry)
+                };
                 match res {
+                    Ok(_) if sync == WalSync::Fsync => {
+                        region.write_requests.fetch_add(1, Ordering::Relaxed);
+                        return Ok(true);
+                    }
                     Ok(seq) => seq,
                     Err(e) => {
                         // Nothing was inserted: publish the (empty) sequence id, if one was
@@ -291,7 +330,6 @@ impl DbInner {
                 }
             }
         };
-        debug_assert!(region.contains(row), "row routed outside its region");
         let active = region.current().active.clone();
         active.insert_cells(cells.iter().map(|c| (c.key(row, seq), c.ttl_ms, c.value)));
         self.mvcc.complete(seq);

@@ -18,4 +18,5 @@ mod writer;
 mod tests;
 
 pub use replay::{ReplayInfo, replay};
+pub(crate) use writer::ApplyJob;
 pub use writer::{SegmentInfo, Wal, WalOptions, WalSync};

@@ -964,6 +964,113 @@ impl FileSystem for FailFs {
     }
 }
 
+/// A unique, non-empty entry for `seq`.
+fn job_entry(seq: u64) -> Vec<u8> {
+    let mut e = b"job entry ".to_vec();
+    e.extend_from_slice(&seq.to_be_bytes());
+    e
+}
+
+/// [`Wal::append_with_job`]: every job runs exactly once, with its entry's sequence id and
+/// payload, after the entry is synced and before its append returns.
+#[test]
+fn append_jobs_run_once_after_the_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = Arc::new(parking_lot::Mutex::new(Audit::default()));
+    let fs: Arc<dyn FileSystem> = Arc::new(AuditFs(Arc::clone(&audit)));
+    let wal =
+        Arc::new(Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap());
+    let next_seq = Arc::new(std::sync::atomic::AtomicU64::new(1));
+    // (seq, payload) of every job run, in the order they ran.
+    let ran = Arc::new(parking_lot::Mutex::new(Vec::<(u64, Vec<u8>)>::new()));
+    let threads: Vec<_> = (0..8u64)
+        .map(|_| {
+            let (wal, audit) = (Arc::clone(&wal), Arc::clone(&audit));
+            let (next_seq, ran) = (Arc::clone(&next_seq), Arc::clone(&ran));
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    let (audit2, ran2) = (Arc::clone(&audit), Arc::clone(&ran));
+                    let job: ApplyJob = Box::new(move |seq, entry: &[u8]| {
+                        let a = audit2.lock();
+                        assert!(
+                            a.written[..a.synced]
+                                .windows(entry.len())
+                                .any(|w| w == entry),
+                            "job of seq {seq} ran before its entry was synced"
+                        );
+                        ran2.lock().push((seq, entry.to_vec()));
+                    });
+                    let seq = wal
+                        .append_with_job(
+                            16,
+                            |buf| {
+                                // Taken under the log's lock: ascending in log order.
+                                let seq = next_seq.fetch_add(1, Ordering::SeqCst);
+                                buf.extend_from_slice(&job_entry(seq));
+                                seq
+                            },
+                            job,
+                        )
+                        .unwrap();
+                    let r = ran.lock();
+                    let mine: Vec<_> = r.iter().filter(|(s, _)| *s == seq).collect();
+                    assert_eq!(mine.len(), 1, "job of seq {seq} did not run exactly once");
+                    assert_eq!(mine[0].1, job_entry(seq));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    wal.close().unwrap();
+    let r = ran.lock();
+    let seqs: Vec<u64> = r.iter().map(|(s, _)| *s).collect();
+    // Every job ran once (batches may apply concurrently: the next leader runs while the last
+    // one applies).
+    let mut sorted = seqs.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (1..=400).collect::<Vec<u64>>());
+}
+
+/// A batch whose fdatasync fails drops its jobs (their appenders get the error) and never
+/// runs them later.
+#[test]
+fn failed_batch_drops_its_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, faults) = fail_fs();
+    let wal = Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    let job = |ran: &Arc<AtomicBool>| -> ApplyJob {
+        let ran = Arc::clone(ran);
+        Box::new(move |_, _| ran.store(true, Ordering::SeqCst))
+    };
+    wal.append_with_job(
+        8,
+        |b| {
+            b.extend_from_slice(&payload(1));
+            1
+        },
+        job(&ran),
+    )
+    .unwrap();
+    assert!(ran.swap(false, Ordering::SeqCst));
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    let r = wal.append_with_job(
+        8,
+        |b| {
+            b.extend_from_slice(&payload(2));
+            2
+        },
+        job(&ran),
+    );
+    assert!(matches!(r, Err(Error::Poisoned(_))), "got {r:?}");
+    assert!(!ran.load(Ordering::SeqCst));
+    assert_poisoned(wal.sync());
+    drop(wal);
+    assert!(!ran.load(Ordering::SeqCst));
+}
+
 fn fail_fs() -> (Arc<dyn FileSystem>, Arc<Faults>) {
     let faults = Arc::new(Faults::default());
     (

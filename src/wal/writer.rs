@@ -107,8 +107,25 @@ impl SegmentInfo {
     }
 }
 
+/// Work that the group commit leader does for an appender once the batch holding the
+/// appender's entry is written (and synced, as the appender asked): it gets the entry's
+/// sequence id and payload. The write path inserts the entry into its memstore and publishes
+/// the sequence id there, so the writers of a batch need not wake one after another to apply
+/// and complete their mutations in sequence-id order ([`Wal::append_with_job`]).
+pub(crate) type ApplyJob = Box<dyn FnOnce(u64, &[u8]) + Send>;
+
+/// An [`ApplyJob`] queued with its entry: the payload's position in `pending`.
+struct PendingJob {
+    at: usize,
+    len: usize,
+    seq: u64,
+    job: ApplyJob,
+}
+
 /// Spare batch buffers larger than this are dropped instead of reused.
 const SPARE_CAPACITY_LIMIT: usize = 4 << 20;
+/// Spare job lists longer than this are dropped instead of reused.
+const SPARE_JOBS_LIMIT: usize = 1 << 10;
 
 /// State shared by appenders; guarded by `Wal::state`.
 struct Shared {
@@ -118,6 +135,10 @@ struct Shared {
     pending_seqs: Option<(u64, u64)>,
     /// A cleared buffer to swap in for `pending` (keeps its allocation).
     spare: Vec<u8>,
+    /// The jobs of entries in `pending`, in log order.
+    pending_jobs: Vec<PendingJob>,
+    /// A cleared job list to swap in for `pending_jobs`.
+    spare_jobs: Vec<PendingJob>,
     /// Logical position after the last byte appended to `pending`.
     pending_end: u64,
     /// Logical position written to the OS.
@@ -241,6 +262,8 @@ impl Wal {
                 pending: Vec::new(),
                 pending_seqs: None,
                 spare: Vec::new(),
+                pending_jobs: Vec::new(),
+                spare_jobs: Vec::new(),
                 pending_end: 0,
                 written: 0,
                 synced: 0,
@@ -309,6 +332,29 @@ impl Wal {
         sync: WalSync,
         entry: impl FnOnce(&mut Vec<u8>) -> u64,
     ) -> Result<u64> {
+        self.append_inner(len_hint, sync, entry, None)
+    }
+
+    /// As [`Wal::append_with`] with `sync` [`WalSync::Fsync`], but once the entry is durable
+    /// the leader of its batch runs `job` with the entry's sequence id and payload, before it
+    /// releases the batch's waiters and before this call returns `Ok`; batches apply their
+    /// jobs in log order. On an error the job has not run and never will.
+    pub(crate) fn append_with_job(
+        &self,
+        len_hint: usize,
+        entry: impl FnOnce(&mut Vec<u8>) -> u64,
+        job: ApplyJob,
+    ) -> Result<u64> {
+        self.append_inner(len_hint, WalSync::Fsync, entry, Some(job))
+    }
+
+    fn append_inner(
+        &self,
+        len_hint: usize,
+        sync: WalSync,
+        entry: impl FnOnce(&mut Vec<u8>) -> u64,
+        job: Option<ApplyJob>,
+    ) -> Result<u64> {
         let mut g = self.state.lock();
         check_open(&g)?;
         let start = g.pending.len();
@@ -326,6 +372,14 @@ impl Wal {
         g.pending[body..body + ENTRY_HEADER_LEN].copy_from_slice(&seq.to_be_bytes());
         let header = record::frame_header(REC_ENTRY, &g.pending[body..], &[]);
         g.pending[start..body].copy_from_slice(&header);
+        if let Some(job) = job {
+            g.pending_jobs.push(PendingJob {
+                at: body + ENTRY_HEADER_LEN,
+                len: len - ENTRY_HEADER_LEN,
+                seq,
+                job,
+            });
+        }
         g.pending_end += (record::HEADER_LEN + len) as u64;
         g.pending_seqs = Some(match g.pending_seqs {
             Some((lo, hi)) => (lo.min(seq), hi.max(seq)),
@@ -546,12 +600,14 @@ impl Wal {
     /// Runs one batch as the leader: takes everything pending, does the I/O without the state
     /// lock and publishes the result. Returns the waiters to wake (already marked; the first
     /// one, if marked [`RECHECK`], leads next).
-    fn lead(&self, g: &mut MutexGuard<'_, Shared>) -> Vec<Arc<Slot>> {
+    fn lead(&self, g: &mut MutexGuard<'_, Shared>) -> Wake {
         g.leader = true;
         self.gather(g);
         let batch_fsyncs = std::mem::take(&mut g.pending_fsyncs);
         let mut batch = std::mem::take(&mut g.spare);
         std::mem::swap(&mut batch, &mut g.pending);
+        let mut jobs = std::mem::take(&mut g.spare_jobs);
+        std::mem::swap(&mut jobs, &mut g.pending_jobs);
         let seqs = g.pending_seqs.take();
         let end = g.pending_end;
         let want_sync = g.fsync_wanted > g.synced;
@@ -559,10 +615,41 @@ impl Wal {
         let started = Instant::now();
         let res = MutexGuard::unlocked(g, || self.write_batch(&batch, want_sync, want_roll));
         let took = started.elapsed();
+        let applied = res.is_ok();
+        let wake = self.publish(g, res, end, seqs, batch_fsyncs, took);
+        // Every entry of the batch is durable (a batch with a job is always synced): wake the
+        // next leader, so that the log goes on, and apply the batch's jobs before its waiters
+        // (which return at once) are released. On an error the jobs are dropped: their
+        // appenders get the error.
+        if applied && !jobs.is_empty() {
+            MutexGuard::unlocked(g, || {
+                wake.unpark_first();
+                for j in jobs.drain(..) {
+                    (j.job)(j.seq, &batch[j.at..j.at + j.len]);
+                }
+            });
+        }
+        jobs.clear();
+        if jobs.capacity() <= SPARE_JOBS_LIMIT {
+            g.spare_jobs = jobs;
+        }
         batch.clear();
         if batch.capacity() <= SPARE_CAPACITY_LIMIT {
             g.spare = batch;
         }
+        wake
+    }
+
+    /// Publishes a finished batch's outcome (or poisons the log) and takes the waiters to wake.
+    fn publish(
+        &self,
+        g: &mut MutexGuard<'_, Shared>,
+        res: std::result::Result<BatchOutcome, String>,
+        end: u64,
+        seqs: Option<(u64, u64)>,
+        batch_fsyncs: usize,
+        took: Duration,
+    ) -> Wake {
         match res {
             Ok(out) => {
                 g.written = end;
@@ -592,18 +679,18 @@ impl Wal {
         self.waiters_to_wake(g)
     }
 
-    /// Takes the waiters a finished batch released: every covered one (marked [`DONE`]), or
-    /// all of them when the log is poisoned (marked [`RECHECK`]: they return the error), and
-    /// the oldest uncovered one (marked [`RECHECK`], first in the list) to lead the next batch.
-    fn waiters_to_wake(&self, g: &mut Shared) -> Vec<Arc<Slot>> {
-        let mut wake = Vec::new();
+    /// Takes the waiters a finished batch released: every covered one (to be marked [`DONE`]
+    /// when woken), or all of them when the log is poisoned (marked [`RECHECK`]: they return
+    /// the error), and the oldest uncovered one (marked [`RECHECK`]) to lead the next batch.
+    fn waiters_to_wake(&self, g: &mut Shared) -> Wake {
+        let mut wake = Wake::default();
         if g.waiters.is_empty() {
             return wake;
         }
         if g.poisoned.is_some() {
             for (_, slot) in g.waiters.drain(..) {
                 slot.set(RECHECK);
-                wake.push(slot);
+                wake.first.push(slot);
             }
             return wake;
         }
@@ -611,8 +698,7 @@ impl Wal {
         let mut kept = Vec::with_capacity(g.waiters.len());
         for (need, slot) in std::mem::take(&mut g.waiters) {
             if need.covered(g) {
-                slot.set(DONE);
-                wake.push(slot);
+                wake.done.push(slot);
             } else if next_leader.is_none() {
                 slot.set(RECHECK);
                 next_leader = Some(slot);
@@ -621,9 +707,7 @@ impl Wal {
             }
         }
         g.waiters = kept;
-        if let Some(slot) = next_leader {
-            wake.insert(0, slot);
-        }
+        wake.first.extend(next_leader);
         wake
     }
 
@@ -896,15 +980,39 @@ impl Slot {
     }
 }
 
-/// Unparks the released waiters (the next leader first).
-fn wake_all(wake: Vec<Arc<Slot>>) {
-    for slot in wake {
+/// The waiters a finished batch releases.
+#[derive(Default)]
+struct Wake {
+    /// Already marked [`RECHECK`]: the next leader (or, after poisoning, every waiter).
+    first: Vec<Arc<Slot>>,
+    /// Covered waiters, marked [`DONE`] when they are woken.
+    done: Vec<Arc<Slot>>,
+}
+
+impl Wake {
+    fn is_empty(&self) -> bool {
+        self.first.is_empty() && self.done.is_empty()
+    }
+
+    /// Unparks the [`RECHECK`] waiters (the next leader) now.
+    fn unpark_first(&self) {
+        for slot in &self.first {
+            slot.thread.unpark();
+        }
+    }
+}
+
+/// Unparks the released waiters (the next leader first; unparking it twice is harmless).
+fn wake_all(wake: Wake) {
+    wake.unpark_first();
+    for slot in wake.done {
+        slot.set(DONE);
         slot.thread.unpark();
     }
 }
 
 /// As [`wake_all`], for a caller that keeps the state lock afterwards.
-fn wake_all_locked(g: &mut MutexGuard<'_, Shared>, wake: Vec<Arc<Slot>>) {
+fn wake_all_locked(g: &mut MutexGuard<'_, Shared>, wake: Wake) {
     if !wake.is_empty() {
         MutexGuard::unlocked(g, || wake_all(wake));
     }

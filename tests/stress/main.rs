@@ -2,8 +2,10 @@
 //! (forward and reversed) and an admin thread doing flushes, minor and major compactions,
 //! splits and merges, all at once, with background flush and compaction threads. Checked:
 //! no counter increment is lost, every put is readable afterwards, counters never go
-//! backwards for a reader, scans never return a row twice or out of order, and the whole run
-//! finishes within a generous time bound (a deadlock fails the test instead of hanging it).
+//! backwards for a reader, a writer reads its own write (two writers use FsyncWal group commit,
+//! where the batch leader applies their mutations), scans never return a row twice or out of
+//! order, and the whole run finishes within a generous time bound (a deadlock fails the test
+//! instead of hanging it).
 //! The schedule of threads is not deterministic; the workload (rows, values, operation counts)
 //! is, from `STRESS_SEED`. `STRESS_ROUNDS` scales the operation counts (long mode).
 
@@ -104,8 +106,21 @@ fn concurrent_writers_readers_scanners_and_admin_keep_invariants() {
                     || (!admin_done.load(Ordering::Acquire) && i < 6 * puts_per_writer)
                 {
                     let v = format!("w{w}-{i}-{}", "v".repeat(rng.index(80)));
-                    t.put(Put::new(format!("p{w}-{i:06}")).add("f", "q", v))
-                        .expect("put");
+                    let row = format!("p{w}-{i:06}");
+                    let mut p = Put::new(row.clone()).add("f", "q", v);
+                    if w < 2 {
+                        // FsyncWal group commit: the batch leader applies the mutation.
+                        p = p.durability(Durability::FsyncWal);
+                    }
+                    t.put(p).expect("put");
+                    if i % 5 == 0 {
+                        // A writer reads its own write once put returns.
+                        let r = t.get(Get::new(row)).expect("get");
+                        assert!(
+                            r.value("f", "q").is_some(),
+                            "own write p{w}-{i} not visible"
+                        );
+                    }
                     i += 1;
                 }
                 i
