@@ -248,22 +248,18 @@ impl Db {
             let touched = crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
                 Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}"))
             })?;
-            if let Some((table, region)) = touched {
-                let flush_size = table
-                    .desc_arc()
-                    .table_memstore_flush_size()
-                    .unwrap_or(opts.memstore_flush_size);
-                if region.current().active.size() >= flush_size {
-                    let ctx = FileCtx {
-                        fs: fs.as_ref(),
-                        path: &path,
-                        manifest: &manifest,
-                        cache: &cache,
-                        now: opts.clock.now_millis(),
-                        scanner_points: None,
-                    };
-                    ctx.flush_memstore(table, &region, &|| seq)?;
-                }
+            if let Some((table, region)) = touched
+                && region.current().active.size() >= table.flush_size(opts.memstore_flush_size)
+            {
+                let ctx = FileCtx {
+                    fs: fs.as_ref(),
+                    path: &path,
+                    manifest: &manifest,
+                    cache: &cache,
+                    now: opts.clock.now_millis(),
+                    scanner_points: None,
+                };
+                ctx.flush_memstore(table, &region, &|| seq)?;
             }
             Ok(())
         })?;

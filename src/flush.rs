@@ -309,10 +309,7 @@ impl DbInner {
             return Ok(());
         }
         if only_if_due {
-            let flush_size = table
-                .desc_arc()
-                .table_memstore_flush_size()
-                .unwrap_or(self.opts.memstore_flush_size);
+            let flush_size = table.flush_size(self.opts.memstore_flush_size);
             let v = region.current();
             if v.snapshot.is_none() && v.active.size() < flush_size {
                 return Ok(());
@@ -389,10 +386,7 @@ impl DbInner {
     /// After a write: flush when the memstore passes the flush size (inline without background
     /// threads), and make writers wait while it exceeds 4× (only when a thread will flush).
     pub(crate) fn maybe_flush(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
-        let desc = table.desc_arc();
-        let flush_size = desc
-            .table_memstore_flush_size()
-            .unwrap_or(self.opts.memstore_flush_size);
+        let flush_size = table.flush_size(self.opts.memstore_flush_size);
         if region.current().active.size() < flush_size {
             return Ok(());
         }

@@ -73,6 +73,14 @@ impl TableShared {
     pub fn desc_arc(&self) -> Arc<TableDescriptor> {
         self.desc.read().clone()
     }
+    /// The memstore flush size of this table's regions: the table's own
+    /// (`MEMSTORE_FLUSHSIZE`), else the database's `default`.
+    pub fn flush_size(&self, default: u64) -> u64 {
+        self.desc
+            .read()
+            .table_memstore_flush_size()
+            .unwrap_or(default)
+    }
     pub fn desc_lock(&self) -> &RwLock<Arc<TableDescriptor>> {
         &self.desc
     }
