@@ -291,6 +291,9 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--memtable-mb", &c.memtable_mb.to_string()])
                 .args(["--background-threads", &c.background_threads.to_string()]);
             cmd.args(["--cellbase-block-kb", &c.cellbase_block_kb.to_string()]);
+            // Write back what earlier runs left dirty in the page cache first, so that no run
+            // pays for another engine's write-back (fdatasync latency suffers most).
+            let _ = std::process::Command::new("sync").status();
             eprint!("{e:>9} {w:<14} ... ");
             let out = cmd.stderr(std::process::Stdio::inherit()).output()?;
             let text = String::from_utf8_lossy(&out.stdout);
