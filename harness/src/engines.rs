@@ -137,9 +137,9 @@ pub fn describe(name: &str, cfg: &Config) -> String {
     match name {
         "cellbase" => format!(
             "block cache {cache} MiB, memstore flush size {mem} MiB, {bg} background threads, \
-             compression None, Bloom ROW, block size {}, Durability::SyncWal \
+             compression None, Bloom ROW, block size {} KiB, Durability::SyncWal \
              (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
-            format!("{} KiB", cfg.cellbase_block_kb)
+            cfg.cellbase_block_kb
         ),
         "rocksdb" => format!(
             "LRU block cache {cache} MiB, write_buffer_size {mem} MiB, max_background_jobs {bg}, \
