@@ -2,6 +2,8 @@
 //!
 //! Payload: `count: u32 BE | entry × count` where
 //! `entry = first_key_len: varint | first_key | offset: u64 BE | size: u32 BE`.
+//! An entry's key sorts after every cell of the previous block and at or before the block's
+//! first cell: the first cell's key, or (files of meta version 2) a row separator.
 //!
 //! Invariants checked on load: first keys are well-formed cell keys in strictly increasing
 //! [SORT-1] order, and the data blocks tile the data region exactly (the first starts at 0, each
@@ -77,6 +79,17 @@ fn row_word(row: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
+/// True for a row separator index key: [`crate::model::key::first_on_row`] of a row, which
+/// sorts before every cell of the row. Files of meta version 2 use one as block `i`'s index key
+/// when block `i` starts a row that block `i - 1` does not hold (docs/FORMAT.md).
+pub fn is_row_separator(k: &KeyRef<'_>) -> bool {
+    k.type_code == crate::model::key::TYPE_MAXIMUM
+        && k.family.is_empty()
+        && k.qualifier.is_empty()
+        && k.ts == i64::MAX
+        && k.seq == u64::MAX
+}
+
 impl Index {
     /// Decodes and validates an index payload; `data_end` is where the data region ends.
     /// Offsets in errors are relative to the payload.
@@ -84,6 +97,19 @@ impl Index {
     /// # Errors
     /// Short data, malformed or unordered keys, blocks that do not tile `[0, data_end)`.
     pub fn decode(payload: &[u8], data_end: u64) -> Result<Index, DecodeError> {
+        Self::decode_with(payload, data_end, false)
+    }
+
+    /// As [`Index::decode`]; with `separators` (files of meta version 2) an entry after the
+    /// first may also be a row separator ([`is_row_separator`]) instead of a cell key.
+    ///
+    /// # Errors
+    /// As [`Index::decode`].
+    pub fn decode_with(
+        payload: &[u8],
+        data_end: u64,
+        separators: bool,
+    ) -> Result<Index, DecodeError> {
         let mut r = Reader::new(payload);
         let count = r.u32("index entry count")? as usize;
         // Each entry takes at least 1 + MIN_KEY_LEN + HANDLE_LEN bytes: bounds the allocation.
@@ -105,7 +131,8 @@ impl Index {
             let bad = |what| DecodeError { what, offset: at };
             let key = r.bytes("index key")?;
             let parsed = KeyRef::parse(key).ok_or(bad("malformed index key"))?;
-            if parsed.cell_type().is_none() {
+            if parsed.cell_type().is_none() && !(separators && i > 0 && is_row_separator(&parsed))
+            {
                 return Err(bad("unknown cell type in index key"));
             }
             if let Some(prev) = i.checked_sub(1).and_then(|p| index.first_key(p))
@@ -151,7 +178,8 @@ impl Index {
         self.handles.is_empty()
     }
 
-    /// First key of block `i`.
+    /// Index key of block `i`: its first cell's key or, in files of meta version 2, possibly a
+    /// row separator of that cell's row (block 0 always has its first cell's key).
     #[inline]
     pub fn first_key(&self, i: usize) -> Option<&[u8]> {
         let start = match i {

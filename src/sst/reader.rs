@@ -105,7 +105,7 @@ impl SstReader {
             path,
             "index block",
         )?;
-        let index = Index::decode(&index_raw, data_end)
+        let index = Index::decode_with(&index_raw, data_end, meta.index_separators())
             .map_err(|e| block_err(path, trailer.index.offset, e))?;
         let meta_bad = |what: &str| {
             Error::corruption(
@@ -185,7 +185,9 @@ impl SstReader {
         &self.index
     }
 
-    /// First key of the middle data block [SPLIT-2]; `None` for a file without cells.
+    /// Index key of the middle data block [SPLIT-2] (its first cell's key or that cell's row
+    /// separator: either way its row is the block's first row); `None` for a file without
+    /// cells.
     pub fn mid_key(&self) -> Option<&[u8]> {
         self.index.mid_key()
     }
@@ -345,6 +347,30 @@ impl SstReader {
         Ok(b)
     }
 
+    /// True when block `i`'s index key fits its first cell `first` and the previous block's
+    /// last cell `prev_last` (empty for block 0): the first cell's key itself or, in a file
+    /// of meta version 2, the row separator of `first`'s row when `prev_last`'s row differs.
+    pub fn index_key_fits(&self, i: usize, first: &[u8], prev_last: &[u8]) -> bool {
+        let Some(k) = self.index.first_key(i) else {
+            return false;
+        };
+        if k == first {
+            return true;
+        }
+        let (Some(key), Some(cell), Some(prev)) = (
+            KeyRef::parse(k),
+            KeyRef::parse(first),
+            KeyRef::parse(prev_last),
+        ) else {
+            return false;
+        };
+        self.meta.index_separators()
+            && i > 0
+            && super::index::is_row_separator(&key)
+            && key.row == cell.row
+            && prev.row != cell.row
+    }
+
     /// Reads and checks every block and every cell: checksums, decoding, key order across
     /// blocks, index first keys, the meta statistics and the Bloom filter (no false negatives).
     ///
@@ -367,7 +393,7 @@ impl SstReader {
             if !it.valid() {
                 return Err(bad("empty data block".into()));
             }
-            if Some(it.key()) != self.index.first_key(i) {
+            if !self.index_key_fits(i, it.key(), &prev) {
                 return Err(bad("first key disagrees with the index".into()));
             }
             while it.valid() {

@@ -12,7 +12,7 @@ use super::meta::FileMeta;
 use super::trailer::Trailer;
 use crate::error::{Error, Result};
 use crate::io::WritableFile;
-use crate::model::key::KeyRef;
+use crate::model::key::{KeyRef, first_on_row_into};
 use crate::model::payload::PayloadRef;
 use crate::model::schema::{BloomType, Compression};
 use std::path::PathBuf;
@@ -20,7 +20,8 @@ use std::path::PathBuf;
 /// Settings of one file (derived from the family descriptor).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SstWriterConfig {
-    /// Target uncompressed data block size; a block is cut once it reaches this.
+    /// Target uncompressed data block size: a block is cut once it reaches this, before the
+    /// next row's first cell (or at a cell once it reaches twice this size).
     pub block_size: usize,
     /// Per-block compression.
     pub compression: Compression,
@@ -107,6 +108,28 @@ impl SstWriter {
                     == std::cmp::Ordering::Less,
             "SstWriter::add: keys must be strictly increasing"
         );
+        // A full block is cut before the first cell of the next row, so a row lies in one
+        // block and a point read fetches one block; a row that grows the block to twice the
+        // block size is cut at a cell (wide rows).
+        let new_row = self.meta.cell_count == 0
+            || KeyRef::parse(&self.meta.last_key).is_none_or(|last| last.row != k.row);
+        let size = self.block.estimated_size();
+        if !self.block.is_empty()
+            && size >= self.cfg.block_size
+            && (new_row || size >= self.cfg.block_size.saturating_mul(2))
+        {
+            self.flush_block()?;
+        }
+        if self.block.is_empty() {
+            self.block_first_key.clear();
+            if new_row && self.meta.cell_count > 0 {
+                // Index key: a separator sorting after every cell of the previous block and
+                // at or before this block's first cell (docs/FORMAT.md, meta version 2).
+                first_on_row_into(k.row, &mut self.block_first_key);
+            } else {
+                self.block_first_key.extend_from_slice(key);
+            }
+        }
         if self.meta.cell_count == 0 {
             self.meta.first_key.extend_from_slice(key);
         }
@@ -114,14 +137,7 @@ impl SstWriter {
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
         self.bloom.add(k.row, k.qualifier);
-        if self.block.is_empty() {
-            self.block_first_key.clear();
-            self.block_first_key.extend_from_slice(key);
-        }
         self.block.add(key, payload);
-        if self.block.estimated_size() >= self.cfg.block_size {
-            self.flush_block()?;
-        }
         Ok(())
     }
 
