@@ -1,5 +1,5 @@
 //! Builds data blocks (format in [`super::block`]): LevelDB-style key prefix compression with a
-//! restart point every `restart_interval` entries.
+//! restart point every `restart_interval` entries and wherever the writer asks for one.
 
 use crate::codec;
 
@@ -40,7 +40,14 @@ impl BlockBuilder {
     /// Appends an entry. REQUIRES: `key` sorts after the previous key of this block; the block
     /// stays under 4 GiB (the writer checks).
     pub fn add(&mut self, key: &[u8], payload: &[u8]) {
-        let shared = if self.counter < self.interval {
+        self.add_entry(key, payload, false);
+    }
+
+    /// As [`BlockBuilder::add`]; with `restart` the entry is a restart point even before the
+    /// interval is full (the writer starts every row at one, docs/FORMAT.md).
+    pub fn add_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
+        let restart = (restart && self.entries > 0) || self.counter >= self.interval;
+        let shared = if !restart {
             self.last_key
                 .iter()
                 .zip(key)

@@ -238,7 +238,8 @@ impl SstReader {
         } else {
             self.mapped_block_bytes(h)?
         };
-        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        let mut block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        block.set_rows_at_restarts(self.meta.index_separators());
         Ok(Arc::new(block))
     }
 
@@ -378,6 +379,7 @@ impl SstReader {
     /// The first failure, as [`Error::Corruption`].
     pub fn verify(&self) -> Result<()> {
         let mut m = FileMeta::empty(self.meta.bloom, self.meta.compression);
+        m.version = self.meta.version;
         let mut prev: Vec<u8> = Vec::new();
         for i in 0..self.index.len() {
             let at = self.handle(i)?.offset;
@@ -387,9 +389,11 @@ impl SstReader {
             let block = self.read_block(i)?;
             block.validate().map_err(|e| block_err(&self.path, at, e))?;
             m.raw_data_bytes += block.len() as u64;
-            let mut it = BlockIter::new(block, Vec::new());
+            let mut it = BlockIter::new(Arc::clone(&block), Vec::new());
             it.seek_to_first()
                 .map_err(|e| block_err(&self.path, at, e))?;
+            // Offset of the current entry, for the row-start check of meta version 2.
+            let mut pos = 0;
             if !it.valid() {
                 return Err(bad("empty data block".into()));
             }
@@ -410,12 +414,24 @@ impl SstReader {
                 if !self.may_contain_column(k.row, k.qualifier) || !self.may_contain_row(k.row) {
                     return Err(bad(format!("bloom filter misses cell {}", m.cell_count)));
                 }
+                if self.meta.index_separators()
+                    && !it.same_row()
+                    && !block.is_restart(pos)
+                    && (pos == 0
+                        || KeyRef::parse(&prev).is_none_or(|p| p.row != k.row))
+                {
+                    return Err(bad(format!(
+                        "row starting at cell {} is not at a restart point",
+                        m.cell_count
+                    )));
+                }
                 m.account(&k, t);
                 prev.clear();
                 prev.extend_from_slice(it.key());
                 if m.cell_count == 1 {
                     m.first_key = prev.clone();
                 }
+                pos = it.next_offset().unwrap_or(0);
                 it.advance().map_err(|e| block_err(&self.path, at, e))?;
             }
             m.data_blocks += 1;

@@ -59,6 +59,9 @@ pub struct SstWriter {
     meta: FileMeta,
     encoder: snap::raw::Encoder,
     scratch: Vec<u8>,
+    /// Writes the layout of meta version 1 (blocks cut at any cell, index keys are first
+    /// keys, restarts only by interval): old files, for compatibility tests.
+    v1_layout: bool,
 }
 
 impl std::fmt::Debug for SstWriter {
@@ -85,7 +88,16 @@ impl SstWriter {
             scratch: Vec::new(),
             offset: 0,
             cfg,
+            v1_layout: false,
         }
+    }
+
+    /// Writes a file as writers before meta version 2 did (tests of reading old files).
+    #[cfg(test)]
+    pub(crate) fn with_v1_layout(mut self) -> SstWriter {
+        self.v1_layout = true;
+        self.meta.version = super::meta::META_VERSION_V1;
+        self
     }
 
     /// Appends one cell. REQUIRES: keys strictly increasing by
@@ -111,8 +123,9 @@ impl SstWriter {
         // A full block is cut before the first cell of the next row, so a row lies in one
         // block and a point read fetches one block; a row that grows the block to twice the
         // block size is cut at a cell (wide rows).
-        let new_row = self.meta.cell_count == 0
-            || KeyRef::parse(&self.meta.last_key).is_none_or(|last| last.row != k.row);
+        let new_row = !self.v1_layout
+            && (self.meta.cell_count == 0
+                || KeyRef::parse(&self.meta.last_key).is_none_or(|last| last.row != k.row));
         let size = self.block.estimated_size();
         if !self.block.is_empty()
             && size >= self.cfg.block_size
@@ -137,7 +150,11 @@ impl SstWriter {
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
         self.bloom.add(k.row, k.qualifier);
-        self.block.add(key, payload);
+        // Every row starts at a restart point: a seek binary-searches straight to its row.
+        self.block.add_entry(key, payload, new_row);
+        if self.v1_layout && self.block.estimated_size() >= self.cfg.block_size {
+            self.flush_block()?;
+        }
         Ok(())
     }
 
