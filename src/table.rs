@@ -211,7 +211,7 @@ impl Table {
         let merge = MergeCursor::new(version.cursors(&sel));
         Ok(RowReader::reversed(
             merge,
-            q.matcher(),
+            Box::new(q.matcher()),
             q.runner()?,
             read_point,
             reverse,
@@ -280,7 +280,7 @@ impl Table {
                 m.reinit(q.desc.families(), &q.spec);
                 m
             }
-            None => q.matcher(),
+            None => Box::new(q.matcher()),
         };
         Ok(RowReader::new(
             merge,
