@@ -70,7 +70,13 @@ pub struct Index {
     /// index key's rows: the keys are sorted), left out of the row words so they hold
     /// distinguishing bytes (YCSB rows all start with "user").
     word_prefix: Vec<u8>,
+    /// Every [`TOP_STRIDE`]-th row word: a search narrows to one stride through this small
+    /// array (a few cache lines) before it touches `row_words`.
+    top_words: Vec<u64>,
 }
+
+/// Blocks per entry of [`Index`]'s top-level row words.
+const TOP_STRIDE: usize = 32;
 
 /// The first eight bytes of `row`, zero-padded, as a big-endian word. For two rows, unequal
 /// words order as the rows do: at the first differing byte either both rows have a byte, or
@@ -129,6 +135,7 @@ impl Index {
             handles: Vec::with_capacity(count),
             row_words: Vec::new(),
             word_prefix: Vec::new(),
+            top_words: Vec::new(),
         };
         let mut expect_offset = 0u64;
         for i in 0..count {
@@ -179,6 +186,7 @@ impl Index {
                 row_word(row.get(prefix.len()..).unwrap_or_default())
             })
             .collect();
+        index.top_words = words.iter().step_by(TOP_STRIDE).copied().collect();
         index.row_words = words;
         index.word_prefix = prefix;
         if !r.is_empty() {
@@ -229,6 +237,18 @@ impl Index {
                 .map(row_word)
         });
         let (mut lo, mut hi) = (0, self.len());
+        if let Some(tw) = tw {
+            // Sampled words narrow the range: a smaller word starts before the target, a
+            // larger one after it (equal words leave the boundary to the loop below).
+            let below = self.top_words.partition_point(|&w| w < tw);
+            let not_above = self.top_words.partition_point(|&w| w <= tw);
+            if below > 0 {
+                lo = (below - 1) * TOP_STRIDE + 1;
+            }
+            if not_above < self.top_words.len() {
+                hi = not_above * TOP_STRIDE;
+            }
+        }
         // Invariant: blocks before `lo` start <= target, blocks from `hi` start > target.
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -342,7 +362,7 @@ mod tests {
                 r.extend_from_slice(&row(next));
                 r
             };
-            let mut keys: Vec<Vec<u8>> = (0..1 + next(60))
+            let mut keys: Vec<Vec<u8>> = (0..1 + next(300))
                 .map(|_| {
                     KeyRef {
                         row: &prefixed(&mut next, true),
