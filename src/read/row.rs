@@ -202,7 +202,9 @@ impl RowReader {
                 break;
             }
             let key = KeyRef::parse(self.cursor.key()).ok_or_else(bad_key)?;
+            // After a `next` the merge may know it stayed on the row (no comparison).
             if let Some(r) = &row
+                && !self.cursor.row_unchanged()
                 && r.as_slice() != key.row
             {
                 if let Some(done) = row.take().and_then(|r| self.finish_row(r)) {
