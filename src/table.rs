@@ -586,6 +586,9 @@ impl Table {
     }
 }
 
+/// Selected families, each with its selected qualifiers (`None` = all).
+type ColumnMap = std::collections::BTreeMap<Vec<u8>, Option<std::collections::BTreeSet<Vec<u8>>>>;
+
 /// What a Get or Scan asks of a region reader.
 #[derive(Clone, Debug)]
 pub(crate) struct Query {
@@ -598,7 +601,7 @@ pub(crate) struct Query {
 
 impl Query {
     /// The selected families and their qualifiers; `None` = every column.
-    fn column_map(&self) -> Option<&std::collections::BTreeMap<Vec<u8>, Option<std::collections::BTreeSet<Vec<u8>>>>> {
+    fn column_map(&self) -> Option<&ColumnMap> {
         match &self.spec.columns {
             ColumnSelection::All => None,
             ColumnSelection::Families(m) => Some(m),

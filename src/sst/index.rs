@@ -143,8 +143,7 @@ impl Index {
             let bad = |what| DecodeError { what, offset: at };
             let key = r.bytes("index key")?;
             let parsed = KeyRef::parse(key).ok_or(bad("malformed index key"))?;
-            if parsed.cell_type().is_none() && !(separators && i > 0 && is_row_separator(&parsed))
-            {
+            if parsed.cell_type().is_none() && !(separators && i > 0 && is_row_separator(&parsed)) {
                 return Err(bad("unknown cell type in index key"));
             }
             if let Some(prev) = i.checked_sub(1).and_then(|p| index.first_key(p))
@@ -353,7 +352,7 @@ mod tests {
         // words); targets have it or not.
         for round in 0..100 {
             let pre: &[u8] = if round >= 50 { b"user12" } else { b"" };
-            let mut prefixed = |next: &mut dyn FnMut(u64) -> u64, always: bool| -> Vec<u8> {
+            let prefixed = |next: &mut dyn FnMut(u64) -> u64, always: bool| -> Vec<u8> {
                 let mut r = if always || next(2) == 0 {
                     pre.to_vec()
                 } else {

@@ -161,11 +161,7 @@ impl FileMeta {
     }
 
     /// Versions 1 and 2 share the layout.
-    fn decode_v1(
-        r: &mut Reader<'_>,
-        version: u8,
-        file_size: u64,
-    ) -> Result<FileMeta, DecodeError> {
+    fn decode_v1(r: &mut Reader<'_>, version: u8, file_size: u64) -> Result<FileMeta, DecodeError> {
         let first_key = r.bytes("meta first key")?.to_vec();
         let last_key = r.bytes("meta last key")?.to_vec();
         let mut m = FileMeta {
@@ -251,7 +247,10 @@ mod tests {
         for v in [0u8, 3, 255] {
             let mut other = b.clone();
             other[0] = v;
-            assert_eq!(FileMeta::decode(&other, 0), Err(MetaDecodeError::Version(v)));
+            assert_eq!(
+                FileMeta::decode(&other, 0),
+                Err(MetaDecodeError::Version(v))
+            );
         }
         for cut in 0..b.len() {
             assert!(matches!(

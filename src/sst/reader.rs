@@ -417,8 +417,7 @@ impl SstReader {
                 if self.meta.index_separators()
                     && !it.same_row()
                     && !block.is_restart(pos)
-                    && (pos == 0
-                        || KeyRef::parse(&prev).is_none_or(|p| p.row != k.row))
+                    && (pos == 0 || KeyRef::parse(&prev).is_none_or(|p| p.row != k.row))
                 {
                     return Err(bad(format!(
                         "row starting at cell {} is not at a restart point",

@@ -740,7 +740,7 @@ fn pread_blocks_through_the_reused_buffer() {
 #[test]
 fn row_layouts_old_and_new_read_alike() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng::new(0x0a11_9e);
+    let mut rng = Rng::new(0x000a_119e);
     let mut cells: Vec<Cell> = Vec::new();
     for r in 0..300u32 {
         let row = format!("row{:05}", r * 7 + rng.below(7) as u32);
@@ -763,7 +763,11 @@ fn row_layouts_old_and_new_read_alike() {
         let name = if v1 { "v1" } else { "v2" };
         let path = dir.path().join(name);
         let f = StdFs.create(&path).unwrap();
-        let mut w = SstWriter::new(f, path.clone(), cfg(1024, Compression::None, BloomType::Row));
+        let mut w = SstWriter::new(
+            f,
+            path.clone(),
+            cfg(1024, Compression::None, BloomType::Row),
+        );
         if v1 {
             w = w.with_v1_layout();
         }

@@ -1137,6 +1137,34 @@ fn check_entry(payload: &[u8]) -> Result<u64, String> {
     Ok(n as u64)
 }
 
+/// True when a block's index key `index_key` fits its first cell `first` and the previous
+/// block's last cell `prev_last`: the cell's key itself or, when `separators` (meta version 2,
+/// not block 0), the row separator of `first`'s row when `prev_last`'s row differs.
+fn index_key_fits(
+    index_key: Option<&[u8]>,
+    first: &[u8],
+    prev_last: &[u8],
+    separators: bool,
+) -> bool {
+    let Some(k) = index_key else {
+        return false;
+    };
+    if k == first {
+        return true;
+    }
+    let (Some(key), Some(cell), Some(prev)) = (
+        KeyRef::parse(k),
+        KeyRef::parse(first),
+        KeyRef::parse(prev_last),
+    ) else {
+        return false;
+    };
+    separators
+        && cellbase::sst::index::is_row_separator(&key)
+        && key.row == cell.row
+        && prev.row != cell.row
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1222,27 +1250,4 @@ mod tests {
         assert_eq!(found[0].offset, Some(cut));
         assert_eq!(found[0].severity, Severity::Error);
     }
-}
-
-/// True when a block's index key `index_key` fits its first cell `first` and the previous
-/// block's last cell `prev_last`: the cell's key itself or, when `separators` (meta version 2,
-/// not block 0), the row separator of `first`'s row when `prev_last`'s row differs.
-fn index_key_fits(index_key: Option<&[u8]>, first: &[u8], prev_last: &[u8], separators: bool) -> bool {
-    let Some(k) = index_key else {
-        return false;
-    };
-    if k == first {
-        return true;
-    }
-    let (Some(key), Some(cell), Some(prev)) = (
-        KeyRef::parse(k),
-        KeyRef::parse(first),
-        KeyRef::parse(prev_last),
-    ) else {
-        return false;
-    };
-    separators
-        && cellbase::sst::index::is_row_separator(&key)
-        && key.row == cell.row
-        && prev.row != cell.row
 }
