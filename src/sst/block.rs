@@ -72,8 +72,8 @@ pub struct Block {
     /// Offset where the restart array starts (= end of the entries).
     restarts_off: usize,
     num_restarts: usize,
-    /// Every row's first cell in the block is a restart point (blocks of files of meta
-    /// version 2): a seek starts at the first restart of the target's row or a later one.
+    /// Every row with two or more cells in the block starts at a restart point (blocks of
+    /// files of meta version 2): a seek for a row starts at its first restart, if any.
     rows_at_restarts: bool,
 }
 
@@ -236,8 +236,8 @@ impl Block {
         self.validate().unwrap_or(0)
     }
 
-    /// Declares that every row's first cell in this block is a restart point (the writer's
-    /// layout since meta version 2), so seeks may skip the restart intervals of earlier rows.
+    /// Declares that every row with two or more cells in this block starts at a restart point
+    /// (the writer's layout since meta version 2), so seeks may skip earlier restart intervals.
     /// A block breaking this promise (damage the CRC missed) reads wrongly but never panics;
     /// `SstReader::verify` checks it.
     pub fn set_rows_at_restarts(&mut self, on: bool) {
@@ -537,27 +537,34 @@ impl BlockIter {
             && t.split.is_some()
             && let Some(trow) = key_row(target)
         {
-            // Entries before the first restart of a row >= the target's row are all of
-            // smaller rows (every row starts at a restart), so smaller than the target.
+            // The first restart of a row >= the target's row. A row with two or more cells in
+            // the block starts at a restart, so if that restart has the target's row, no cell
+            // of the row lies before it; otherwise the row has at most one cell, in the
+            // interval before that restart.
             let (mut lo, mut hi) = (0usize, n);
+            let mut hit = false;
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
                 let row = key_row(self.block.restart_key(mid)?).ok_or(DecodeError {
                     what: "malformed cell key",
                     offset: self.block.restart(mid)?,
                 })?;
-                if row < trow {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
+                match row.cmp(trow) {
+                    Ordering::Less => lo = mid + 1,
+                    ord => {
+                        hit = ord == Ordering::Equal;
+                        hi = mid;
+                    }
                 }
             }
+            // `hit` belongs to the last `mid` that set `hi`, i.e. restart `lo` when `lo < n`.
+            let start = if hit && lo < n {
+                lo
+            } else {
+                lo.saturating_sub(1)
+            };
             self.key.clear();
-            if lo == n {
-                // Every row in the block sorts before the target's.
-                return Ok(());
-            }
-            self.load(self.block.restart(lo)?)?;
+            self.load(self.block.restart(start)?)?;
             while self.valid() && t.cmp_key(&self.key) == Ordering::Less {
                 self.advance()?;
             }

@@ -1,5 +1,6 @@
 //! Builds data blocks (format in [`super::block`]): LevelDB-style key prefix compression with a
-//! restart point every `restart_interval` entries and wherever the writer asks for one.
+//! restart point every `restart_interval` entries and (row-aligned layout) at the first cell of
+//! every row with two or more cells in the block.
 
 use crate::codec;
 
@@ -12,6 +13,12 @@ pub struct BlockBuilder {
     interval: usize,
     last_key: Vec<u8>,
     entries: usize,
+    /// Offset of the last entry's payload.
+    last_payload: usize,
+    /// Offset of the current row's first entry in this block ([`BlockBuilder::add_cell`]).
+    row_start: Option<usize>,
+    /// Cells of the current row in this block so far.
+    row_cells: usize,
 }
 
 impl BlockBuilder {
@@ -24,6 +31,9 @@ impl BlockBuilder {
             interval: restart_interval.max(1),
             last_key: Vec::new(),
             entries: 0,
+            last_payload: 0,
+            row_start: None,
+            row_cells: 0,
         }
     }
 
@@ -40,13 +50,48 @@ impl BlockBuilder {
     /// Appends an entry. REQUIRES: `key` sorts after the previous key of this block; the block
     /// stays under 4 GiB (the writer checks).
     pub fn add(&mut self, key: &[u8], payload: &[u8]) {
-        self.add_entry(key, payload, false);
+        let restart = self.counter >= self.interval;
+        self.push_entry(key, payload, restart);
     }
 
-    /// As [`BlockBuilder::add`]; with `restart` the entry is a restart point even before the
-    /// interval is full (the writer starts every row at one, docs/FORMAT.md).
-    pub fn add_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
-        let restart = (restart && self.entries > 0) || self.counter >= self.interval;
+    /// As [`BlockBuilder::add`] for the row-aligned layout (meta version 2, docs/FORMAT.md):
+    /// `new_row` tells whether the cell starts a row. When a row gets its second cell in the
+    /// block and its first cell is not a restart point, that first cell (the last entry) is
+    /// rewritten as one: every row with two or more cells in a block starts at a restart
+    /// point, so a seek for the row needs no scan, while single-cell rows keep the interval's
+    /// prefix compression.
+    pub fn add_cell(&mut self, key: &[u8], payload: &[u8], new_row: bool) {
+        if new_row || self.entries == 0 {
+            self.row_start = Some(self.buf.len());
+            self.row_cells = 0;
+        } else if self.row_cells == 1
+            && let Some(start) = self.row_start
+            && start > 0
+            && self.restarts.last() != Some(&(start as u32))
+        {
+            self.restart_last_entry(start);
+        }
+        self.row_cells += 1;
+        let restart = self.counter >= self.interval;
+        self.push_entry(key, payload, restart);
+    }
+
+    /// Re-encodes the last entry (at `start`) as a restart point (no shared prefix).
+    fn restart_last_entry(&mut self, start: usize) {
+        let payload = self
+            .buf
+            .get(self.last_payload..)
+            .unwrap_or_default()
+            .to_vec();
+        let key = std::mem::take(&mut self.last_key);
+        self.buf.truncate(start);
+        self.counter = self.counter.saturating_sub(1);
+        self.entries -= 1;
+        self.push_entry(&key, &payload, true);
+    }
+
+    fn push_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
+        let restart = restart && self.entries > 0;
         let shared = if !restart {
             self.last_key
                 .iter()
@@ -63,6 +108,7 @@ impl BlockBuilder {
         codec::put_varint(&mut self.buf, delta.len() as u64);
         codec::put_varint(&mut self.buf, payload.len() as u64);
         self.buf.extend_from_slice(delta);
+        self.last_payload = self.buf.len();
         self.buf.extend_from_slice(payload);
         self.last_key.truncate(shared);
         self.last_key.extend_from_slice(delta);
@@ -89,5 +135,8 @@ impl BlockBuilder {
         self.counter = 0;
         self.last_key.clear();
         self.entries = 0;
+        self.last_payload = 0;
+        self.row_start = None;
+        self.row_cells = 0;
     }
 }

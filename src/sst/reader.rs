@@ -392,8 +392,9 @@ impl SstReader {
             let mut it = BlockIter::new(Arc::clone(&block), Vec::new());
             it.seek_to_first()
                 .map_err(|e| block_err(&self.path, at, e))?;
-            // Offset of the current entry, for the row-start check of meta version 2.
-            let mut pos = 0;
+            // Offset of the current entry, the offset of its row's first entry in the block
+            // and that row's cells so far (the restart check of meta version 2).
+            let (mut pos, mut row_start, mut row_cells) = (0, 0, 0u64);
             if !it.valid() {
                 return Err(bad("empty data block".into()));
             }
@@ -414,13 +415,20 @@ impl SstReader {
                 if !self.may_contain_column(k.row, k.qualifier) || !self.may_contain_row(k.row) {
                     return Err(bad(format!("bloom filter misses cell {}", m.cell_count)));
                 }
+                let same_row = pos > 0
+                    && (it.same_row() || KeyRef::parse(&prev).is_some_and(|p| p.row == k.row));
+                if same_row {
+                    row_cells += 1;
+                } else {
+                    (row_start, row_cells) = (pos, 1);
+                }
                 if self.meta.index_separators()
-                    && !it.same_row()
-                    && !block.is_restart(pos)
-                    && (pos == 0 || KeyRef::parse(&prev).is_none_or(|p| p.row != k.row))
+                    && row_cells == 2
+                    && row_start > 0
+                    && !block.is_restart(row_start)
                 {
                     return Err(bad(format!(
-                        "row starting at cell {} is not at a restart point",
+                        "row of two or more cells not starting at a restart point (cell {})",
                         m.cell_count
                     )));
                 }

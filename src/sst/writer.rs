@@ -150,10 +150,15 @@ impl SstWriter {
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
         self.bloom.add(k.row, k.qualifier);
-        // Every row starts at a restart point: a seek binary-searches straight to its row.
-        self.block.add_entry(key, payload, new_row);
-        if self.v1_layout && self.block.estimated_size() >= self.cfg.block_size {
-            self.flush_block()?;
+        if self.v1_layout {
+            self.block.add(key, payload);
+            if self.block.estimated_size() >= self.cfg.block_size {
+                self.flush_block()?;
+            }
+        } else {
+            // A row of two or more cells starts at a restart point: a seek binary-searches
+            // straight to it.
+            self.block.add_cell(key, payload, new_row);
         }
         Ok(())
     }
