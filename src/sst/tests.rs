@@ -773,13 +773,27 @@ fn row_layouts_old_and_new_read_alike() {
             cfg(1024, Compression::None, BloomType::Row),
         );
         if v1 {
-            w = w.with_v1_layout();
+            w = w.with_v1_layout(false);
         }
         for (k, v) in &cells {
             w.add(k, v).unwrap();
         }
         let m = w.finish().unwrap();
         assert_eq!(m.version, if v1 { 1 } else { 2 }, "{name}");
+        // The old layout under a version-2 meta block breaks the v2 promises: verify says so.
+        if v1 {
+            let bad = dir.path().join("v1-claiming-v2");
+            let f = StdFs.create(&bad).unwrap();
+            let mut w =
+                SstWriter::new(f, bad.clone(), cfg(1024, Compression::None, BloomType::Row))
+                    .with_v1_layout(true);
+            for (k, v) in &cells {
+                w.add(k, v).unwrap();
+            }
+            w.finish().unwrap();
+            let e = open(&bad).unwrap().verify().unwrap_err();
+            assert!(matches!(e, crate::error::Error::Corruption { .. }), "{e:?}");
+        }
         let r = open(&path).unwrap();
         r.verify().unwrap();
         assert_eq!(scan(&r).unwrap(), cells, "{name}");

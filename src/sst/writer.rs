@@ -92,11 +92,14 @@ impl SstWriter {
         }
     }
 
-    /// Writes a file as writers before meta version 2 did (tests of reading old files).
+    /// Writes a file as writers before meta version 2 did (tests of reading old files); with
+    /// `claim_v2` the meta block says version 2 anyway (a damaged file for `verify`).
     #[cfg(test)]
-    pub(crate) fn with_v1_layout(mut self) -> SstWriter {
+    pub(crate) fn with_v1_layout(mut self, claim_v2: bool) -> SstWriter {
         self.v1_layout = true;
-        self.meta.version = super::meta::META_VERSION_V1;
+        if !claim_v2 {
+            self.meta.version = super::meta::META_VERSION_V1;
+        }
         self
     }
 
