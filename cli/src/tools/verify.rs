@@ -680,10 +680,12 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
         path,
         "index block",
     ) {
+        // A damaged meta block is reported on its own: the index is then read as the newer
+        // layout allows (row separators), so the damage does not cascade.
         Ok(raw) => match Index::decode_with(
             &raw,
             data_end,
-            meta.as_ref().is_some_and(FileMeta::index_separators),
+            meta.as_ref().is_none_or(FileMeta::index_separators),
         ) {
             Ok(i) => Some(i),
             Err(e) => {
@@ -758,7 +760,7 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
                     index.first_key(i),
                     key,
                     &prev,
-                    i > 0 && meta.as_ref().is_some_and(FileMeta::index_separators),
+                    i > 0 && meta.as_ref().is_none_or(FileMeta::index_separators),
                 )
             {
                 report.error(
@@ -1139,7 +1141,8 @@ fn check_entry(payload: &[u8]) -> Result<u64, String> {
 
 /// True when a block's index key `index_key` fits its first cell `first` and the previous
 /// block's last cell `prev_last`: the cell's key itself or, when `separators` (meta version 2,
-/// not block 0), the row separator of `first`'s row when `prev_last`'s row differs.
+/// not block 0), the row separator of `first`'s row when `prev_last`'s row differs (not
+/// checked when the previous block could not be read and `prev_last` is empty).
 fn index_key_fits(
     index_key: Option<&[u8]>,
     first: &[u8],
@@ -1152,17 +1155,13 @@ fn index_key_fits(
     if k == first {
         return true;
     }
-    let (Some(key), Some(cell), Some(prev)) = (
-        KeyRef::parse(k),
-        KeyRef::parse(first),
-        KeyRef::parse(prev_last),
-    ) else {
+    let (Some(key), Some(cell)) = (KeyRef::parse(k), KeyRef::parse(first)) else {
         return false;
     };
     separators
         && cellbase::sst::index::is_row_separator(&key)
         && key.row == cell.row
-        && prev.row != cell.row
+        && KeyRef::parse(prev_last).is_none_or(|prev| prev.row != cell.row)
 }
 
 #[cfg(test)]
