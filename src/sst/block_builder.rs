@@ -19,6 +19,8 @@ pub struct BlockBuilder {
     row_start: Option<usize>,
     /// Cells of the current row in this block so far.
     row_cells: usize,
+    /// Scratch for re-encoding an entry.
+    scratch: Vec<u8>,
 }
 
 impl BlockBuilder {
@@ -34,6 +36,7 @@ impl BlockBuilder {
             last_payload: 0,
             row_start: None,
             row_cells: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -76,18 +79,25 @@ impl BlockBuilder {
         self.push_entry(key, payload, restart);
     }
 
-    /// Re-encodes the last entry (at `start`) as a restart point (no shared prefix).
+    /// Re-encodes the last entry (at `start`) as a restart point (no shared prefix): its
+    /// header and key delta are replaced in place by a header and the full key.
     fn restart_last_entry(&mut self, start: usize) {
-        let payload = self
-            .buf
-            .get(self.last_payload..)
-            .unwrap_or_default()
-            .to_vec();
-        let key = std::mem::take(&mut self.last_key);
-        self.buf.truncate(start);
-        self.counter = self.counter.saturating_sub(1);
-        self.entries -= 1;
-        self.push_entry(&key, &payload, true);
+        let payload_len = self.buf.len() - self.last_payload;
+        self.scratch.clear();
+        codec::put_varint(&mut self.scratch, 0);
+        codec::put_varint(&mut self.scratch, self.last_key.len() as u64);
+        codec::put_varint(&mut self.scratch, payload_len as u64);
+        self.scratch.extend_from_slice(&self.last_key);
+        // The new header and key are longer than the old header and key delta (a full key
+        // instead of a suffix): shift the payload right, then write them in front of it.
+        let (old_end, new_end) = (self.last_payload, start + self.scratch.len());
+        let len = self.buf.len();
+        self.buf.resize(len + (new_end - old_end), 0);
+        self.buf.copy_within(old_end..len, new_end);
+        self.buf[start..new_end].copy_from_slice(&self.scratch);
+        self.last_payload = new_end;
+        self.restarts.push(start as u32);
+        self.counter = 1;
     }
 
     fn push_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {

@@ -126,9 +126,11 @@ impl SstWriter {
         // A full block is cut before the first cell of the next row, so a row lies in one
         // block and a point read fetches one block; a row that grows the block to twice the
         // block size is cut at a cell (wide rows).
+        // (An encoded key starts with `row_len: u16 | row`.)
+        let row_part = 2 + k.row.len();
         let new_row = !self.v1_layout
             && (self.meta.cell_count == 0
-                || KeyRef::parse(&self.meta.last_key).is_none_or(|last| last.row != k.row));
+                || self.meta.last_key.get(..row_part) != key.get(..row_part));
         let size = self.block.estimated_size();
         if !self.block.is_empty()
             && size >= self.cfg.block_size
