@@ -230,7 +230,15 @@ impl RegionVersion {
         // the files are ordered newest first across families too (ties between families cannot
         // hold equal keys).
         let in_place = stores <= 1 && sorted;
-        let cursor = |f: &StoreFile| SourceCursor::File(f.reader.cursor((sel.cache)(&f.family)));
+        // A Get's file cursors end at the row's end (one shared copy of the row).
+        let mut bound: Option<Arc<[u8]>> = None;
+        let mut cursor = |f: &StoreFile| {
+            let mut c = f.reader.cursor((sel.cache)(&f.family));
+            if let Some(row) = sel.get_row {
+                c.bound_to_row(Arc::clone(bound.get_or_insert_with(|| Arc::from(row))));
+            }
+            SourceCursor::File(c)
+        };
         let mut files: Vec<&Arc<StoreFile>> = Vec::new();
         for (fam, list) in &self.files {
             if !wanted(fam) {

@@ -170,6 +170,15 @@ pub(crate) fn selection(c: &Columns) -> ColumnSelection {
     }
 }
 
+/// [`selection`] without the copy.
+fn into_selection(c: Columns) -> ColumnSelection {
+    if c.0.is_empty() {
+        ColumnSelection::All
+    } else {
+        ColumnSelection::Families(c.0)
+    }
+}
+
 impl Table {
     /// The table name.
     pub fn name(&self) -> &str {
@@ -211,7 +220,7 @@ impl Table {
         let merge = MergeCursor::new(version.cursors(&sel));
         Ok(RowReader::reversed(
             merge,
-            q.matcher(),
+            Box::new(q.matcher()),
             q.runner()?,
             read_point,
             reverse,
@@ -232,9 +241,9 @@ impl Table {
         parts: ReaderParts,
     ) -> Result<RowReader> {
         let single_column = q
-            .cols
-            .0
-            .iter()
+            .column_map()
+            .into_iter()
+            .flatten()
             .filter_map(|(f, qs)| match qs {
                 Some(s) if s.len() == 1 => s.iter().next().map(|x| (f.as_slice(), x.as_slice())),
                 _ => None,
@@ -280,7 +289,7 @@ impl Table {
                 m.reinit(q.desc.families(), &q.spec);
                 m
             }
-            None => q.matcher(),
+            None => Box::new(q.matcher()),
         };
         Ok(RowReader::new(
             merge,
@@ -319,13 +328,12 @@ impl Table {
             now: self.db.clock.now_millis(),
             time_range: g.time_range,
             max_versions: g.max_versions,
-            columns: selection(&g.columns),
+            columns: into_selection(g.columns),
             raw: false,
             has_filter: g.filter.is_some(),
         };
         let q = Query {
             desc,
-            cols: g.columns,
             spec,
             filter: g.filter,
             reversed: false,
@@ -412,7 +420,6 @@ impl Table {
         }
         Ok(Query {
             desc,
-            cols: s.columns.clone(),
             spec,
             filter: s.filter.clone(),
             reversed: s.reversed,
@@ -579,23 +586,30 @@ impl Table {
     }
 }
 
+/// Selected families, each with its selected qualifiers (`None` = all).
+type ColumnMap = std::collections::BTreeMap<Vec<u8>, Option<std::collections::BTreeSet<Vec<u8>>>>;
+
 /// What a Get or Scan asks of a region reader.
 #[derive(Clone, Debug)]
 pub(crate) struct Query {
     pub desc: Arc<TableDescriptor>,
-    pub cols: Columns,
+    /// The selected columns are `spec.columns` ([`Query::column_map`]).
     pub spec: ReadSpec,
     pub filter: Option<Filter>,
     pub reversed: bool,
 }
 
 impl Query {
-    fn families(&self) -> Option<Vec<&[u8]>> {
-        if self.cols.0.is_empty() {
-            None
-        } else {
-            Some(self.cols.0.keys().map(Vec::as_slice).collect())
+    /// The selected families and their qualifiers; `None` = every column.
+    fn column_map(&self) -> Option<&ColumnMap> {
+        match &self.spec.columns {
+            ColumnSelection::All => None,
+            ColumnSelection::Families(m) => Some(m),
         }
+    }
+    fn families(&self) -> Option<Vec<&[u8]>> {
+        self.column_map()
+            .map(|m| m.keys().map(Vec::as_slice).collect())
     }
     fn matcher(&self) -> UserMatcher {
         UserMatcher::new(self.desc.families(), self.spec.clone())

@@ -203,7 +203,6 @@ impl Table {
         };
         let q = crate::table::Query {
             desc: desc.clone(),
-            cols,
             spec,
             filter: None,
             reversed: false,

@@ -26,6 +26,9 @@ pub struct MergeCursor<C: CellCursor = Box<dyn CellCursor>> {
     /// the root stays the smallest with no comparison at all: a row held by one source streams
     /// through the merge for free.
     lead: bool,
+    /// The last `next` kept the same child on top and that child said it stayed on its row
+    /// ([`CellCursor::row_unchanged`]): the merged stream stayed on its row.
+    same_row: bool,
 }
 
 impl<C: CellCursor> MergeCursor<C> {
@@ -38,6 +41,7 @@ impl<C: CellCursor> MergeCursor<C> {
             reposition_all: false,
             second: 0,
             lead: false,
+            same_row: false,
         }
     }
 
@@ -50,6 +54,7 @@ impl<C: CellCursor> MergeCursor<C> {
             reposition_all: false,
             second: 0,
             lead: false,
+            same_row: false,
         }
     }
 
@@ -119,6 +124,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
     }
     fn next(&mut self) -> Result<()> {
         let top = self.heap[0];
+        self.same_row = false;
         self.children[top].next()?;
         if !self.children[top].valid() {
             let last = self.heap.len() - 1;
@@ -131,6 +137,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         }
         let n = self.heap.len();
         if n == 1 || (self.lead && self.children[top].row_unchanged()) {
+            self.same_row = self.children[top].row_unchanged();
             return Ok(());
         }
         if self.second == 0 {
@@ -146,6 +153,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             compare_encoded_rows(self.children[top].key(), self.children[other].key());
         if ord == Ordering::Less || (ord == Ordering::Equal && top < other) {
             self.lead = rows_differ;
+            self.same_row = self.children[top].row_unchanged();
             return Ok(());
         }
         self.lead = false;
@@ -157,6 +165,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         Ok(())
     }
     fn seek(&mut self, target: &[u8]) -> Result<()> {
+        self.same_row = false;
         let all = std::mem::take(&mut self.reposition_all);
         for c in &mut self.children {
             if !all {
@@ -192,7 +201,11 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         self.rebuild();
         Ok(())
     }
+    fn row_unchanged(&self) -> bool {
+        self.same_row
+    }
     fn seek_to_first(&mut self) -> Result<()> {
+        self.same_row = false;
         for c in &mut self.children {
             c.seek_to_first()?;
         }
@@ -209,6 +222,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             }
         }
         // The caller seeks before reading again, possibly backwards.
+        self.same_row = false;
         self.heap.clear();
         self.second = 0;
         self.lead = false;

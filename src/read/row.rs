@@ -17,7 +17,9 @@ use std::path::PathBuf;
 /// Reads rows of one region in order.
 pub(crate) struct RowReader {
     cursor: MergeCursor<SourceCursor>,
-    matcher: UserMatcher,
+    /// Boxed: the reader and its parts move between the thread's spare slot and each Get, and
+    /// the matcher is most of their size.
+    matcher: Box<UserMatcher>,
     read_point: u64,
     /// Exclusive stop row; empty = none.
     stop: Vec<u8>,
@@ -35,7 +37,7 @@ pub(crate) struct RowReader {
 #[derive(Default)]
 pub(crate) struct ReaderParts {
     /// A matcher to [`UserMatcher::reinit`].
-    pub matcher: Option<UserMatcher>,
+    pub matcher: Option<Box<UserMatcher>>,
     /// Empty.
     pub children: Vec<SourceCursor>,
     /// Empty.
@@ -88,7 +90,7 @@ impl RowReader {
     /// REQUIRES: `cursor` already positioned at the first candidate cell.
     pub fn new(
         cursor: MergeCursor<SourceCursor>,
-        matcher: UserMatcher,
+        matcher: Box<UserMatcher>,
         filter: Option<FilterRunner>,
         read_point: u64,
         stop: Vec<u8>,
@@ -122,7 +124,7 @@ impl RowReader {
     /// forward order [SORT-8].
     pub fn reversed(
         cursor: MergeCursor<SourceCursor>,
-        matcher: UserMatcher,
+        matcher: Box<UserMatcher>,
         filter: Option<FilterRunner>,
         read_point: u64,
         reverse: Reverse,
@@ -200,7 +202,9 @@ impl RowReader {
                 break;
             }
             let key = KeyRef::parse(self.cursor.key()).ok_or_else(bad_key)?;
+            // After a `next` the merge may know it stayed on the row (no comparison).
             if let Some(r) = &row
+                && !self.cursor.row_unchanged()
                 && r.as_slice() != key.row
             {
                 if let Some(done) = row.take().and_then(|r| self.finish_row(r)) {

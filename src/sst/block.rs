@@ -72,6 +72,9 @@ pub struct Block {
     /// Offset where the restart array starts (= end of the entries).
     restarts_off: usize,
     num_restarts: usize,
+    /// Every row with two or more cells in the block starts at a restart point (blocks of
+    /// files of meta version 2): a seek for a row starts at its first restart, if any.
+    rows_at_restarts: bool,
 }
 
 impl Block {
@@ -98,6 +101,7 @@ impl Block {
             bytes,
             restarts_off: 0,
             num_restarts: 0,
+            rows_at_restarts: false,
         };
         if let BlockBytes::Mapped { file, start, end } = &block.bytes
             && file.bytes().get(*start..*end).is_none()
@@ -232,6 +236,29 @@ impl Block {
         self.validate().unwrap_or(0)
     }
 
+    /// Declares that every row with two or more cells in this block starts at a restart point
+    /// (the writer's layout since meta version 2), so seeks may skip earlier restart intervals.
+    /// A block breaking this promise (damage the CRC missed) reads wrongly but never panics;
+    /// `SstReader::verify` checks it.
+    pub fn set_rows_at_restarts(&mut self, on: bool) {
+        self.rows_at_restarts = on;
+    }
+
+    /// True when `pos` is a restart point's offset.
+    pub fn is_restart(&self, pos: usize) -> bool {
+        let (mut lo, mut hi) = (0, self.num_restarts);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.restart(mid) {
+                Ok(r) if r == pos => return true,
+                Ok(r) if r < pos => lo = mid + 1,
+                Ok(_) => hi = mid,
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
     fn restart(&self, i: usize) -> Result<usize, DecodeError> {
         let off = self.restarts_off + 4 * i;
         let b = self.data().get(off..).unwrap_or_default();
@@ -338,6 +365,13 @@ fn parse_entry_slow(data: &[u8], pos: usize, limit: usize) -> Result<Entry, Deco
         delta_end: e.delta_end + pos,
         payload_end: e.payload_end + pos,
     })
+}
+
+/// The row of an encoded key (`None` when its row length prefix does not fit).
+#[inline]
+fn key_row(key: &[u8]) -> Option<&[u8]> {
+    let len = usize::from(u16::from_be_bytes([*key.first()?, *key.get(1)?]));
+    key.get(2..2 + len)
 }
 
 /// A seek target parsed once: [`SeekTarget::cmp_key`] orders exactly like
@@ -462,6 +496,11 @@ impl BlockIter {
         Ok(())
     }
 
+    /// Offset of the entry after the current one (`None` when invalid).
+    pub fn next_offset(&self) -> Option<usize> {
+        self.next
+    }
+
     /// Positions on the first entry.
     ///
     /// # Errors
@@ -494,6 +533,43 @@ impl BlockIter {
             return Ok(());
         }
         let t = SeekTarget::new(target);
+        if self.block.rows_at_restarts
+            && t.split.is_some()
+            && let Some(trow) = key_row(target)
+        {
+            // The first restart of a row >= the target's row. A row with two or more cells in
+            // the block starts at a restart, so if that restart has the target's row, no cell
+            // of the row lies before it; otherwise the row has at most one cell, in the
+            // interval before that restart.
+            let (mut lo, mut hi) = (0usize, n);
+            let mut hit = false;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let row = key_row(self.block.restart_key(mid)?).ok_or(DecodeError {
+                    what: "malformed cell key",
+                    offset: self.block.restart(mid)?,
+                })?;
+                match row.cmp(trow) {
+                    Ordering::Less => lo = mid + 1,
+                    ord => {
+                        hit = ord == Ordering::Equal;
+                        hi = mid;
+                    }
+                }
+            }
+            // `hit` belongs to the last `mid` that set `hi`, i.e. restart `lo` when `lo < n`.
+            let start = if hit && lo < n {
+                lo
+            } else {
+                lo.saturating_sub(1)
+            };
+            self.key.clear();
+            self.load(self.block.restart(start)?)?;
+            while self.valid() && t.cmp_key(&self.key) == Ordering::Less {
+                self.advance()?;
+            }
+            return Ok(());
+        }
         // Largest restart whose key is <= target (or 0).
         let (mut lo, mut hi) = (0usize, n - 1);
         while lo < hi {

@@ -1,5 +1,6 @@
 //! Builds data blocks (format in [`super::block`]): LevelDB-style key prefix compression with a
-//! restart point every `restart_interval` entries.
+//! restart point every `restart_interval` entries and (row-aligned layout) at the first cell of
+//! every row with two or more cells in the block.
 
 use crate::codec;
 
@@ -12,6 +13,14 @@ pub struct BlockBuilder {
     interval: usize,
     last_key: Vec<u8>,
     entries: usize,
+    /// Offset of the last entry's payload.
+    last_payload: usize,
+    /// Offset of the current row's first entry in this block ([`BlockBuilder::add_cell`]).
+    row_start: Option<usize>,
+    /// Cells of the current row in this block so far.
+    row_cells: usize,
+    /// Scratch for re-encoding an entry.
+    scratch: Vec<u8>,
 }
 
 impl BlockBuilder {
@@ -24,6 +33,10 @@ impl BlockBuilder {
             interval: restart_interval.max(1),
             last_key: Vec::new(),
             entries: 0,
+            last_payload: 0,
+            row_start: None,
+            row_cells: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -40,7 +53,56 @@ impl BlockBuilder {
     /// Appends an entry. REQUIRES: `key` sorts after the previous key of this block; the block
     /// stays under 4 GiB (the writer checks).
     pub fn add(&mut self, key: &[u8], payload: &[u8]) {
-        let shared = if self.counter < self.interval {
+        let restart = self.counter >= self.interval;
+        self.push_entry(key, payload, restart);
+    }
+
+    /// As [`BlockBuilder::add`] for the row-aligned layout (meta version 2, docs/FORMAT.md):
+    /// `new_row` tells whether the cell starts a row. When a row gets its second cell in the
+    /// block and its first cell is not a restart point, that first cell (the last entry) is
+    /// rewritten as one: every row with two or more cells in a block starts at a restart
+    /// point, so a seek for the row needs no scan, while single-cell rows keep the interval's
+    /// prefix compression.
+    pub fn add_cell(&mut self, key: &[u8], payload: &[u8], new_row: bool) {
+        if new_row || self.entries == 0 {
+            self.row_start = Some(self.buf.len());
+            self.row_cells = 0;
+        } else if self.row_cells == 1
+            && let Some(start) = self.row_start
+            && start > 0
+            && self.restarts.last() != Some(&(start as u32))
+        {
+            self.restart_last_entry(start);
+        }
+        self.row_cells += 1;
+        let restart = self.counter >= self.interval;
+        self.push_entry(key, payload, restart);
+    }
+
+    /// Re-encodes the last entry (at `start`) as a restart point (no shared prefix): its
+    /// header and key delta are replaced in place by a header and the full key.
+    fn restart_last_entry(&mut self, start: usize) {
+        let payload_len = self.buf.len() - self.last_payload;
+        self.scratch.clear();
+        codec::put_varint(&mut self.scratch, 0);
+        codec::put_varint(&mut self.scratch, self.last_key.len() as u64);
+        codec::put_varint(&mut self.scratch, payload_len as u64);
+        self.scratch.extend_from_slice(&self.last_key);
+        // The new header and key are longer than the old header and key delta (a full key
+        // instead of a suffix): shift the payload right, then write them in front of it.
+        let (old_end, new_end) = (self.last_payload, start + self.scratch.len());
+        let len = self.buf.len();
+        self.buf.resize(len + (new_end - old_end), 0);
+        self.buf.copy_within(old_end..len, new_end);
+        self.buf[start..new_end].copy_from_slice(&self.scratch);
+        self.last_payload = new_end;
+        self.restarts.push(start as u32);
+        self.counter = 1;
+    }
+
+    fn push_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
+        let restart = restart && self.entries > 0;
+        let shared = if !restart {
             self.last_key
                 .iter()
                 .zip(key)
@@ -56,6 +118,7 @@ impl BlockBuilder {
         codec::put_varint(&mut self.buf, delta.len() as u64);
         codec::put_varint(&mut self.buf, payload.len() as u64);
         self.buf.extend_from_slice(delta);
+        self.last_payload = self.buf.len();
         self.buf.extend_from_slice(payload);
         self.last_key.truncate(shared);
         self.last_key.extend_from_slice(delta);
@@ -82,5 +145,8 @@ impl BlockBuilder {
         self.counter = 0;
         self.last_key.clear();
         self.entries = 0;
+        self.last_payload = 0;
+        self.row_start = None;
+        self.row_cells = 0;
     }
 }

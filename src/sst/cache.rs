@@ -40,8 +40,9 @@ impl Default for CachePolicy {
 
 /// Fixed per-entry overhead charged on top of the block bytes.
 const ENTRY_OVERHEAD: u64 = 96;
-/// Typical block size, used only to size the caches' hash tables.
-const TYPICAL_BLOCK: u64 = 16 << 10;
+/// Typical block size, used to size the caches' hash tables and their ghost queues (S3-FIFO
+/// remembers recently evicted keys for half this many items).
+const TYPICAL_BLOCK: u64 = 4 << 10;
 
 #[derive(Clone, Copy, Debug)]
 struct BlockWeighter;

@@ -22,6 +22,10 @@ pub struct SstCursor {
     iter: Option<BlockIter>,
     /// Key buffer carried from block to block.
     key_buf: Vec<u8>,
+    /// Set for a single-row read: the cursor ends (becomes invalid) instead of entering a
+    /// block whose index key's row sorts after this row, so a read of a row that ends a
+    /// block does not fetch the next block only to see its first key.
+    row_bound: Option<Arc<[u8]>>,
 }
 
 impl std::fmt::Debug for SstCursor {
@@ -42,7 +46,27 @@ impl SstCursor {
             block_idx: 0,
             iter: None,
             key_buf: Vec::new(),
+            row_bound: None,
         }
+    }
+
+    /// Bounds the cursor to cells of `row` and rows before it: it ends at the first block
+    /// whose index key's row sorts after `row` (cells of later rows in the block it holds
+    /// may still be returned). For reads of one row, which stop at the row's end anyway.
+    pub fn bound_to_row(&mut self, row: Arc<[u8]>) {
+        self.row_bound = Some(row);
+    }
+
+    /// True when block `i` starts past the row bound (no cell of the bound row or earlier).
+    fn past_bound(&self, i: usize) -> bool {
+        let Some(bound) = self.row_bound.as_deref() else {
+            return false;
+        };
+        self.reader
+            .index()
+            .first_key(i)
+            .and_then(crate::model::key::KeyRef::parse)
+            .is_some_and(|k| k.row > bound)
     }
 
     /// The reader this cursor walks.
@@ -73,6 +97,10 @@ impl SstCursor {
     fn skip_exhausted(&mut self) -> Result<()> {
         while self.iter.as_ref().is_some_and(|it| !it.valid()) {
             let next = self.block_idx + 1;
+            if self.past_bound(next) {
+                self.invalidate();
+                return Ok(());
+            }
             let at = self
                 .reader
                 .handle(next)

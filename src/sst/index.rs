@@ -2,6 +2,8 @@
 //!
 //! Payload: `count: u32 BE | entry × count` where
 //! `entry = first_key_len: varint | first_key | offset: u64 BE | size: u32 BE`.
+//! An entry's key sorts after every cell of the previous block and at or before the block's
+//! first cell: the first cell's key, or (files of meta version 2) a row separator.
 //!
 //! Invariants checked on load: first keys are well-formed cell keys in strictly increasing
 //! [SORT-1] order, and the data blocks tile the data region exactly (the first starts at 0, each
@@ -64,7 +66,17 @@ pub struct Index {
     /// [`row_word`] of each first key: most binary-search steps compare these eight bytes in
     /// one small array instead of reading the key (8 bytes per block of memory).
     row_words: Vec<u64>,
+    /// The prefix every block's row shares (the common prefix of the first and the last
+    /// index key's rows: the keys are sorted), left out of the row words so they hold
+    /// distinguishing bytes (YCSB rows all start with "user").
+    word_prefix: Vec<u8>,
+    /// Every [`TOP_STRIDE`]-th row word: a search narrows to one stride through this small
+    /// array (a few cache lines) before it touches `row_words`.
+    top_words: Vec<u64>,
 }
+
+/// Blocks per entry of [`Index`]'s top-level row words.
+const TOP_STRIDE: usize = 32;
 
 /// The first eight bytes of `row`, zero-padded, as a big-endian word. For two rows, unequal
 /// words order as the rows do: at the first differing byte either both rows have a byte, or
@@ -77,6 +89,17 @@ fn row_word(row: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
+/// True for a row separator index key: [`crate::model::key::first_on_row`] of a row, which
+/// sorts before every cell of the row. Files of meta version 2 use one as block `i`'s index key
+/// when block `i` starts a row that block `i - 1` does not hold (docs/FORMAT.md).
+pub fn is_row_separator(k: &KeyRef<'_>) -> bool {
+    k.type_code == crate::model::key::TYPE_MAXIMUM
+        && k.family.is_empty()
+        && k.qualifier.is_empty()
+        && k.ts == i64::MAX
+        && k.seq == u64::MAX
+}
+
 impl Index {
     /// Decodes and validates an index payload; `data_end` is where the data region ends.
     /// Offsets in errors are relative to the payload.
@@ -84,6 +107,19 @@ impl Index {
     /// # Errors
     /// Short data, malformed or unordered keys, blocks that do not tile `[0, data_end)`.
     pub fn decode(payload: &[u8], data_end: u64) -> Result<Index, DecodeError> {
+        Self::decode_with(payload, data_end, false)
+    }
+
+    /// As [`Index::decode`]; with `separators` (files of meta version 2) an entry after the
+    /// first may also be a row separator ([`is_row_separator`]) instead of a cell key.
+    ///
+    /// # Errors
+    /// As [`Index::decode`].
+    pub fn decode_with(
+        payload: &[u8],
+        data_end: u64,
+        separators: bool,
+    ) -> Result<Index, DecodeError> {
         let mut r = Reader::new(payload);
         let count = r.u32("index entry count")? as usize;
         // Each entry takes at least 1 + MIN_KEY_LEN + HANDLE_LEN bytes: bounds the allocation.
@@ -97,7 +133,9 @@ impl Index {
             keys: Vec::with_capacity(r.remaining()),
             ends: Vec::with_capacity(count),
             handles: Vec::with_capacity(count),
-            row_words: Vec::with_capacity(count),
+            row_words: Vec::new(),
+            word_prefix: Vec::new(),
+            top_words: Vec::new(),
         };
         let mut expect_offset = 0u64;
         for i in 0..count {
@@ -105,7 +143,7 @@ impl Index {
             let bad = |what| DecodeError { what, offset: at };
             let key = r.bytes("index key")?;
             let parsed = KeyRef::parse(key).ok_or(bad("malformed index key"))?;
-            if parsed.cell_type().is_none() {
+            if parsed.cell_type().is_none() && !(separators && i > 0 && is_row_separator(&parsed)) {
                 return Err(bad("unknown cell type in index key"));
             }
             if let Some(prev) = i.checked_sub(1).and_then(|p| index.first_key(p))
@@ -124,7 +162,6 @@ impl Index {
             index.keys.extend_from_slice(key);
             index.ends.push(index.keys.len());
             index.handles.push(handle);
-            index.row_words.push(row_word(parsed.row));
         }
         if expect_offset != data_end {
             return Err(DecodeError {
@@ -132,6 +169,25 @@ impl Index {
                 offset: r.pos(),
             });
         }
+        fn row_of(index: &Index, i: usize) -> Option<&[u8]> {
+            index.first_key(i).and_then(KeyRef::parse).map(|k| k.row)
+        }
+        let prefix = match (row_of(&index, 0), row_of(&index, count.saturating_sub(1))) {
+            (Some(first), Some(last)) => {
+                let p = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+                first[..p].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        let words: Vec<u64> = (0..count)
+            .map(|i| {
+                let row = row_of(&index, i).unwrap_or_default();
+                row_word(row.get(prefix.len()..).unwrap_or_default())
+            })
+            .collect();
+        index.top_words = words.iter().step_by(TOP_STRIDE).copied().collect();
+        index.row_words = words;
+        index.word_prefix = prefix;
         if !r.is_empty() {
             return Err(DecodeError {
                 what: "trailing bytes after index",
@@ -151,7 +207,8 @@ impl Index {
         self.handles.is_empty()
     }
 
-    /// First key of block `i`.
+    /// Index key of block `i`: its first cell's key or, in files of meta version 2, possibly a
+    /// row separator of that cell's row (block 0 always has its first cell's key).
     #[inline]
     pub fn first_key(&self, i: usize) -> Option<&[u8]> {
         let start = match i {
@@ -171,8 +228,26 @@ impl Index {
     /// `<= target`, or block 0 when `target` sorts before every block.
     pub fn find(&self, target: &[u8]) -> usize {
         let t = SeekTarget::new(target);
-        let tw = KeyRef::parse(target).map(|k| row_word(k.row));
+        // A target row outside the shared prefix compares by key (it sorts before or after
+        // every block's row).
+        let tw = KeyRef::parse(target).and_then(|k| {
+            k.row
+                .strip_prefix(self.word_prefix.as_slice())
+                .map(row_word)
+        });
         let (mut lo, mut hi) = (0, self.len());
+        if let Some(tw) = tw {
+            // Sampled words narrow the range: a smaller word starts before the target, a
+            // larger one after it (equal words leave the boundary to the loop below).
+            let below = self.top_words.partition_point(|&w| w < tw);
+            let not_above = self.top_words.partition_point(|&w| w <= tw);
+            if below > 0 {
+                lo = (below - 1) * TOP_STRIDE + 1;
+            }
+            if not_above < self.top_words.len() {
+                hi = not_above * TOP_STRIDE;
+            }
+        }
         // Invariant: blocks before `lo` start <= target, blocks from `hi` start > target.
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -273,11 +348,23 @@ mod tests {
             }
             r
         };
-        for _ in 0..50 {
-            let mut keys: Vec<Vec<u8>> = (0..1 + next(60))
+        // The second half gives every block row a long shared prefix (left out of the row
+        // words); targets have it or not.
+        for round in 0..100 {
+            let pre: &[u8] = if round >= 50 { b"user12" } else { b"" };
+            let prefixed = |next: &mut dyn FnMut(u64) -> u64, always: bool| -> Vec<u8> {
+                let mut r = if always || next(2) == 0 {
+                    pre.to_vec()
+                } else {
+                    Vec::new()
+                };
+                r.extend_from_slice(&row(next));
+                r
+            };
+            let mut keys: Vec<Vec<u8>> = (0..1 + next(300))
                 .map(|_| {
                     KeyRef {
-                        row: &row(&mut next),
+                        row: &prefixed(&mut next, true),
                         family: b"f",
                         qualifier: b"q",
                         ts: next(3) as i64,
@@ -305,7 +392,7 @@ mod tests {
                     0 => keys[next(keys.len() as u64) as usize].clone(),
                     1 => vec![0xff, 0xff, 1],
                     _ => KeyRef {
-                        row: &row(&mut next),
+                        row: &prefixed(&mut next, false),
                         family: b"f",
                         qualifier: b"q",
                         ts: next(4) as i64 - 1,

@@ -4,7 +4,7 @@
 //! Meta block payload (all integers big-endian):
 //!
 //! ```text
-//! version: u8 (= 1) | first_key_len: varint | first_key | last_key_len: varint | last_key
+//! version: u8 (1 or 2) | first_key_len: varint | first_key | last_key_len: varint | last_key
 //! | min_ts: i64 | max_ts: i64 | max_seq: u64 | cell_count: u64 | put_count: u64
 //! | delete_count: u64 | earliest_put_ts: i64 | bloom: u8 | compression: u8
 //! | data_blocks: u64 | raw_data_bytes: u64
@@ -17,8 +17,13 @@ use crate::codec::{self, DecodeError, Reader};
 use crate::model::key::{CellType, KeyRef};
 use crate::model::schema::{BloomType, Compression};
 
-/// Version byte of the meta block encoding.
-pub const META_VERSION: u8 = 1;
+/// Version byte of the meta block encoding that writers write. Version 2 has the layout of
+/// version 1; it marks a file whose index keys may be row separators (docs/FORMAT.md, index
+/// block), which readers of version 1 would reject.
+pub const META_VERSION: u8 = 2;
+
+/// The first meta version (index keys are always the blocks' first cell keys); still read.
+pub const META_VERSION_V1: u8 = 1;
 
 /// Why a meta block could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +37,9 @@ pub enum MetaDecodeError {
 /// Summary of one block file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileMeta {
+    /// Meta block version ([`META_VERSION`] for files written now, [`META_VERSION_V1`] for
+    /// older files).
+    pub version: u8,
     /// File length in bytes.
     pub file_size: u64,
     /// Encoded key of the first cell (empty for a file without cells).
@@ -64,9 +72,16 @@ pub struct FileMeta {
 }
 
 impl FileMeta {
+    /// True when the file's index keys may be row separators (meta version 2), not only
+    /// first cell keys.
+    pub fn index_separators(&self) -> bool {
+        self.version >= META_VERSION
+    }
+
     /// Meta of a file with no cells yet.
     pub fn empty(bloom: BloomType, compression: Compression) -> FileMeta {
         FileMeta {
+            version: META_VERSION,
             file_size: 0,
             first_key: Vec::new(),
             last_key: Vec::new(),
@@ -110,7 +125,7 @@ impl FileMeta {
 
     /// Appends the meta block payload (everything but `file_size`).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.push(META_VERSION);
+        out.push(self.version);
         codec::put_bytes(out, &self.first_key);
         codec::put_bytes(out, &self.last_key);
         codec::put_i64(out, self.min_ts);
@@ -130,7 +145,8 @@ impl FileMeta {
     }
 
     /// Decodes a meta block payload written by [`FileMeta::encode_into`]; offsets in errors are
-    /// relative to `payload`. A version other than [`META_VERSION`] is reported as
+    /// relative to `payload`. A version other than [`META_VERSION_V1`] or [`META_VERSION`] is
+    /// reported as
     /// [`MetaDecodeError::Version`] so the caller can raise `UnsupportedFormat`.
     ///
     /// # Errors
@@ -138,16 +154,18 @@ impl FileMeta {
     pub fn decode(payload: &[u8], file_size: u64) -> Result<FileMeta, MetaDecodeError> {
         let mut r = Reader::new(payload);
         let version = r.u8("meta version").map_err(MetaDecodeError::Malformed)?;
-        if version != META_VERSION {
+        if version != META_VERSION && version != META_VERSION_V1 {
             return Err(MetaDecodeError::Version(version));
         }
-        Self::decode_v1(&mut r, file_size).map_err(MetaDecodeError::Malformed)
+        Self::decode_v1(&mut r, version, file_size).map_err(MetaDecodeError::Malformed)
     }
 
-    fn decode_v1(r: &mut Reader<'_>, file_size: u64) -> Result<FileMeta, DecodeError> {
+    /// Versions 1 and 2 share the layout.
+    fn decode_v1(r: &mut Reader<'_>, version: u8, file_size: u64) -> Result<FileMeta, DecodeError> {
         let first_key = r.bytes("meta first key")?.to_vec();
         let last_key = r.bytes("meta last key")?.to_vec();
         let mut m = FileMeta {
+            version,
             file_size,
             first_key,
             last_key,
@@ -219,9 +237,21 @@ mod tests {
         m.encode_into(&mut b);
         assert_eq!(FileMeta::decode(&b, 1234).unwrap(), m);
         assert_eq!((m.first_row(), m.last_row()), (&b"r"[..], &b"r"[..]));
-        let mut v2 = b.clone();
-        v2[0] = 2;
-        assert_eq!(FileMeta::decode(&v2, 0), Err(MetaDecodeError::Version(2)));
+        assert_eq!(b[0], 2);
+        // Version 1 (older files): same layout, still read.
+        let mut v1 = b.clone();
+        v1[0] = 1;
+        let old = FileMeta::decode(&v1, 1234).unwrap();
+        assert_eq!((old.version, old.index_separators()), (1, false));
+        assert!(m.index_separators());
+        for v in [0u8, 3, 255] {
+            let mut other = b.clone();
+            other[0] = v;
+            assert_eq!(
+                FileMeta::decode(&other, 0),
+                Err(MetaDecodeError::Version(v))
+            );
+        }
         for cut in 0..b.len() {
             assert!(matches!(
                 FileMeta::decode(&b[..cut], 0),

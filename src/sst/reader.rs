@@ -105,7 +105,7 @@ impl SstReader {
             path,
             "index block",
         )?;
-        let index = Index::decode(&index_raw, data_end)
+        let index = Index::decode_with(&index_raw, data_end, meta.index_separators())
             .map_err(|e| block_err(path, trailer.index.offset, e))?;
         let meta_bad = |what: &str| {
             Error::corruption(
@@ -185,7 +185,9 @@ impl SstReader {
         &self.index
     }
 
-    /// First key of the middle data block [SPLIT-2]; `None` for a file without cells.
+    /// Index key of the middle data block [SPLIT-2] (its first cell's key or that cell's row
+    /// separator: either way its row is the block's first row); `None` for a file without
+    /// cells.
     pub fn mid_key(&self) -> Option<&[u8]> {
         self.index.mid_key()
     }
@@ -236,7 +238,8 @@ impl SstReader {
         } else {
             self.mapped_block_bytes(h)?
         };
-        let block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        let mut block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
+        block.set_rows_at_restarts(self.meta.index_separators());
         Ok(Arc::new(block))
     }
 
@@ -345,6 +348,30 @@ impl SstReader {
         Ok(b)
     }
 
+    /// True when block `i`'s index key fits its first cell `first` and the previous block's
+    /// last cell `prev_last` (empty for block 0): the first cell's key itself or, in a file
+    /// of meta version 2, the row separator of `first`'s row when `prev_last`'s row differs.
+    pub fn index_key_fits(&self, i: usize, first: &[u8], prev_last: &[u8]) -> bool {
+        let Some(k) = self.index.first_key(i) else {
+            return false;
+        };
+        if k == first {
+            return true;
+        }
+        let (Some(key), Some(cell), Some(prev)) = (
+            KeyRef::parse(k),
+            KeyRef::parse(first),
+            KeyRef::parse(prev_last),
+        ) else {
+            return false;
+        };
+        self.meta.index_separators()
+            && i > 0
+            && super::index::is_row_separator(&key)
+            && key.row == cell.row
+            && prev.row != cell.row
+    }
+
     /// Reads and checks every block and every cell: checksums, decoding, key order across
     /// blocks, index first keys, the meta statistics and the Bloom filter (no false negatives).
     ///
@@ -352,6 +379,7 @@ impl SstReader {
     /// The first failure, as [`Error::Corruption`].
     pub fn verify(&self) -> Result<()> {
         let mut m = FileMeta::empty(self.meta.bloom, self.meta.compression);
+        m.version = self.meta.version;
         let mut prev: Vec<u8> = Vec::new();
         for i in 0..self.index.len() {
             let at = self.handle(i)?.offset;
@@ -361,13 +389,16 @@ impl SstReader {
             let block = self.read_block(i)?;
             block.validate().map_err(|e| block_err(&self.path, at, e))?;
             m.raw_data_bytes += block.len() as u64;
-            let mut it = BlockIter::new(block, Vec::new());
+            let mut it = BlockIter::new(Arc::clone(&block), Vec::new());
             it.seek_to_first()
                 .map_err(|e| block_err(&self.path, at, e))?;
+            // Offset of the current entry, the offset of its row's first entry in the block
+            // and that row's cells so far (the restart check of meta version 2).
+            let (mut pos, mut row_start, mut row_cells) = (0, 0, 0u64);
             if !it.valid() {
                 return Err(bad("empty data block".into()));
             }
-            if Some(it.key()) != self.index.first_key(i) {
+            if !self.index_key_fits(i, it.key(), &prev) {
                 return Err(bad("first key disagrees with the index".into()));
             }
             while it.valid() {
@@ -384,12 +415,30 @@ impl SstReader {
                 if !self.may_contain_column(k.row, k.qualifier) || !self.may_contain_row(k.row) {
                     return Err(bad(format!("bloom filter misses cell {}", m.cell_count)));
                 }
+                let same_row = pos > 0
+                    && (it.same_row() || KeyRef::parse(&prev).is_some_and(|p| p.row == k.row));
+                if same_row {
+                    row_cells += 1;
+                } else {
+                    (row_start, row_cells) = (pos, 1);
+                }
+                if self.meta.index_separators()
+                    && row_cells == 2
+                    && row_start > 0
+                    && !block.is_restart(row_start)
+                {
+                    return Err(bad(format!(
+                        "row of two or more cells not starting at a restart point (cell {})",
+                        m.cell_count
+                    )));
+                }
                 m.account(&k, t);
                 prev.clear();
                 prev.extend_from_slice(it.key());
                 if m.cell_count == 1 {
                     m.first_key = prev.clone();
                 }
+                pos = it.next_offset().unwrap_or(0);
                 it.advance().map_err(|e| block_err(&self.path, at, e))?;
             }
             m.data_blocks += 1;

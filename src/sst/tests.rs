@@ -2,7 +2,7 @@
 
 use super::testutil::{Cell, Rng, gen_cells, key, open, scan, write_file};
 use super::*;
-use crate::io::StdFs;
+use crate::io::{FileSystem, StdFs};
 use crate::model::key::{CellType, KeyRef, compare_encoded, first_after_row, first_on_row};
 use crate::model::payload;
 use crate::model::schema::{BloomType, Compression};
@@ -152,7 +152,10 @@ fn large_values_get_their_own_blocks() {
         assert_eq!(m.data_blocks, 5);
         let r = open(&p).unwrap();
         assert_eq!(scan(&r).unwrap(), cells);
-        assert_eq!(r.mid_key(), Some(&cells[2].0[..]));
+        // The middle block starts row 2: its index key is that row's separator.
+        let mid = KeyRef::parse(r.mid_key().unwrap()).unwrap();
+        assert_eq!(mid.row, KeyRef::parse(&cells[2].0).unwrap().row);
+        assert_eq!(mid.encode(), first_on_row(mid.row));
     }
 }
 
@@ -237,7 +240,8 @@ fn mid_key_is_the_first_key_of_the_middle_block() {
     let mid = r.mid_key().unwrap().to_vec();
     let mut c = r.cursor(CachePolicy::default());
     c.seek(&mid).unwrap();
-    assert_eq!(c.key(), &mid[..]);
+    // The index key is the block's first cell or (a block starting a row) its row separator.
+    assert!(c.key() == &mid[..] || mid == first_on_row(KeyRef::parse(c.key()).unwrap().row));
     assert_eq!(r.index().find(&mid), m.data_blocks as usize / 2);
 }
 
@@ -726,5 +730,136 @@ fn pread_blocks_through_the_reused_buffer() {
     for (i, (r, cells)) in files.iter().enumerate() {
         assert_eq!(&got[i], cells, "file {i}");
         assert!(r.blocks_read() > 0);
+    }
+}
+
+/// Rows of 1..40 cells (some wider than two blocks), written with the current layout (meta
+/// version 2: blocks cut between rows, row-separator index keys, every row at a restart) and
+/// with the old one (meta version 1, still read): seeks, row-bounded cursors and `verify`
+/// agree with a sorted list for both.
+#[test]
+fn row_layouts_old_and_new_read_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x000a_119e);
+    let mut cells: Vec<Cell> = Vec::new();
+    for r in 0..300u32 {
+        let row = format!("row{:05}", r * 7 + rng.below(7) as u32);
+        let n = match r % 50 {
+            7 => 200,
+            _ if r % 3 == 0 => 1,
+            _ => 1 + rng.below(40),
+        };
+        for q in 0..n {
+            let k = key(
+                row.as_bytes(),
+                b"cf",
+                format!("q{q:03}").as_bytes(),
+                rng.below(100) as i64,
+                CellType::Put,
+                rng.below(1000),
+            );
+            cells.push((k, payload::encode(None, &rng.bytes(b"value", 60))));
+        }
+    }
+    cells.sort_by(|a, b| compare_encoded(&a.0, &b.0));
+    cells.dedup_by(|a, b| compare_encoded(&a.0, &b.0).is_eq());
+    for v1 in [false, true] {
+        let name = if v1 { "v1" } else { "v2" };
+        let path = dir.path().join(name);
+        let f = StdFs.create(&path).unwrap();
+        let mut w = SstWriter::new(
+            f,
+            path.clone(),
+            cfg(1024, Compression::None, BloomType::Row),
+        );
+        if v1 {
+            w = w.with_v1_layout(false);
+        }
+        for (k, v) in &cells {
+            w.add(k, v).unwrap();
+        }
+        let m = w.finish().unwrap();
+        assert_eq!(m.version, if v1 { 1 } else { 2 }, "{name}");
+        // The old layout under a version-2 meta block breaks the v2 promises: verify says so.
+        if v1 {
+            let bad = dir.path().join("v1-claiming-v2");
+            let f = StdFs.create(&bad).unwrap();
+            let mut w =
+                SstWriter::new(f, bad.clone(), cfg(1024, Compression::None, BloomType::Row))
+                    .with_v1_layout(true);
+            for (k, v) in &cells {
+                w.add(k, v).unwrap();
+            }
+            w.finish().unwrap();
+            let e = open(&bad).unwrap().verify().unwrap_err();
+            assert!(matches!(e, crate::error::Error::Corruption { .. }), "{e:?}");
+        }
+        let r = open(&path).unwrap();
+        r.verify().unwrap();
+        assert_eq!(scan(&r).unwrap(), cells, "{name}");
+        // Layout: with v2, a block that starts a row has that row's separator as index key.
+        let mut separators = 0;
+        for i in 1..r.index().len() {
+            let k = KeyRef::parse(r.index().first_key(i).unwrap()).unwrap();
+            if crate::sst::index::is_row_separator(&k) {
+                separators += 1;
+            }
+        }
+        assert_eq!(separators == 0, v1, "{name}: {separators} separators");
+        // Every seek target shape around every row.
+        let mut c = r.cursor(CachePolicy::default());
+        let rows: Vec<Vec<u8>> = {
+            let mut v: Vec<Vec<u8>> = cells
+                .iter()
+                .map(|x| KeyRef::parse(&x.0).unwrap().row.to_vec())
+                .collect();
+            v.dedup();
+            v
+        };
+        let mut targets: Vec<Vec<u8>> = Vec::new();
+        for row in &rows {
+            targets.push(first_on_row(row));
+            targets.push(first_after_row(row));
+            targets.push(key(row, b"cf", b"q010", 50, CellType::Put, 5));
+            targets.push(key(row, b"cf", b"q999", i64::MIN, CellType::Put, 0));
+        }
+        targets.push(first_on_row(b"a"));
+        targets.push(first_on_row(b"zzz"));
+        for t in &targets {
+            c.seek(t).unwrap();
+            let j = cells.partition_point(|x| compare_encoded(&x.0, t) == Ordering::Less);
+            for step in 0..3 {
+                match cells.get(j + step) {
+                    Some(x) => {
+                        assert!(c.valid(), "{name}");
+                        assert_eq!((c.key(), c.payload()), (&x.0[..], &x.1[..]), "{name}");
+                        c.next().unwrap();
+                    }
+                    None => {
+                        assert!(!c.valid(), "{name}");
+                        break;
+                    }
+                }
+            }
+        }
+        // A cursor bounded to a row returns exactly the row's cells from its first cell on.
+        for row in &rows {
+            let mut b = r.cursor(CachePolicy::default());
+            b.bound_to_row(Arc::from(row.as_slice()));
+            b.seek(&first_on_row(row)).unwrap();
+            let want: Vec<&Cell> = cells
+                .iter()
+                .filter(|x| KeyRef::parse(&x.0).unwrap().row == row.as_slice())
+                .collect();
+            for x in want {
+                assert!(b.valid(), "{name}");
+                assert_eq!(b.key(), &x.0[..], "{name}");
+                b.next().unwrap();
+            }
+            assert!(
+                !b.valid() || KeyRef::parse(b.key()).unwrap().row > row.as_slice(),
+                "{name}"
+            );
+        }
     }
 }

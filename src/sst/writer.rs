@@ -12,7 +12,7 @@ use super::meta::FileMeta;
 use super::trailer::Trailer;
 use crate::error::{Error, Result};
 use crate::io::WritableFile;
-use crate::model::key::KeyRef;
+use crate::model::key::{KeyRef, first_on_row_into};
 use crate::model::payload::PayloadRef;
 use crate::model::schema::{BloomType, Compression};
 use std::path::PathBuf;
@@ -20,7 +20,8 @@ use std::path::PathBuf;
 /// Settings of one file (derived from the family descriptor).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SstWriterConfig {
-    /// Target uncompressed data block size; a block is cut once it reaches this.
+    /// Target uncompressed data block size: a block is cut once it reaches this, before the
+    /// next row's first cell (or at a cell once it reaches twice this size).
     pub block_size: usize,
     /// Per-block compression.
     pub compression: Compression,
@@ -58,6 +59,9 @@ pub struct SstWriter {
     meta: FileMeta,
     encoder: snap::raw::Encoder,
     scratch: Vec<u8>,
+    /// Writes the layout of meta version 1 (blocks cut at any cell, index keys are first
+    /// keys, restarts only by interval): old files, for compatibility tests.
+    v1_layout: bool,
 }
 
 impl std::fmt::Debug for SstWriter {
@@ -84,7 +88,19 @@ impl SstWriter {
             scratch: Vec::new(),
             offset: 0,
             cfg,
+            v1_layout: false,
         }
+    }
+
+    /// Writes a file as writers before meta version 2 did (tests of reading old files); with
+    /// `claim_v2` the meta block says version 2 anyway (a damaged file for `verify`).
+    #[cfg(test)]
+    pub(crate) fn with_v1_layout(mut self, claim_v2: bool) -> SstWriter {
+        self.v1_layout = true;
+        if !claim_v2 {
+            self.meta.version = super::meta::META_VERSION_V1;
+        }
+        self
     }
 
     /// Appends one cell. REQUIRES: keys strictly increasing by
@@ -107,6 +123,31 @@ impl SstWriter {
                     == std::cmp::Ordering::Less,
             "SstWriter::add: keys must be strictly increasing"
         );
+        // A full block is cut before the first cell of the next row, so a row lies in one
+        // block and a point read fetches one block; a row that grows the block to twice the
+        // block size is cut at a cell (wide rows).
+        // (An encoded key starts with `row_len: u16 | row`.)
+        let row_part = 2 + k.row.len();
+        let new_row = !self.v1_layout
+            && (self.meta.cell_count == 0
+                || self.meta.last_key.get(..row_part) != key.get(..row_part));
+        let size = self.block.estimated_size();
+        if !self.block.is_empty()
+            && size >= self.cfg.block_size
+            && (new_row || size >= self.cfg.block_size.saturating_mul(2))
+        {
+            self.flush_block()?;
+        }
+        if self.block.is_empty() {
+            self.block_first_key.clear();
+            if new_row && self.meta.cell_count > 0 {
+                // Index key: a separator sorting after every cell of the previous block and
+                // at or before this block's first cell (docs/FORMAT.md, meta version 2).
+                first_on_row_into(k.row, &mut self.block_first_key);
+            } else {
+                self.block_first_key.extend_from_slice(key);
+            }
+        }
         if self.meta.cell_count == 0 {
             self.meta.first_key.extend_from_slice(key);
         }
@@ -114,13 +155,15 @@ impl SstWriter {
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
         self.bloom.add(k.row, k.qualifier);
-        if self.block.is_empty() {
-            self.block_first_key.clear();
-            self.block_first_key.extend_from_slice(key);
-        }
-        self.block.add(key, payload);
-        if self.block.estimated_size() >= self.cfg.block_size {
-            self.flush_block()?;
+        if self.v1_layout {
+            self.block.add(key, payload);
+            if self.block.estimated_size() >= self.cfg.block_size {
+                self.flush_block()?;
+            }
+        } else {
+            // A row of two or more cells starts at a restart point: a seek binary-searches
+            // straight to it.
+            self.block.add_cell(key, payload, new_row);
         }
         Ok(())
     }
