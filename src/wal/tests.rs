@@ -1487,11 +1487,15 @@ fn a_failed_background_sync_poisons_the_wal() {
     mem.create_dir_all(Path::new("/wal")).unwrap();
     mem.sync_dir(Path::new("/")).unwrap();
     let fault = crate::io::FaultFs::over_mem(mem);
+    // A segment large enough that no roll (whose fdatasync, by the leader, would take the
+    // injected failure first) comes before the background thread's first sync, however late
+    // that thread is scheduled: with 1 MiB segments a loaded machine let the writer reach a roll
+    // first once.
     let wal = Wal::create(
         Arc::new(fault.clone()),
         Path::new("/wal").to_path_buf(),
         1,
-        sync_ahead(1 << 20, 500),
+        sync_ahead(256 << 20, 500),
     )
     .unwrap();
     fault.fail_sync_at(fault.syncs());
