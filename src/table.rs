@@ -8,7 +8,7 @@ use crate::model::key::first_on_row_into;
 use crate::model::schema::TableDescriptor;
 use crate::ops::{Columns, Get, RowResult, Scan};
 use crate::read::cursor::CellCursor;
-use crate::read::matcher::{ColumnSelection, ReadSpec, UserMatcher};
+use crate::read::matcher::{ColumnMap, ColumnSelection, ReadSpec, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::row::{ReaderParts, RowReader};
 use crate::region::{FileSelection, Region, RegionVersion};
@@ -162,16 +162,7 @@ fn check_columns(desc: &TableDescriptor, c: &Columns) -> Result<()> {
     c.0.keys().try_for_each(|f| check_family(desc, f))
 }
 
-pub(crate) fn selection(c: &Columns) -> ColumnSelection {
-    if c.0.is_empty() {
-        ColumnSelection::All
-    } else {
-        ColumnSelection::Families(c.0.clone())
-    }
-}
-
-/// [`selection`] without the copy.
-fn into_selection(c: Columns) -> ColumnSelection {
+pub(crate) fn selection(c: Columns) -> ColumnSelection {
     if c.0.is_empty() {
         ColumnSelection::All
     } else {
@@ -220,7 +211,7 @@ impl Table {
         let merge = MergeCursor::new(version.cursors(&sel));
         Ok(RowReader::reversed(
             merge,
-            Box::new(q.matcher()),
+            q.matcher(),
             q.runner()?,
             read_point,
             reverse,
@@ -289,7 +280,7 @@ impl Table {
                 m.reinit(q.desc.families(), &q.spec);
                 m
             }
-            None => Box::new(q.matcher()),
+            None => q.matcher(),
         };
         Ok(RowReader::new(
             merge,
@@ -328,7 +319,7 @@ impl Table {
             now: self.db.clock.now_millis(),
             time_range: g.time_range,
             max_versions: g.max_versions,
-            columns: into_selection(g.columns),
+            columns: selection(g.columns),
             raw: false,
             has_filter: g.filter.is_some(),
         };
@@ -406,7 +397,7 @@ impl Table {
             now: self.db.clock.now_millis(),
             time_range: s.time_range,
             max_versions: s.max_versions,
-            columns: selection(&s.columns),
+            columns: selection(s.columns.clone()),
             raw: s.raw,
             has_filter: s.filter.is_some(),
         };
@@ -586,9 +577,6 @@ impl Table {
     }
 }
 
-/// Selected families, each with its selected qualifiers (`None` = all).
-type ColumnMap = std::collections::BTreeMap<Vec<u8>, Option<std::collections::BTreeSet<Vec<u8>>>>;
-
 /// What a Get or Scan asks of a region reader.
 #[derive(Clone, Debug)]
 pub(crate) struct Query {
@@ -611,8 +599,8 @@ impl Query {
         self.column_map()
             .map(|m| m.keys().map(Vec::as_slice).collect())
     }
-    fn matcher(&self) -> UserMatcher {
-        UserMatcher::new(self.desc.families(), self.spec.clone())
+    fn matcher(&self) -> Box<UserMatcher> {
+        Box::new(UserMatcher::new(self.desc.families(), self.spec.clone()))
     }
     fn runner(&self) -> Result<Option<FilterRunner>> {
         self.filter

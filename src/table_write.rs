@@ -198,7 +198,7 @@ impl Table {
             .insert(f.to_vec(), Some([q.to_vec()].into_iter().collect()));
         let spec = ReadSpec {
             max_versions: n,
-            columns: selection(&cols),
+            columns: selection(cols),
             ..ReadSpec::new(now)
         };
         let q = crate::table::Query {

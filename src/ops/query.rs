@@ -1,12 +1,13 @@
 //! `Get` and `Scan`.
 
 use crate::filter::Filter;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::read::matcher::ColumnMap;
+use std::collections::BTreeSet;
 
 /// Column selection of a read [GET-1]: empty = every family and column; a family mapped to
 /// `None` = the whole family; `Some(set)` = only those qualifiers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Columns(pub BTreeMap<Vec<u8>, Option<BTreeSet<Vec<u8>>>>);
+pub(crate) struct Columns(pub ColumnMap);
 
 impl Columns {
     /// `addFamily(f)`: widens `f` back to the whole family.

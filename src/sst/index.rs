@@ -100,6 +100,24 @@ pub fn is_row_separator(k: &KeyRef<'_>) -> bool {
         && k.seq == u64::MAX
 }
 
+/// True when `index_key` is a valid index key for a block whose first cell is `first`, the
+/// previous block's last cell being `prev_last`: the first cell's key itself or, when
+/// `separators` (a block after the first of a file of meta version 2), the row separator of
+/// `first`'s row when `prev_last`'s row differs (not checked when `prev_last` does not parse,
+/// e.g. empty because the previous block could not be read).
+pub fn index_key_fits(index_key: &[u8], first: &[u8], prev_last: &[u8], separators: bool) -> bool {
+    if index_key == first {
+        return true;
+    }
+    let (Some(key), Some(cell)) = (KeyRef::parse(index_key), KeyRef::parse(first)) else {
+        return false;
+    };
+    separators
+        && is_row_separator(&key)
+        && key.row == cell.row
+        && KeyRef::parse(prev_last).is_none_or(|prev| prev.row != cell.row)
+}
+
 impl Index {
     /// Decodes and validates an index payload; `data_end` is where the data region ends.
     /// Offsets in errors are relative to the payload.
@@ -138,6 +156,9 @@ impl Index {
             top_words: Vec::new(),
         };
         let mut expect_offset = 0u64;
+        // Where each key's row lies in `index.keys` (an encoded key is `row_len: u16 | row |
+        // ...`), for the row words below.
+        let mut rows: Vec<std::ops::Range<usize>> = Vec::with_capacity(count);
         for i in 0..count {
             let at = r.pos();
             let bad = |what| DecodeError { what, offset: at };
@@ -159,6 +180,8 @@ impl Index {
             if expect_offset > data_end {
                 return Err(bad("data block beyond the data region"));
             }
+            let row_at = index.keys.len() + 2;
+            rows.push(row_at..row_at + parsed.row.len());
             index.keys.extend_from_slice(key);
             index.ends.push(index.keys.len());
             index.handles.push(handle);
@@ -169,31 +192,28 @@ impl Index {
                 offset: r.pos(),
             });
         }
-        fn row_of(index: &Index, i: usize) -> Option<&[u8]> {
-            index.first_key(i).and_then(KeyRef::parse).map(|k| k.row)
-        }
-        let prefix = match (row_of(&index, 0), row_of(&index, count.saturating_sub(1))) {
-            (Some(first), Some(last)) => {
-                let p = first.iter().zip(last).take_while(|(a, b)| a == b).count();
-                first[..p].to_vec()
-            }
-            _ => Vec::new(),
-        };
-        let words: Vec<u64> = (0..count)
-            .map(|i| {
-                let row = row_of(&index, i).unwrap_or_default();
-                row_word(row.get(prefix.len()..).unwrap_or_default())
-            })
-            .collect();
-        index.top_words = words.iter().step_by(TOP_STRIDE).copied().collect();
-        index.row_words = words;
-        index.word_prefix = prefix;
         if !r.is_empty() {
             return Err(DecodeError {
                 what: "trailing bytes after index",
                 offset: r.pos(),
             });
         }
+        let row = |range: &std::ops::Range<usize>| &index.keys[range.clone()];
+        let prefix = match (rows.first(), rows.last()) {
+            (Some(first), Some(last)) => {
+                let (first, last) = (row(first), row(last));
+                let p = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+                first[..p].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        let words: Vec<u64> = rows
+            .iter()
+            .map(|range| row_word(row(range).get(prefix.len()..).unwrap_or_default()))
+            .collect();
+        index.top_words = words.iter().step_by(TOP_STRIDE).copied().collect();
+        index.row_words = words;
+        index.word_prefix = prefix;
         Ok(index)
     }
 

@@ -157,11 +157,15 @@ impl FileMeta {
         if version != META_VERSION && version != META_VERSION_V1 {
             return Err(MetaDecodeError::Version(version));
         }
-        Self::decode_v1(&mut r, version, file_size).map_err(MetaDecodeError::Malformed)
+        Self::decode_body(&mut r, version, file_size).map_err(MetaDecodeError::Malformed)
     }
 
-    /// Versions 1 and 2 share the layout.
-    fn decode_v1(r: &mut Reader<'_>, version: u8, file_size: u64) -> Result<FileMeta, DecodeError> {
+    /// Everything after the version byte (versions 1 and 2 share the layout).
+    fn decode_body(
+        r: &mut Reader<'_>,
+        version: u8,
+        file_size: u64,
+    ) -> Result<FileMeta, DecodeError> {
         let first_key = r.bytes("meta first key")?.to_vec();
         let last_key = r.bytes("meta last key")?.to_vec();
         let mut m = FileMeta {

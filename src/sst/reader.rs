@@ -349,27 +349,11 @@ impl SstReader {
     }
 
     /// True when block `i`'s index key fits its first cell `first` and the previous block's
-    /// last cell `prev_last` (empty for block 0): the first cell's key itself or, in a file
-    /// of meta version 2, the row separator of `first`'s row when `prev_last`'s row differs.
+    /// last cell `prev_last` (empty for block 0): see [`super::index::index_key_fits`].
     pub fn index_key_fits(&self, i: usize, first: &[u8], prev_last: &[u8]) -> bool {
-        let Some(k) = self.index.first_key(i) else {
-            return false;
-        };
-        if k == first {
-            return true;
-        }
-        let (Some(key), Some(cell), Some(prev)) = (
-            KeyRef::parse(k),
-            KeyRef::parse(first),
-            KeyRef::parse(prev_last),
-        ) else {
-            return false;
-        };
-        self.meta.index_separators()
-            && i > 0
-            && super::index::is_row_separator(&key)
-            && key.row == cell.row
-            && prev.row != cell.row
+        self.index.first_key(i).is_some_and(|k| {
+            super::index::index_key_fits(k, first, prev_last, i > 0 && self.meta.index_separators())
+        })
     }
 
     /// Reads and checks every block and every cell: checksums, decoding, key order across

@@ -757,16 +757,21 @@ impl FileSystem for AuditFs {
     }
 }
 
+/// A WAL in `dir` (default options) over an [`AuditFs`], with the audit record.
+fn audited_wal(dir: &Path) -> (Arc<parking_lot::Mutex<Audit>>, Arc<Wal>) {
+    let audit = Arc::new(parking_lot::Mutex::new(Audit::default()));
+    let fs: Arc<dyn FileSystem> = Arc::new(AuditFs(Arc::clone(&audit)));
+    let wal = Wal::create(fs, dir.to_path_buf(), 1, WalOptions::default()).unwrap();
+    (audit, Arc::new(wal))
+}
+
 /// The durability promise under group commit: an Fsync append returns only after an
 /// fdatasync that started after its entry was written, a Write append only after its entry
 /// was written (8 threads, mixed levels, one segment).
 #[test]
 fn concurrent_appends_return_only_once_covered() {
     let dir = tempfile::tempdir().unwrap();
-    let audit = Arc::new(parking_lot::Mutex::new(Audit::default()));
-    let fs: Arc<dyn FileSystem> = Arc::new(AuditFs(Arc::clone(&audit)));
-    let wal =
-        Arc::new(Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap());
+    let (audit, wal) = audited_wal(dir.path());
     let threads: Vec<_> = (0..8u64)
         .map(|t| {
             let (wal, audit) = (Arc::clone(&wal), Arc::clone(&audit));
@@ -976,10 +981,7 @@ fn job_entry(seq: u64) -> Vec<u8> {
 #[test]
 fn append_jobs_run_once_after_the_sync() {
     let dir = tempfile::tempdir().unwrap();
-    let audit = Arc::new(parking_lot::Mutex::new(Audit::default()));
-    let fs: Arc<dyn FileSystem> = Arc::new(AuditFs(Arc::clone(&audit)));
-    let wal =
-        Arc::new(Wal::create(fs, dir.path().to_path_buf(), 1, WalOptions::default()).unwrap());
+    let (audit, wal) = audited_wal(dir.path());
     let next_seq = Arc::new(std::sync::atomic::AtomicU64::new(1));
     // (seq, payload) of every job run, in the order they ran.
     let ran = Arc::new(parking_lot::Mutex::new(Vec::<(u64, Vec<u8>)>::new()));

@@ -25,7 +25,7 @@ use cellbase::model::payload::PayloadRef;
 use cellbase::sst::block::{Block, BlockIter};
 use cellbase::sst::bloom::BloomFilter;
 use cellbase::sst::frame;
-use cellbase::sst::index::Index;
+use cellbase::sst::index::{Index, index_key_fits};
 use cellbase::sst::meta::{FileMeta, MetaDecodeError};
 use cellbase::sst::trailer::Trailer;
 use cellbase::sst::{BlockHandle, SstReader};
@@ -755,13 +755,11 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
         let mut r = it.seek_to_first();
         while r.is_ok() && it.valid() {
             let key = it.key();
+            let separators = i > 0 && meta.as_ref().is_none_or(FileMeta::index_separators);
             if first
-                && !index_key_fits(
-                    index.first_key(i),
-                    key,
-                    &prev,
-                    i > 0 && meta.as_ref().is_none_or(FileMeta::index_separators),
-                )
+                && !index
+                    .first_key(i)
+                    .is_some_and(|k| index_key_fits(k, key, &prev, separators))
             {
                 report.error(
                     path,
@@ -1137,31 +1135,6 @@ fn check_entry(payload: &[u8]) -> Result<u64, String> {
         return Err(format!("{} trailing bytes", r.remaining()));
     }
     Ok(n as u64)
-}
-
-/// True when a block's index key `index_key` fits its first cell `first` and the previous
-/// block's last cell `prev_last`: the cell's key itself or, when `separators` (meta version 2,
-/// not block 0), the row separator of `first`'s row when `prev_last`'s row differs (not
-/// checked when the previous block could not be read and `prev_last` is empty).
-fn index_key_fits(
-    index_key: Option<&[u8]>,
-    first: &[u8],
-    prev_last: &[u8],
-    separators: bool,
-) -> bool {
-    let Some(k) = index_key else {
-        return false;
-    };
-    if k == first {
-        return true;
-    }
-    let (Some(key), Some(cell)) = (KeyRef::parse(k), KeyRef::parse(first)) else {
-        return false;
-    };
-    separators
-        && cellbase::sst::index::is_row_separator(&key)
-        && key.row == cell.row
-        && KeyRef::parse(prev_last).is_none_or(|prev| prev.row != cell.row)
 }
 
 #[cfg(test)]

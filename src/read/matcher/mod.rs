@@ -78,6 +78,9 @@ impl ReadSpec {
     }
 }
 
+/// Selected families, each with its selected qualifiers (`None` = every qualifier).
+pub type ColumnMap = BTreeMap<Vec<u8>, Option<BTreeSet<Vec<u8>>>>;
+
 /// Which columns a read wants [GET-1].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ColumnSelection {
@@ -85,7 +88,7 @@ pub enum ColumnSelection {
     All,
     /// Only these families; per family `None` (or an empty set) = every qualifier, `Some(set)` =
     /// only those qualifiers (the empty qualifier is a qualifier like any other).
-    Families(BTreeMap<Vec<u8>, Option<BTreeSet<Vec<u8>>>>),
+    Families(ColumnMap),
 }
 
 /// A family's settings as the matchers use them.
