@@ -3,10 +3,12 @@
 //! number, `Durability::SyncWal`, 64 MiB memstore flush size and block cache, 4 KiB blocks, no
 //! compression, on a real temporary directory. Prints records/s, the longest put, write
 //! amplification (bytes appended through the file system / user bytes, split by log, block
-//! files and manifest), and every block file written (flushes and compaction outputs).
+//! files and manifest), the peak resident set and memstore total (sampled every 10 ms), and
+//! every block file written (flushes and compaction outputs). The global memstore bound is
+//! 128 MiB, as in the harness (RocksDB's two write buffers of 64 MiB); 0 turns it off.
 //!
 //! ```text
-//! cargo run --release --example ycsb_load [records=200000] [background_threads=2] [wal_segment_mib=64]
+//! cargo run --release --example ycsb_load [records=200000] [background_threads=2] [wal_segment_mib=64] [global_memstore_mib=128]
 //! # instructions per record (no background threads: flushes run inline, no compactions):
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*ycsb_load::load*' \
 //!     target/release/examples/ycsb_load 20000 0
@@ -217,6 +219,7 @@ fn main() {
     let bg: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2);
     // Optional: the log's segment size in MiB (default 64, the database default).
     let wal_mb: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(64);
+    let global_mb: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(128);
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open_with_fs(
         dir.path(),
@@ -224,6 +227,7 @@ fn main() {
             .durability(Durability::SyncWal)
             .block_cache_size(64 << 20)
             .memstore_flush_size(64 << 20)
+            .global_memstore_size(global_mb << 20)
             .background_threads(bg)
             .wal_segment_size(wal_mb << 20),
         Arc::new(Counting(StdFs)),
@@ -252,10 +256,25 @@ fn main() {
         user_bytes: 0,
     };
     *START.lock() = Some(Instant::now());
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (db, sampling) = (db.clone(), sampling.clone());
+        std::thread::spawn(move || {
+            let (mut rss, mut mem) = (0, 0);
+            while sampling.load(Ordering::Relaxed) {
+                rss = rss.max(resident_kib());
+                mem = mem.max(db.metrics().memstore_bytes);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            (rss, mem)
+        })
+    };
     let start = Instant::now();
     load(&t, n, &mut st);
     let secs = start.elapsed().as_secs_f64();
     let files_at_end = db.metrics().store_files;
+    sampling.store(false, Ordering::Relaxed);
+    let (peak_rss_kib, peak_mem) = sampler.join().unwrap();
     drop(t);
     let tc = Instant::now();
     db.close().unwrap();
@@ -267,6 +286,11 @@ fn main() {
     println!(
         "{n} records, {bg} bg threads: {:.1} k records/s ({secs:.2} s), close {close_secs:.2} s",
         n as f64 / secs / 1e3
+    );
+    println!(
+        "peak RSS {:.1} MiB, peak memstore total {:.1} MiB (sampled every 10 ms during the load)",
+        peak_rss_kib as f64 / 1024.0,
+        peak_mem as f64 / (1 << 20) as f64
     );
     println!(
         "longest put {:.1} ms (record {}), puts > 10 ms: {}, > 100 ms: {}",
@@ -295,4 +319,16 @@ fn main() {
             size.load(Ordering::Relaxed) as f64 / 1e6
         );
     }
+}
+
+/// The process's resident set (`VmRSS`), KiB; 0 where `/proc` is missing.
+fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
 }

@@ -19,6 +19,9 @@ pub(crate) enum Job {
     /// Split at the region's split point, then compact the daughters' references away.
     Split(Arc<TableShared>, Arc<Region>),
     MajorCompact(Arc<TableShared>, Arc<Region>),
+    /// Flush the largest memstores until all memstores together are below the global low
+    /// mark ([`crate::DbOptions::global_memstore_size`]).
+    GlobalFlush,
 }
 
 /// The worker pool.
@@ -95,6 +98,11 @@ impl Background {
                 Some(Job::Flush(t, r)) => {
                     r.flush_queued.store(false, Ordering::Release);
                     db.flush_requested(&t, &r)
+                }
+                Some(Job::GlobalFlush) => {
+                    let res = db.flush_for_global_pressure();
+                    db.global_flush_queued.store(false, Ordering::Release);
+                    res
                 }
                 Some(Job::Compact(t, r)) => {
                     r.compact_queued.store(false, Ordering::Release);

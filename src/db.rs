@@ -22,7 +22,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A database: a directory of tables. Cheap to clone (an `Arc` inside).
 #[derive(Clone, Debug)]
@@ -70,6 +70,11 @@ pub(crate) struct DbInner {
     pub scanner_points: Mutex<BTreeMap<u64, usize>>,
     /// Writers waiting for a flush to bring memstores under the blocking limit.
     pub stall: (Mutex<()>, Condvar),
+    /// Bytes in every memstore of the database, live ones and those still held after their
+    /// flush ([`DbOptions::global_memstore_size`]).
+    pub memstore_bytes: Arc<AtomicU64>,
+    /// A [`crate::background::Job::GlobalFlush`] is queued.
+    pub global_flush_queued: AtomicBool,
     /// Released by `close` so the directory can be reopened while stale handles remain.
     lock: Mutex<Option<Box<dyn FileLock>>>,
     /// Last field: the temporary directory outlives everything that has files in it.
@@ -179,6 +184,7 @@ impl Db {
         create_dir_durably(fs.as_ref(), &path.join("wal"))?;
         let (manifest, state) = Manifest::open(fs.clone(), &path)?;
         let cache = Arc::new(BlockCache::new(opts.block_cache_size));
+        let memstore_bytes = Arc::new(AtomicU64::new(0));
 
         let mut tables = BTreeMap::new();
         let mut max_seq = state.max_flushed_seq;
@@ -218,6 +224,7 @@ impl Db {
                     r.def.end.clone(),
                     r.flushed_seq,
                     files,
+                    &memstore_bytes,
                 )));
             }
             regions.sort_by(|a, b| a.start.cmp(&b.start));
@@ -287,6 +294,8 @@ impl Db {
             closed: AtomicBool::new(false),
             scanner_points: Mutex::new(BTreeMap::new()),
             stall: (Mutex::new(()), Condvar::new()),
+            memstore_bytes,
+            global_flush_queued: AtomicBool::new(false),
             opts,
             lock: Mutex::new(Some(lock)),
             _tempdir: tempdir,
@@ -345,7 +354,16 @@ impl Db {
         drop(m);
         let regions = defs
             .into_iter()
-            .map(|d| Arc::new(Region::new(d.id, d.start, d.end, 0, BTreeMap::new())))
+            .map(|d| {
+                Arc::new(Region::new(
+                    d.id,
+                    d.start,
+                    d.end,
+                    0,
+                    BTreeMap::new(),
+                    &self.inner.memstore_bytes,
+                ))
+            })
             .collect();
         let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, regions));
         tables.insert(desc.name().to_string(), shared.clone());
@@ -505,6 +523,7 @@ impl Db {
             block_cache_hits: self.inner.cache.hits(),
             block_cache_misses: self.inner.cache.misses(),
             wal_segments: self.inner.wal.segment_count() as u64,
+            memstore_bytes: self.inner.memstore_bytes.load(Ordering::Relaxed),
             ..Metrics::default()
         };
         for (_, r) in self.inner.all_regions() {
@@ -536,6 +555,10 @@ pub struct Metrics {
     pub regions: u64,
     /// Write-ahead-log segment files currently live.
     pub wal_segments: u64,
+    /// Bytes in memstores: every region's active memstore and flush snapshot, and memstores
+    /// a reader still holds after their flush (the total that
+    /// [`DbOptions::global_memstore_size`] bounds).
+    pub memstore_bytes: u64,
 }
 
 /// Takes the directory lock. A process that forks while it holds a descriptor of the lock file

@@ -15,7 +15,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtOrd};
 
 mod skiplist;
 use skiplist::SkipList;
@@ -198,11 +198,17 @@ impl MemEntry {
 }
 
 /// The sorted cells of one region not yet flushed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MemStore {
     set: SkipList,
     size: AtomicU64,
     min_seq: AtomicU64,
+    /// The database-wide total this memstore's size is also added to, and subtracted from
+    /// again when the memstore is dropped (its memory is freed then, not at the flush: a reader
+    /// may still hold it) [`crate::DbOptions::global_memstore_size`].
+    account: Option<Arc<AtomicU64>>,
+    /// The size was taken out of `account` ([`MemStore::release_account`]).
+    released: AtomicBool,
 }
 
 impl MemStore {
@@ -212,6 +218,37 @@ impl MemStore {
             set: SkipList::new(),
             size: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
+            account: None,
+            released: AtomicBool::new(false),
+        }
+    }
+
+    /// An empty memstore whose size is also counted in `account` while it lives.
+    pub(crate) fn with_account(account: Arc<AtomicU64>) -> MemStore {
+        let mut m = MemStore::new();
+        m.account = Some(account);
+        m
+    }
+
+    /// The account this memstore's size is counted in ([`MemStore::with_account`]).
+    pub(crate) fn account(&self) -> Option<&Arc<AtomicU64>> {
+        self.account.as_ref()
+    }
+
+    fn count(&self, heap: u64) {
+        self.size.fetch_add(heap, AtOrd::Relaxed);
+        if let Some(a) = &self.account {
+            a.fetch_add(heap, AtOrd::Relaxed);
+        }
+    }
+
+    /// Takes this memstore's size out of its account (once; its drop does it otherwise): a
+    /// flushed snapshot, which takes no more inserts.
+    pub(crate) fn release_account(&self) {
+        if let Some(a) = &self.account
+            && !self.released.swap(true, AtOrd::AcqRel)
+        {
+            a.fetch_sub(self.size(), AtOrd::Relaxed);
         }
     }
 
@@ -277,7 +314,7 @@ impl MemStore {
                 let buf: Arc<[u8]> = Arc::from(&bytes[..]);
                 let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
                 self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
-                self.size.fetch_add(heap, AtOrd::Relaxed);
+                self.count(heap);
                 self.set.insert(pos.iter().map(|p| {
                     let e = MemEntry {
                         buf: buf.clone(),
@@ -300,7 +337,7 @@ impl MemStore {
             self.min_seq.fetch_min(seq, AtOrd::Relaxed);
         }
         let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
-        self.size.fetch_add(heap, AtOrd::Relaxed);
+        self.count(heap);
         self.set.insert([(e, false)]);
     }
 
@@ -327,6 +364,18 @@ impl MemStore {
     /// Every entry in order (for flushes).
     pub fn iter(&self) -> impl Iterator<Item = MemEntry> + '_ {
         self.set.iter_from(Bound::Unbounded).cloned()
+    }
+}
+
+impl Default for MemStore {
+    fn default() -> Self {
+        MemStore::new()
+    }
+}
+
+impl Drop for MemStore {
+    fn drop(&mut self) {
+        self.release_account();
     }
 }
 

@@ -28,6 +28,7 @@ pub struct DbOptions {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) durability: Durability,
     pub(crate) memstore_flush_size: u64,
+    pub(crate) global_memstore_size: u64,
     pub(crate) max_region_size: u64,
     pub(crate) block_cache_size: u64,
     pub(crate) background_threads: usize,
@@ -42,6 +43,7 @@ impl Default for DbOptions {
             clock: Arc::new(SystemClock),
             durability: Durability::SyncWal,
             memstore_flush_size: 128 << 20,
+            global_memstore_size: default_global_memstore_size(),
             max_region_size: 10 << 30,
             block_cache_size: 64 << 20,
             background_threads: 2,
@@ -57,6 +59,7 @@ impl fmt::Debug for DbOptions {
         f.debug_struct("DbOptions")
             .field("durability", &self.durability)
             .field("memstore_flush_size", &self.memstore_flush_size)
+            .field("global_memstore_size", &self.global_memstore_size)
             .field("max_region_size", &self.max_region_size)
             .field("block_cache_size", &self.block_cache_size)
             .field("background_threads", &self.background_threads)
@@ -81,6 +84,18 @@ impl DbOptions {
     /// Per-region memstore size that triggers a flush (default 128 MiB).
     pub fn memstore_flush_size(mut self, bytes: u64) -> Self {
         self.memstore_flush_size = bytes;
+        self
+    }
+    /// Bound on the bytes in all memstores of the database together, as HBase's
+    /// `hbase.regionserver.global.memstore.size` (0 = no bound; default: 40 % of the machine's
+    /// memory, as HBase's 40 % of the heap; no bound where the memory size cannot be read).
+    /// Once the total reaches 95 % of it (`...global.memstore.size.lower.limit`), a background
+    /// thread flushes the regions with the largest memstores, whatever their flush size, until
+    /// the total is below that mark again; while it is at or above the bound, writes wait for
+    /// those flushes (HBase's `MemStoreFlusher#reclaimMemStoreMemory`). Per region,
+    /// [`DbOptions::memstore_flush_size`] and its blocking multiplier apply as well [REG-2].
+    pub fn global_memstore_size(mut self, bytes: u64) -> Self {
+        self.global_memstore_size = bytes;
         self
     }
     /// Region split threshold (default 10 GiB).
@@ -121,4 +136,10 @@ impl DbOptions {
         self.flush_on_close = flush;
         self
     }
+}
+
+/// 40 % of the machine's memory, or 0 (no bound) where its size cannot be read.
+fn default_global_memstore_size() -> u64 {
+    static SIZE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SIZE.get_or_init(|| crate::io::physical_memory().map_or(0, |m| m / 10 * 4))
 }

@@ -101,13 +101,14 @@ impl Region {
         end: Vec<u8>,
         flushed_seq: u64,
         files: BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>,
+        memstore_account: &Arc<AtomicU64>,
     ) -> Region {
         Region {
             id,
             start,
             end,
             version: RwLock::new(Arc::new(RegionVersion {
-                active: Arc::new(MemStore::new()),
+                active: Arc::new(MemStore::with_account(memstore_account.clone())),
                 snapshot: None,
                 snapshot_seq: 0,
                 files,

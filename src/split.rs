@@ -273,6 +273,7 @@ impl DbInner {
             a.end,
             flushed,
             files.next().unwrap_or_default(),
+            &self.memstore_bytes,
         ));
         let db = Arc::new(Region::new(
             b.id,
@@ -280,6 +281,7 @@ impl DbInner {
             b.end,
             flushed,
             files.next().unwrap_or_default(),
+            &self.memstore_bytes,
         ));
         table.replace_regions(&[region.id], vec![da.clone(), db.clone()]);
         Ok([da, db])
@@ -369,7 +371,14 @@ impl DbInner {
             .flushed_seq
             .load(Ordering::Acquire)
             .max(hi.flushed_seq.load(Ordering::Acquire));
-        let merged = Arc::new(Region::new(def.id, def.start, def.end, flushed, files));
+        let merged = Arc::new(Region::new(
+            def.id,
+            def.start,
+            def.end,
+            flushed,
+            files,
+            &self.memstore_bytes,
+        ));
         table.replace_regions(&[lo.id, hi.id], vec![merged.clone()]);
         Ok(merged)
     }

@@ -136,9 +136,11 @@ pub fn describe(name: &str, cfg: &Config) -> String {
     let bg = cfg.background_threads;
     match name {
         "cellbase" => format!(
-            "block cache {cache} MiB, memstore flush size {mem} MiB, {bg} background threads, \
-             compression None, Bloom ROW, block size {} KiB, Durability::SyncWal \
+            "block cache {cache} MiB, memstore flush size {mem} MiB, global memstore bound {} \
+             MiB (RocksDB's default max_write_buffer_number 2 x write_buffer_size), {bg} \
+             background threads, compression None, Bloom ROW, block size {} KiB, Durability::SyncWal \
              (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
+            2 * mem,
             cfg.cellbase_block_kb
         ),
         "rocksdb" => format!(
@@ -153,7 +155,9 @@ pub fn describe(name: &str, cfg: &Config) -> String {
         ),
         "sled" => format!(
             "cache_capacity {cache} MiB, compression off (default), flush_every_ms 500 \
-             (default); fillsync: flush() (fsync) after each write"
+             (default); fillsync: flush() then fdatasync of its data file after each write \
+             (sled's flush() writes with sync_file_range on Linux, which neither flushes the \
+             drive's write cache nor the file's metadata: not an fsync on its own)"
         ),
         _ => String::new(),
     }
@@ -179,6 +183,7 @@ impl Cellbase {
                 .durability(Durability::SyncWal)
                 .block_cache_size(cfg.cache_bytes)
                 .memstore_flush_size(cfg.memtable_bytes)
+                .global_memstore_size(2 * cfg.memtable_bytes)
                 .background_threads(cfg.background_threads),
         )?;
         let (name, fam) = if ycsb {
@@ -440,6 +445,9 @@ impl Engine for Fjall {
 
 struct Sled {
     db: sled::Db,
+    /// sled's data file (`db` in its directory): `flush()` makes a write durable only up to
+    /// `sync_file_range` on Linux, so a fillsync write also `fdatasync`s this handle.
+    file: std::fs::File,
 }
 
 impl Sled {
@@ -448,7 +456,8 @@ impl Sled {
             .path(dir)
             .cache_capacity(cfg.cache_bytes)
             .open()?;
-        Ok(Sled { db })
+        let file = std::fs::File::open(dir.join("db"))?;
+        Ok(Sled { db, file })
     }
 }
 
@@ -457,6 +466,7 @@ impl Engine for Sled {
         self.db.insert(key, value)?;
         if sync {
             self.db.flush()?;
+            self.file.sync_data()?;
         }
         Ok(())
     }

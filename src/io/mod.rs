@@ -10,6 +10,7 @@ mod std_fs;
 pub use fault_fs::FaultFs;
 pub use mem_fs::MemFs;
 pub use std_fs::StdFs;
+pub(crate) use std_fs::physical_memory;
 
 use std::fmt::Debug;
 use std::io;

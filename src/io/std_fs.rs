@@ -197,9 +197,37 @@ impl FileSystem for StdFs {
     }
 }
 
+/// The machine's memory (`MemTotal` of `/proc/meminfo`), where it can be read: the default
+/// of [`crate::DbOptions::global_memstore_size`] derives from it. Read here, at the I/O seam,
+/// like every other file the engine opens.
+pub(crate) fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The global memstore bound's default is 40 % of the machine's memory (Linux reads it).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn physical_memory_is_read_and_sets_the_default_global_bound() {
+        let m = physical_memory().expect("/proc/meminfo has MemTotal");
+        assert!(m >= 64 << 20, "{m}");
+        let dbg = format!("{:?}", crate::DbOptions::default());
+        assert!(
+            dbg.contains(&format!("global_memstore_size: {}", m / 10 * 4)),
+            "{dbg}"
+        );
+    }
 
     #[test]
     fn write_sync_map_read() {

@@ -8,6 +8,7 @@ mod corruption_sweep;
 mod crash;
 mod deletes;
 mod faults;
+mod global_memstore;
 mod powerloss;
 mod recovery;
 mod ttl;
