@@ -31,19 +31,24 @@ fn region_memstores(t: &Table) -> u64 {
     t.regions().iter().map(|r| r.memstore_bytes).sum()
 }
 
+/// A database with `background` threads and the global bound `limit`.
+fn open_bounded(dir: &std::path::Path, background: usize, limit: u64) -> Db {
+    Db::open_with(
+        dir,
+        DbOptions::default()
+            .background_threads(background)
+            .global_memstore_size(limit),
+    )
+    .unwrap()
+}
+
 /// Without background threads the writer that takes the total to the bound flushes the
 /// largest memstores itself, down below 95 % of it: the total never stays at or above the
 /// bound after a write returns, and every cell stays readable.
 #[test]
 fn the_global_bound_flushes_the_largest_memstores_inline() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open_with(
-        dir.path(),
-        DbOptions::default()
-            .background_threads(0)
-            .global_memstore_size(LIMIT),
-    )
-    .unwrap();
+    let db = open_bounded(dir.path(), 0, LIMIT);
     let t = four_regions(&db);
     let mut peak = 0;
     for i in 0..4_000 {
@@ -67,13 +72,7 @@ fn the_global_bound_flushes_the_largest_memstores_inline() {
 #[test]
 fn a_zero_global_bound_is_no_bound() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open_with(
-        dir.path(),
-        DbOptions::default()
-            .background_threads(0)
-            .global_memstore_size(0),
-    )
-    .unwrap();
+    let db = open_bounded(dir.path(), 0, 0);
     let t = four_regions(&db);
     for i in 0..4_000 {
         t.put(Put::new(row(i)).add("f", "q", [7u8; 100])).unwrap();
@@ -91,13 +90,7 @@ fn a_zero_global_bound_is_no_bound() {
 fn writers_wait_for_background_flushes_at_the_global_bound() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let db = Db::open_with(
-            dir.path(),
-            DbOptions::default()
-                .background_threads(2)
-                .global_memstore_size(LIMIT),
-        )
-        .unwrap();
+        let db = open_bounded(dir.path(), 2, LIMIT);
         let t = four_regions(&db);
         for i in 0..4_000 {
             t.put(Put::new(row(i)).add("f", "q", [7u8; 100])).unwrap();
