@@ -72,6 +72,8 @@ struct Output<'a> {
     writer: Option<(u64, SstWriter)>,
     /// Dropping the rest of this column (row, family, qualifier of the cell that said so).
     skip_column: Option<Vec<u8>>,
+    /// A bound on the output's distinct Bloom keys ([`SstWriter::bound_bloom_keys`]).
+    bloom_bound: Option<u64>,
 }
 
 impl<'a> Output<'a> {
@@ -88,7 +90,31 @@ impl<'a> Output<'a> {
                 .max_read_point(ctx.smallest_read_point()),
             writer: None,
             skip_column: None,
+            bloom_bound: None,
         }
+    }
+
+    /// A compaction's output: its Bloom filter is built in place, sized for the sum of the
+    /// inputs' key counts (an upper bound of the output's), when every input has a filter of
+    /// the family's type and the sum is at most six times the largest input's count (past
+    /// that, overlapping inputs would make the in-place bitmap, ~1.2 bytes per summed key,
+    /// larger than the 8-byte hashes of the keys the output can have).
+    fn bound_bloom_keys(mut self, inputs: &[Arc<StoreFile>]) -> Self {
+        let mut sum = 0u64;
+        let mut largest = 0u64;
+        for f in inputs {
+            match f.reader.bloom_keys() {
+                Some((kind, n)) if kind == self.family.bloom_filter => {
+                    sum = sum.saturating_add(n);
+                    largest = largest.max(n);
+                }
+                _ => return self,
+            }
+        }
+        if sum > 0 && sum <= largest.saturating_mul(6) {
+            self.bloom_bound = Some(sum);
+        }
+        self
     }
 
     fn push(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
@@ -111,8 +137,11 @@ impl<'a> Output<'a> {
                     let id = self.ctx.manifest.lock().next_file_id();
                     let path = sst_path(self.ctx.path, id);
                     let file = self.ctx.fs.create(&path)?;
-                    self.writer =
-                        Some((id, SstWriter::new(file, path, writer_config(self.family))));
+                    let mut w = SstWriter::new(file, path, writer_config(self.family));
+                    if let Some(n) = self.bloom_bound {
+                        w.bound_bloom_keys(n);
+                    }
+                    self.writer = Some((id, w));
                 }
                 if let Some((_, w)) = &mut self.writer {
                     w.add(key, payload)?;
@@ -592,7 +621,7 @@ impl DbInner {
         // output keeps only the region's own [start, end).
         merge.seek(&crate::model::key::first_on_row(&region.start))?;
         let ctx = self.file_ctx();
-        let mut out = Output::new(&ctx, fd, kind, earliest_put_ts);
+        let mut out = Output::new(&ctx, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
         while merge.valid() {
             if !region.end.is_empty()
                 && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end.as_slice())

@@ -138,11 +138,18 @@ pub(crate) fn bloom_from_code(c: u8) -> Option<BloomType> {
 /// Collects the distinct keys of a file being written (cells arrive sorted, so duplicates are
 /// consecutive) and builds the filter once their number is known. Memory: one 64-bit hash per
 /// distinct key (the filter needs only that), whatever the keys' length; a compaction of a
-/// million 16-byte rows holds 8 MB instead of the keys' bytes and spans (32 MB).
+/// million 16-byte rows holds 8 MB instead of the keys' bytes and spans (32 MB). With a bound
+/// on the key count ([`BloomBuilder::with_key_bound`]), the filter's bitmap itself, ~1.2
+/// bytes per bounded key.
 pub struct BloomBuilder {
     kind: BloomType,
-    /// [`BloomKey::hash64`] of each distinct key, in order.
+    /// Distinct keys added.
+    count: u64,
+    /// [`BloomKey::hash64`] of each distinct key, in order (without a key bound).
     hashes: Vec<u64>,
+    /// With a key bound ([`BloomBuilder::with_key_bound`]): the filter itself, sized for the
+    /// bound and folded down to the key count's size at the end.
+    sized: Option<SizedFilter>,
     /// The last key added (row ‖ qualifier) and its row's length.
     last: Vec<u8>,
     last_row_len: usize,
@@ -156,7 +163,9 @@ impl BloomBuilder {
     pub fn new(kind: BloomType) -> Self {
         BloomBuilder {
             kind,
+            count: 0,
             hashes: Vec::new(),
+            sized: None,
             last: Vec::new(),
             last_row_len: 0,
             #[cfg(test)]
@@ -164,14 +173,36 @@ impl BloomBuilder {
         }
     }
 
+    /// A builder for at most `max_keys` distinct keys (a compaction knows the sum of its
+    /// inputs' key counts): it sets the filter's bits as keys arrive, in a bitmap sized for
+    /// `max_keys` (~1.2 bytes per key at 1 %), instead of keeping an 8-byte hash per key until
+    /// the end, and [`BloomBuilder::finish`] folds that bitmap down to between one and two times
+    /// the size `v2_shape` gives for the keys actually added. Probes of the folded filter are
+    /// the version-2 probes of its size (readers need nothing new): with multiply-shift range
+    /// reduction, halving the bit count maps bit `b` to `b / 2`, so OR-ing bit pairs is exact.
+    /// More keys than `max_keys` still make a valid filter, with more false positives.
+    pub fn with_key_bound(kind: BloomType, max_keys: u64) -> Self {
+        let mut b = BloomBuilder::new(kind);
+        if kind != BloomType::None && max_keys > 0 {
+            let n = usize::try_from(max_keys).unwrap_or(usize::MAX);
+            let (bytes, k) = v2_shape(n);
+            let bytes = bytes.div_ceil(FOLD_GRAIN) * FOLD_GRAIN;
+            b.sized = Some(SizedFilter {
+                k,
+                bitmap: vec![0u8; bytes],
+            });
+        }
+        b
+    }
+
     /// Number of distinct keys so far.
     pub fn len(&self) -> usize {
-        self.hashes.len()
+        usize::try_from(self.count).unwrap_or(usize::MAX)
     }
 
     /// True when no key was added.
     pub fn is_empty(&self) -> bool {
-        self.hashes.is_empty()
+        self.count == 0
     }
 
     /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
@@ -181,7 +212,7 @@ impl BloomBuilder {
             BloomType::Row => b"",
             BloomType::RowCol => qualifier,
         };
-        if !self.hashes.is_empty()
+        if self.count > 0
             && self.last_row_len == row.len()
             && self.last.len() == row.len() + q.len()
             && self.last.starts_with(row)
@@ -197,7 +228,11 @@ impl BloomBuilder {
             BloomType::RowCol => BloomKey::RowCol(row, q),
             _ => BloomKey::Row(row),
         };
-        self.hashes.push(key.hash64());
+        self.count += 1;
+        match &mut self.sized {
+            Some(f) => f.set(key.hash64()),
+            None => self.hashes.push(key.hash64()),
+        }
         #[cfg(test)]
         self.keys.push((row.to_vec(), q.to_vec()));
     }
@@ -207,26 +242,32 @@ impl BloomBuilder {
     /// # Errors
     /// The crate refused to size the filter (does not happen for 1..=usize::MAX keys).
     pub fn finish(self) -> Result<Option<Vec<u8>>> {
-        if self.kind == BloomType::None || self.hashes.is_empty() {
+        if self.kind == BloomType::None || self.count == 0 {
             return Ok(None);
         }
         #[cfg(test)]
         if WRITE_V1.with(std::cell::Cell::get) {
             return self.finish_v1();
         }
-        let (bytes, k) = v2_shape(self.hashes.len());
-        let bits = bytes as u64 * 8;
-        let mut bitmap = vec![0u8; bytes];
-        for &h in &self.hashes {
-            for b in v2_positions(h, k, bits) {
-                if let Some(byte) = bitmap.get_mut((b >> 3) as usize) {
-                    *byte |= 1 << (b & 7);
+        let keys = self.len();
+        let (bitmap, k) = match self.sized {
+            Some(f) => f.fold_for(keys),
+            None => {
+                let (bytes, k) = v2_shape(self.hashes.len());
+                let mut f = SizedFilter {
+                    k,
+                    bitmap: vec![0u8; bytes],
+                };
+                for &h in &self.hashes {
+                    f.set(h);
                 }
+                (f.bitmap, k)
             }
-        }
+        };
+        let bytes = bitmap.len();
         let mut out = Vec::with_capacity(9 + V2_HEADER_LEN + bytes);
         out.push(bloom_code(self.kind));
-        codec::put_u64(&mut out, self.hashes.len() as u64);
+        codec::put_u64(&mut out, self.count);
         out.push(FILTER_VERSION);
         out.push(k as u8);
         codec::put_u64(&mut out, bytes as u64);
@@ -257,6 +298,50 @@ impl BloomBuilder {
         out.extend_from_slice(bloom.as_slice());
         Ok(Some(out))
     }
+}
+
+/// A sized filter's bitmap length is a multiple of this many bytes, so it can be halved up to
+/// six times ([`SizedFilter::fold_for`]).
+const FOLD_GRAIN: usize = 64;
+
+/// A version-2 bitmap being filled.
+struct SizedFilter {
+    k: u32,
+    bitmap: Vec<u8>,
+}
+
+impl SizedFilter {
+    fn set(&mut self, h: u64) {
+        let bits = self.bitmap.len() as u64 * 8;
+        for b in v2_positions(h, self.k, bits) {
+            if let Some(byte) = self.bitmap.get_mut((b >> 3) as usize) {
+                *byte |= 1 << (b & 7);
+            }
+        }
+    }
+
+    /// The bitmap halved while it stays at least the size `v2_shape` gives for `keys`, and its
+    /// hash count. Halving ORs each pair of adjacent bits: bit `b` of the larger filter is bit
+    /// `b / 2` of the smaller, exactly where a probe of the smaller filter looks (see
+    /// [`BloomBuilder::with_key_bound`]).
+    fn fold_for(self, keys: usize) -> (Vec<u8>, u32) {
+        let (want, _) = v2_shape(keys);
+        let mut bitmap = self.bitmap;
+        while bitmap.len().is_multiple_of(2) && bitmap.len() / 2 >= want {
+            bitmap = bitmap
+                .chunks_exact(2)
+                .map(|p| or_bit_pairs(p[0]) | (or_bit_pairs(p[1]) << 4))
+                .collect();
+        }
+        (bitmap, self.k)
+    }
+}
+
+/// The four ORs of `x`'s adjacent bit pairs (bits 0|1, 2|3, 4|5, 6|7) in bits 0..4.
+fn or_bit_pairs(x: u8) -> u8 {
+    let y = (x | (x >> 1)) & 0x55;
+    let y = (y | (y >> 1)) & 0x33;
+    (y | (y >> 2)) & 0x0f
 }
 
 /// The probing structure of a loaded filter.

@@ -298,3 +298,80 @@ fn bad_version_1_filters_are_rejected() {
     }
     assert!(BloomFilter::decode(&good).is_ok());
 }
+
+/// A builder with a key bound (a compaction's) sets bits in a bitmap sized for the bound and
+/// folds it down at the end: the filter it writes is an ordinary version-2 filter, between one
+/// and two times the size of one built from the same keys without a bound, with no false
+/// negatives and at most the configured false-positive rate, for bounds from exact to far
+/// above the keys added, and still valid (more false positives) when more keys arrive than
+/// the bound said.
+#[test]
+fn a_key_bound_builds_the_filter_in_place_and_folds_it_to_size() {
+    let mut rng = Rng::new(0x05ee_db0b);
+    let n = 40_000u64;
+    let present: Vec<Vec<u8>> = {
+        let mut v: Vec<u64> = (0..n).map(|_| rng.next_u64() >> 1).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.iter().map(|i| format!("{i:016x}").into_bytes()).collect()
+    };
+    let unbounded = {
+        let mut b = BloomBuilder::new(BloomType::Row);
+        for k in &present {
+            b.add(k, b"");
+        }
+        b.finish().unwrap().unwrap()
+    };
+    for bound in [n, n * 3 / 2, n * 6, n * 50, n / 2] {
+        let mut b = BloomBuilder::with_key_bound(BloomType::Row, bound);
+        for k in &present {
+            b.add(k, b"q");
+            b.add(k, b"r");
+        }
+        assert_eq!(b.len(), present.len());
+        let payload = b.finish().unwrap().unwrap();
+        let f = BloomFilter::decode(&payload).unwrap();
+        assert_eq!(f.keys(), present.len() as u64);
+        assert!(
+            present.iter().all(|k| f.may_contain_row(k)),
+            "bound {bound}: a false negative"
+        );
+        let probes = 100_000u64;
+        let fp = (0..probes)
+            .filter(|_| f.may_contain_row(format!("{:016x}", rng.next_u64() | 1 << 63).as_bytes()))
+            .count();
+        let rate = fp as f64 / probes as f64;
+        let ratio = payload.len() as f64 / unbounded.len() as f64;
+        println!("bound {bound}: {fp} / {probes} = {rate:.4}, size {ratio:.2}x");
+        if bound >= n {
+            assert!(rate < 0.013, "bound {bound}: false-positive rate {rate}");
+            assert!((1.0..2.05).contains(&ratio), "bound {bound}: size {ratio}x");
+        } else {
+            // Undersized: more false positives, never a false negative.
+            assert!(rate < 0.2, "bound {bound}: false-positive rate {rate}");
+        }
+    }
+}
+
+/// Folding ORs adjacent bit pairs: every bit set in the larger bitmap is set at half its
+/// index in the smaller one, and no other bit is.
+#[test]
+fn folding_maps_each_bit_to_half_its_index() {
+    let mut rng = Rng::new(0xf01d);
+    for _ in 0..200 {
+        let big: Vec<u8> = (0..128)
+            .map(|_| rng.next_u64() as u8 & rng.next_u64() as u8)
+            .collect();
+        let f = SizedFilter {
+            k: 1,
+            bitmap: big.clone(),
+        };
+        // Keys so few that the bitmap folds as far as its length allows.
+        let (small, _) = f.fold_for(1);
+        let shift = (big.len() / small.len()).trailing_zeros();
+        for bit in 0..small.len() * 8 {
+            let want = (bit << shift..(bit + 1) << shift).any(|b| big[b / 8] >> (b % 8) & 1 == 1);
+            assert_eq!(small[bit / 8] >> (bit % 8) & 1 == 1, want, "bit {bit}");
+        }
+    }
+}

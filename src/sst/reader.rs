@@ -166,6 +166,12 @@ impl SstReader {
         self.file_id
     }
 
+    /// The file's Bloom filter: its type and the distinct keys it was built from (`None`
+    /// without a filter).
+    pub fn bloom_keys(&self) -> Option<(BloomType, u64)> {
+        self.bloom.as_ref().map(|b| (b.kind(), b.keys()))
+    }
+
     /// [BLOOM-3]: could the file hold cells of `row`? ROWCOL and NONE filters cannot tell
     /// (true).
     pub fn may_contain_row(&self, row: &[u8]) -> bool {

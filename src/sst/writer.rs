@@ -92,6 +92,15 @@ impl SstWriter {
         }
     }
 
+    /// Bounds the distinct Bloom keys this file will hold (a compaction: the sum of its
+    /// inputs' key counts), so the filter is built in place instead of from a hash per key
+    /// ([`BloomBuilder::with_key_bound`]). Only before the first cell; later calls do nothing.
+    pub fn bound_bloom_keys(&mut self, max_keys: u64) {
+        if self.bloom.is_empty() {
+            self.bloom = BloomBuilder::with_key_bound(self.cfg.bloom, max_keys);
+        }
+    }
+
     /// Writes a file as writers before meta version 2 did (tests of reading old files); with
     /// `claim_v2` the meta block says version 2 anyway (a damaged file for `verify`).
     #[cfg(test)]
