@@ -392,6 +392,7 @@ impl DbInner {
             return Ok(());
         }
         self.stall.1.notify_all();
+        crate::util::release_free_memory();
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
         // As HBase's MemStoreFlusher: a region due for a split is split, not compacted (the
@@ -667,6 +668,7 @@ impl DbInner {
         // the file.
         self.remove_unlisted_files(removed);
         self.stall.1.notify_all();
+        crate::util::release_free_memory();
         Ok(())
     }
 }
