@@ -15,11 +15,8 @@ fn a_flush_returns_freed_memory_to_the_os() {
             .and_then(|v| v.split_whitespace().next()?.parse().ok())
             .unwrap()
     }
-    let db = Db::open_with(
-        tempfile::tempdir().unwrap().keep(),
-        DbOptions::default().background_threads(0),
-    )
-    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open_with(dir.path(), DbOptions::default().background_threads(0)).unwrap();
     let t = db
         .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
         .unwrap();
