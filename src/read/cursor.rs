@@ -14,6 +14,12 @@ pub trait CellCursor: Send {
     fn key(&self) -> &[u8];
     /// The current cell's encoded payload. REQUIRES: `valid()`.
     fn payload(&self) -> &[u8];
+    /// The current cell's key and payload together (one dispatch instead of two for readers
+    /// that need both). REQUIRES: `valid()`.
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        (self.key(), self.payload())
+    }
     /// Moves to the next cell (becomes invalid past the end). REQUIRES: `valid()`.
     fn next(&mut self) -> Result<()>;
     /// Positions at the first cell whose key is `>=` `target` (an encoded key).
@@ -49,6 +55,10 @@ impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     #[inline]
     fn payload(&self) -> &[u8] {
         (**self).payload()
+    }
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        (**self).entry()
     }
     fn next(&mut self) -> Result<()> {
         (**self).next()

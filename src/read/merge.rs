@@ -122,6 +122,10 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
     fn payload(&self) -> &[u8] {
         self.children[self.heap[0]].payload()
     }
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        self.children[self.heap[0]].entry()
+    }
     fn next(&mut self) -> Result<()> {
         let top = self.heap[0];
         self.same_row = false;

@@ -37,6 +37,13 @@ impl CellCursor for SourceCursor {
         }
     }
     #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        match self {
+            SourceCursor::Mem(c) => c.entry(),
+            SourceCursor::File(c) => c.entry(),
+        }
+    }
+    #[inline]
     fn next(&mut self) -> Result<()> {
         match self {
             SourceCursor::Mem(c) => c.next(),

@@ -456,6 +456,12 @@ impl BlockIter {
         self.same_row
     }
 
+    /// Current key and payload. REQUIRES: `valid()` (else empty).
+    #[inline]
+    pub fn entry(&self) -> (&[u8], &[u8]) {
+        (&self.key, self.payload())
+    }
+
     /// Current payload. REQUIRES: `valid()` (else empty).
     #[inline]
     pub fn payload(&self) -> &[u8] {

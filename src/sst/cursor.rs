@@ -212,6 +212,11 @@ impl CellCursor for SstCursor {
         self.iter.as_ref().map_or(&[], BlockIter::payload)
     }
 
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        self.iter.as_ref().map_or((&[], &[]), BlockIter::entry)
+    }
+
     fn next(&mut self) -> Result<()> {
         let r = self.do_next();
         self.guard(r)

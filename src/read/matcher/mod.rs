@@ -424,8 +424,22 @@ impl UserMatcher {
     /// The verdict on the next cell of the stream.
     #[inline]
     pub fn match_cell(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
+        self.match_cell_in_row(key, payload, false)
+    }
+
+    /// [`UserMatcher::match_cell`] where `same_row` may tell that the cell's row is the row of
+    /// the last cell given to the matcher (the caller knows it without a comparison); `false`
+    /// is always allowed.
+    #[inline]
+    pub fn match_cell_in_row(
+        &mut self,
+        key: &KeyRef<'_>,
+        payload: &PayloadRef<'_>,
+        same_row: bool,
+    ) -> MatchCode {
+        debug_assert!(!same_row || !self.pos.started || key.row == self.pos.row.as_slice());
         if self.plain
-            && let Some(code) = self.match_fast(key, payload)
+            && let Some(code) = self.match_fast(key, payload, same_row)
         {
             #[cfg(test)]
             {
@@ -449,9 +463,14 @@ impl UserMatcher {
     /// includes; version counting is `check_versions` for an unexpired Put.
     /// `tests::fast_path_differential` compares both paths over random streams.
     #[inline]
-    fn match_fast(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> Option<MatchCode> {
+    fn match_fast(
+        &mut self,
+        key: &KeyRef<'_>,
+        payload: &PayloadRef<'_>,
+        same_row: bool,
+    ) -> Option<MatchCode> {
         let pos = &self.pos;
-        if key.row != pos.row.as_slice() || key.family != pos.family.as_slice() {
+        if (!same_row && key.row != pos.row.as_slice()) || key.family != pos.family.as_slice() {
             return None;
         }
         if let Some(code) = pos.already_left(key) {
