@@ -41,7 +41,16 @@ pub trait CellCursor: Send {
     fn row_unchanged(&self) -> bool {
         false
     }
+    /// How much of its key the current cell shares with the cell before it, known without a
+    /// comparison after a `next`: [`SHARES_ROW`], [`SHARES_FAMILY`],
+    /// [`SHARES_COLUMN`](crate::sst::block::SHARES_COLUMN), or 0
+    /// (always allowed; `SHARES_ROW` or more only if [`CellCursor::row_unchanged`]).
+    fn shares(&self) -> u8 {
+        u8::from(self.row_unchanged())
+    }
 }
+
+pub(crate) use crate::sst::block::{SHARES_FAMILY, SHARES_ROW};
 
 impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     #[inline]
@@ -77,5 +86,8 @@ impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     }
     fn row_unchanged(&self) -> bool {
         (**self).row_unchanged()
+    }
+    fn shares(&self) -> u8 {
+        (**self).shares()
     }
 }

@@ -75,6 +75,13 @@ impl CellCursor for SourceCursor {
             SourceCursor::File(c) => c.row_unchanged(),
         }
     }
+    #[inline]
+    fn shares(&self) -> u8 {
+        match self {
+            SourceCursor::Mem(_) => 0,
+            SourceCursor::File(c) => c.shares(),
+        }
+    }
     /// A block file step decodes one entry; a seek searches the index and the block's restart
     /// points. (A memstore seek inside the held batch is already cheap.)
     fn steps_before_seek(&self) -> usize {

@@ -227,6 +227,11 @@ impl CellCursor for SstCursor {
         self.iter.as_ref().is_some_and(BlockIter::same_row)
     }
 
+    #[inline]
+    fn shares(&self) -> u8 {
+        self.iter.as_ref().map_or(0, BlockIter::shares)
+    }
+
     fn seek(&mut self, target: &[u8]) -> Result<()> {
         let r = self.do_seek(target);
         self.guard(r)
