@@ -512,6 +512,10 @@ impl CellCursor for MemCursor {
     fn payload(&self) -> &[u8] {
         self.batch[self.pos].payload()
     }
+    fn entry(&self) -> (&[u8], &[u8]) {
+        let e = &self.batch[self.pos];
+        (e.key(), e.payload())
+    }
     fn next(&mut self) -> Result<()> {
         self.pos += 1;
         if self.pos >= self.batch.len() && !self.at_end {

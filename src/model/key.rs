@@ -225,6 +225,18 @@ impl KeySplit {
         })
     }
 
+    /// End of the row (where the family length byte is).
+    #[inline]
+    pub(crate) fn row_end(&self) -> usize {
+        self.row_end
+    }
+
+    /// Start of the qualifier (end of the family).
+    #[inline]
+    pub(crate) fn qual_start(&self) -> usize {
+        self.qual_start
+    }
+
     /// Orders `a` (split as `self`) against `b` (split as `o`) by [SORT-1]: row, family,
     /// qualifier ascending, then timestamp, type and sequence id descending.
     #[inline]

@@ -14,6 +14,12 @@ pub trait CellCursor: Send {
     fn key(&self) -> &[u8];
     /// The current cell's encoded payload. REQUIRES: `valid()`.
     fn payload(&self) -> &[u8];
+    /// The current cell's key and payload together (one dispatch instead of two for readers
+    /// that need both). REQUIRES: `valid()`.
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        (self.key(), self.payload())
+    }
     /// Moves to the next cell (becomes invalid past the end). REQUIRES: `valid()`.
     fn next(&mut self) -> Result<()>;
     /// Positions at the first cell whose key is `>=` `target` (an encoded key).
@@ -35,7 +41,16 @@ pub trait CellCursor: Send {
     fn row_unchanged(&self) -> bool {
         false
     }
+    /// How much of its key the current cell shares with the cell before it, known without a
+    /// comparison after a `next`: [`SHARES_ROW`], [`SHARES_FAMILY`],
+    /// [`SHARES_COLUMN`](crate::sst::block::SHARES_COLUMN), or 0
+    /// (always allowed; `SHARES_ROW` or more only if [`CellCursor::row_unchanged`]).
+    fn shares(&self) -> u8 {
+        u8::from(self.row_unchanged())
+    }
 }
+
+pub(crate) use crate::sst::block::{SHARES_FAMILY, SHARES_ROW};
 
 impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     #[inline]
@@ -49,6 +64,10 @@ impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     #[inline]
     fn payload(&self) -> &[u8] {
         (**self).payload()
+    }
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        (**self).entry()
     }
     fn next(&mut self) -> Result<()> {
         (**self).next()
@@ -67,5 +86,8 @@ impl<C: CellCursor + ?Sized> CellCursor for Box<C> {
     }
     fn row_unchanged(&self) -> bool {
         (**self).row_unchanged()
+    }
+    fn shares(&self) -> u8 {
+        (**self).shares()
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::model::key::{compare_encoded, compare_encoded_rows};
-use crate::read::cursor::CellCursor;
+use crate::read::cursor::{CellCursor, SHARES_ROW};
 use std::cmp::Ordering;
 
 /// Merges sorted children into one sorted stream. `C` is the children's cursor type: the
@@ -26,9 +26,10 @@ pub struct MergeCursor<C: CellCursor = Box<dyn CellCursor>> {
     /// the root stays the smallest with no comparison at all: a row held by one source streams
     /// through the merge for free.
     lead: bool,
-    /// The last `next` kept the same child on top and that child said it stayed on its row
-    /// ([`CellCursor::row_unchanged`]): the merged stream stayed on its row.
-    same_row: bool,
+    /// The last `next` kept the same child on top, and this is how much of its key that
+    /// child's cell shares with its cell before ([`CellCursor::shares`]), which was the merged
+    /// stream's cell before; 0 otherwise.
+    shares: u8,
 }
 
 impl<C: CellCursor> MergeCursor<C> {
@@ -41,7 +42,7 @@ impl<C: CellCursor> MergeCursor<C> {
             reposition_all: false,
             second: 0,
             lead: false,
-            same_row: false,
+            shares: 0,
         }
     }
 
@@ -54,7 +55,7 @@ impl<C: CellCursor> MergeCursor<C> {
             reposition_all: false,
             second: 0,
             lead: false,
-            same_row: false,
+            shares: 0,
         }
     }
 
@@ -122,9 +123,13 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
     fn payload(&self) -> &[u8] {
         self.children[self.heap[0]].payload()
     }
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        self.children[self.heap[0]].entry()
+    }
     fn next(&mut self) -> Result<()> {
         let top = self.heap[0];
-        self.same_row = false;
+        self.shares = 0;
         self.children[top].next()?;
         if !self.children[top].valid() {
             let last = self.heap.len() - 1;
@@ -137,7 +142,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         }
         let n = self.heap.len();
         if n == 1 || (self.lead && self.children[top].row_unchanged()) {
-            self.same_row = self.children[top].row_unchanged();
+            self.shares = self.children[top].shares();
             return Ok(());
         }
         if self.second == 0 {
@@ -153,7 +158,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             compare_encoded_rows(self.children[top].key(), self.children[other].key());
         if ord == Ordering::Less || (ord == Ordering::Equal && top < other) {
             self.lead = rows_differ;
-            self.same_row = self.children[top].row_unchanged();
+            self.shares = self.children[top].shares();
             return Ok(());
         }
         self.lead = false;
@@ -165,7 +170,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         Ok(())
     }
     fn seek(&mut self, target: &[u8]) -> Result<()> {
-        self.same_row = false;
+        self.shares = 0;
         let all = std::mem::take(&mut self.reposition_all);
         for c in &mut self.children {
             if !all {
@@ -202,10 +207,14 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
         Ok(())
     }
     fn row_unchanged(&self) -> bool {
-        self.same_row
+        self.shares >= SHARES_ROW
+    }
+    #[inline]
+    fn shares(&self) -> u8 {
+        self.shares
     }
     fn seek_to_first(&mut self) -> Result<()> {
-        self.same_row = false;
+        self.shares = 0;
         for c in &mut self.children {
             c.seek_to_first()?;
         }
@@ -222,7 +231,7 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
             }
         }
         // The caller seeks before reading again, possibly backwards.
-        self.same_row = false;
+        self.shares = 0;
         self.heap.clear();
         self.second = 0;
         self.lead = false;

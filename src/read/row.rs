@@ -4,12 +4,14 @@
 use crate::error::{Error, Result};
 use crate::filter::eval::{CellView, FilterRunner, ReturnCode};
 use crate::model::CellType;
-use crate::model::key::{KeyRef, first_after_family, first_after_row, last_on_column};
+use crate::model::key::{
+    KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, last_on_column,
+};
 use crate::model::payload::PayloadRef;
 use crate::ops::Cell;
 use crate::ops::RowCells;
-use crate::read::cursor::CellCursor;
-use crate::read::matcher::{MatchCode, UserMatcher};
+use crate::read::cursor::{CellCursor, SHARES_FAMILY, SHARES_ROW};
+use crate::read::matcher::{Known, MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::source::SourceCursor;
 use std::path::PathBuf;
@@ -196,15 +198,22 @@ impl RowReader {
 
     fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
         let mut row: Option<Vec<u8>> = None;
+        // The matcher has seen a cell of `row` (so its position is on `row`: every cell that
+        // reaches it below belongs to `row`).
+        let mut fed = false;
+        // The stream's previous cell went to the matcher.
+        let mut prev_fed = false;
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
                 break;
             }
-            let key = KeyRef::parse(self.cursor.key()).ok_or_else(bad_key)?;
+            let (raw_key, raw_payload) = self.cursor.entry();
+            let key = KeyRef::parse(raw_key).ok_or_else(bad_key)?;
             // After a `next` the merge may know it stayed on the row (no comparison).
+            let shares = self.cursor.shares();
             if let Some(r) = &row
-                && !self.cursor.row_unchanged()
+                && shares < SHARES_ROW
                 && r.as_slice() != key.row
             {
                 if let Some(done) = row.take().and_then(|r| self.finish_row(r)) {
@@ -227,14 +236,24 @@ impl RowReader {
                     continue;
                 }
                 row = Some(key.row.to_vec());
+                fed = false;
                 self.cells.start_row(key.row);
             }
             if key.seq > self.read_point {
+                prev_fed = false;
                 self.cursor.next()?;
                 continue;
             }
-            let payload = PayloadRef::parse(self.cursor.payload()).ok_or_else(bad_key)?;
-            let seek = match self.matcher.match_cell(&key, &payload) {
+            let payload = PayloadRef::parse(raw_payload).ok_or_else(bad_key)?;
+            let known = Known {
+                row: std::mem::replace(&mut fed, true),
+                // The previous cell had this row and family and set the matcher's position.
+                family: std::mem::replace(&mut prev_fed, true) && shares >= SHARES_FAMILY,
+                // Same row and family as the stream's previous cell but not its qualifier: a
+                // later qualifier than any the matcher saw in this row and family.
+                new_column: shares == SHARES_FAMILY,
+            };
+            let seek = match self.matcher.match_cell_in_row(&key, &payload, known) {
                 MatchCode::Include => {
                     let cell_type = key.cell_type().ok_or_else(bad_key)?;
                     let value = if cell_type == CellType::Put {
@@ -287,8 +306,12 @@ impl RowReader {
                         }
                     };
                     if let Some(value) = keep {
+                        // Family and qualifier lie side by side in the encoded key.
+                        let joined = raw_key
+                            .get(3 + key.row.len()..raw_key.len() - KEY_TRAILER_LEN)
+                            .ok_or_else(bad_key)?;
                         self.cells
-                            .push(key.family, key.qualifier, key.ts, cell_type, &value);
+                            .push_joined(joined, key.family.len(), key.ts, cell_type, &value);
                     }
                     seek
                 }

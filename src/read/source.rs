@@ -37,6 +37,13 @@ impl CellCursor for SourceCursor {
         }
     }
     #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        match self {
+            SourceCursor::Mem(c) => c.entry(),
+            SourceCursor::File(c) => c.entry(),
+        }
+    }
+    #[inline]
     fn next(&mut self) -> Result<()> {
         match self {
             SourceCursor::Mem(c) => c.next(),
@@ -66,6 +73,13 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(_) => false,
             SourceCursor::File(c) => c.row_unchanged(),
+        }
+    }
+    #[inline]
+    fn shares(&self) -> u8 {
+        match self {
+            SourceCursor::Mem(_) => 0,
+            SourceCursor::File(c) => c.shares(),
         }
     }
     /// A block file step decodes one entry; a seek searches the index and the block's restart

@@ -26,7 +26,7 @@
 
 use crate::codec::{DecodeError, Reader};
 use crate::io::ReadableFile;
-use crate::model::key::{KeySplit, compare_encoded};
+use crate::model::key::{KEY_TRAILER_LEN, KeySplit, compare_encoded};
 use crate::model::payload::PayloadRef;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -285,14 +285,14 @@ impl Block {
 /// Checks one decoded cell (entry at `pos`): the key parses with a real type code and the
 /// payload parses.
 #[inline]
-fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<(), DecodeError> {
+fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<KeySplit, DecodeError> {
     // Field lengths only (no decoding): the type code is the trailer's ninth byte.
-    if KeySplit::of(key).is_none() {
+    let Some(split) = KeySplit::of(key) else {
         return Err(DecodeError {
             what: "malformed cell key",
             offset: pos,
         });
-    }
+    };
     if crate::model::CellType::from_code(key[key.len() - 9]).is_none() {
         return Err(DecodeError {
             what: "unknown cell type code",
@@ -305,13 +305,43 @@ fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<(), D
             offset: e.delta_end,
         });
     }
-    Ok(())
+    Ok(split)
 }
 
 fn shift(e: DecodeError, by: usize) -> DecodeError {
     DecodeError {
         what: e.what,
         offset: e.offset + by,
+    }
+}
+
+/// [`BlockIter::shares`]: the current entry shares its row with the entry before it.
+pub const SHARES_ROW: u8 = 1;
+/// [`BlockIter::shares`]: the current entry shares its row and family with the entry before.
+pub const SHARES_FAMILY: u8 = 2;
+/// [`BlockIter::shares`]: the current entry shares its row, family and qualifier with the
+/// entry before it.
+pub const SHARES_COLUMN: u8 = 3;
+
+/// How much of `key` (checked by `check_cell`) the entry shares with the key before it, which
+/// was `prev_len` bytes long and whose first `shared` bytes `key` repeats.
+#[inline]
+fn shares(key: &[u8], split: KeySplit, shared: usize, prev_len: usize) -> u8 {
+    let row_end = split.row_end();
+    if shared < row_end {
+        return 0;
+    }
+    let qual_start = split.qual_start();
+    if shared < qual_start {
+        return SHARES_ROW;
+    }
+    // Both keys have this row and family, so their qualifiers start at `qual_start`; the
+    // qualifiers are equal when both end at the same place and `key` repeats them.
+    let qual_end = key.len() - KEY_TRAILER_LEN;
+    if shared >= qual_end && prev_len == key.len() {
+        SHARES_COLUMN
+    } else {
+        SHARES_FAMILY
     }
 }
 
@@ -412,9 +442,10 @@ pub struct BlockIter {
     payload: (usize, usize),
     /// Offset of the entry after the current one; `None` when invalid.
     next: Option<usize>,
-    /// The current entry shares its whole row (length prefix and bytes) with the entry
-    /// decoded before it.
-    same_row: bool,
+    /// How much of its key the current entry shares with the entry decoded before it:
+    /// [`SHARES_ROW`] (whole row: length prefix and bytes), [`SHARES_FAMILY`] (row and
+    /// family), [`SHARES_COLUMN`] (row, family and qualifier), or 0.
+    shares: u8,
 }
 
 impl BlockIter {
@@ -426,7 +457,7 @@ impl BlockIter {
             key: key_buf,
             payload: (0, 0),
             next: None,
-            same_row: false,
+            shares: 0,
         }
     }
 
@@ -453,7 +484,20 @@ impl BlockIter {
     /// entry before is the one the cursor was on.
     #[inline]
     pub fn same_row(&self) -> bool {
-        self.same_row
+        self.shares >= SHARES_ROW
+    }
+
+    /// How much of its key the current entry shares with the entry before it (as
+    /// [`BlockIter::same_row`]): [`SHARES_ROW`], [`SHARES_FAMILY`], [`SHARES_COLUMN`] or 0.
+    #[inline]
+    pub fn shares(&self) -> u8 {
+        self.shares
+    }
+
+    /// Current key and payload. REQUIRES: `valid()` (else empty).
+    #[inline]
+    pub fn entry(&self) -> (&[u8], &[u8]) {
+        (&self.key, self.payload())
     }
 
     /// Current payload. REQUIRES: `valid()` (else empty).
@@ -481,18 +525,21 @@ impl BlockIter {
                 offset: pos,
             });
         }
+        let prev_len = self.key.len();
         self.key.truncate(e.shared);
         self.key
             .extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
         let payload = data.get(e.delta_end..e.payload_end).unwrap_or_default();
-        if let Err(err) = check_cell(&self.key, payload, &e, pos) {
-            self.key.clear();
-            return Err(err);
-        }
+        let split = match check_cell(&self.key, payload, &e, pos) {
+            Ok(split) => split,
+            Err(err) => {
+                self.key.clear();
+                return Err(err);
+            }
+        };
         self.payload = (e.delta_end, e.payload_end);
         self.next = Some(e.payload_end);
-        // The key parsed in `check_cell`, so its row length prefix is there.
-        self.same_row = e.shared >= 2 + usize::from(u16::from_be_bytes([self.key[0], self.key[1]]));
+        self.shares = shares(&self.key, split, e.shared, prev_len);
         Ok(())
     }
 

@@ -227,3 +227,71 @@ fn opened_blocks_check_entries_as_cursors_decode_them() {
     }
     assert!(walk_errors > 0);
 }
+
+/// The true [`BlockIter::shares`] level of `b` after `a`.
+fn true_shares(a: &[u8], b: &[u8]) -> u8 {
+    let (a, b) = (KeyRef::parse(a).unwrap(), KeyRef::parse(b).unwrap());
+    match (
+        a.row == b.row,
+        a.family == b.family,
+        a.qualifier == b.qualifier,
+    ) {
+        (false, _, _) => 0,
+        (true, false, _) => SHARES_ROW,
+        (true, true, false) => SHARES_FAMILY,
+        (true, true, true) => SHARES_COLUMN,
+    }
+}
+
+/// `shares` never claims more than the keys share, and outside restart points (which share
+/// nothing) it is exact; after a seek the first entry reports what it shares with the entry
+/// decoded before it in the block, never with the cursor's previous position.
+#[test]
+fn shares_matches_key_fields() {
+    let mut rng = Rng::new(0x5ba7e5);
+    let mut cells: Vec<Cell> = Vec::new();
+    for _ in 0..400 {
+        let row = rng.bytes(b"ab\x00", 3);
+        let family: &[u8] = [&b"f"[..], b"fg", b"g"][rng.below(3) as usize];
+        let q = rng.bytes(b"pq", 2);
+        let ts = rng.below(4) as i64;
+        let t = [CellType::Put, CellType::Delete][rng.below(2) as usize];
+        let v = rng.bytes(b"v", 5);
+        cells.push((
+            key(&row, family, &q, ts, t, rng.below(3)),
+            payload::encode(None, &v),
+        ));
+    }
+    cells.sort_by(|a, b| compare_encoded(&a.0, &b.0));
+    cells.dedup_by(|a, b| compare_encoded(&a.0, &b.0).is_eq());
+    let mut levels = [0usize; 4];
+    for interval in [1usize, 3, 1 << 20] {
+        let block = Arc::new(Block::decode(build(&cells, interval)).unwrap());
+        let mut it = BlockIter::new(block.clone(), Vec::new());
+        it.seek_to_first().unwrap();
+        assert_eq!(it.shares(), 0);
+        for i in 1..cells.len() {
+            it.advance().unwrap();
+            let want = true_shares(&cells[i - 1].0, &cells[i].0);
+            let got = it.shares();
+            assert!(got <= want, "interval {interval} entry {i}: {got} > {want}");
+            assert_eq!(it.same_row(), got >= SHARES_ROW);
+            if interval > 1 && i % interval != 0 {
+                assert_eq!(got, want, "interval {interval} entry {i}");
+            }
+            levels[usize::from(got)] += 1;
+        }
+        // Seeks: the landing entry never claims more than it shares with its predecessor.
+        for (i, (k, _)) in cells.iter().enumerate().step_by(7) {
+            it.seek(k).unwrap();
+            let want = if i == 0 {
+                0
+            } else {
+                true_shares(&cells[i - 1].0, k)
+            };
+            assert!(it.shares() <= want, "seek to entry {i}");
+        }
+    }
+    // The data exercises every level.
+    assert!(levels.iter().all(|&n| n > 0), "{levels:?}");
+}

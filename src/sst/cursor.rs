@@ -212,6 +212,11 @@ impl CellCursor for SstCursor {
         self.iter.as_ref().map_or(&[], BlockIter::payload)
     }
 
+    #[inline]
+    fn entry(&self) -> (&[u8], &[u8]) {
+        self.iter.as_ref().map_or((&[], &[]), BlockIter::entry)
+    }
+
     fn next(&mut self) -> Result<()> {
         let r = self.do_next();
         self.guard(r)
@@ -220,6 +225,11 @@ impl CellCursor for SstCursor {
     #[inline]
     fn row_unchanged(&self) -> bool {
         self.iter.as_ref().is_some_and(BlockIter::same_row)
+    }
+
+    #[inline]
+    fn shares(&self) -> u8 {
+        self.iter.as_ref().map_or(0, BlockIter::shares)
     }
 
     fn seek(&mut self, target: &[u8]) -> Result<()> {

@@ -148,6 +148,18 @@ struct Position {
     done_qualifier: Vec<u8>,
 }
 
+/// What a caller of [`UserMatcher::match_cell_in_row`] knows about a cell without comparing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Known {
+    /// The cell's row is the row of the last cell given to the matcher.
+    pub row: bool,
+    /// The cell's row and family are those of the last cell given to the matcher.
+    pub family: bool,
+    /// The cell's qualifier sorts after every qualifier of its (row, family) the matcher was
+    /// given (a stream's next column), so it equals none of them.
+    pub new_column: bool,
+}
+
 /// What a position update found.
 enum Moved {
     Same,
@@ -176,10 +188,13 @@ impl Position {
 
     /// A leave decision already taken for this cell, if any.
     #[inline]
-    fn already_left(&self, key: &KeyRef<'_>) -> Option<MatchCode> {
+    /// `new_column`: the cell's qualifier is known to sort after every qualifier of this
+    /// (row, family) seen so far.
+    fn already_left(&self, key: &KeyRef<'_>, new_column: bool) -> Option<MatchCode> {
         if self.family_done {
             Some(MatchCode::SeekNextFamily)
-        } else if self.column_done && key.qualifier == self.done_qualifier.as_slice() {
+        } else if self.column_done && !new_column && key.qualifier == self.done_qualifier.as_slice()
+        {
             Some(MatchCode::SeekNextColumn)
         } else {
             None
@@ -424,8 +439,25 @@ impl UserMatcher {
     /// The verdict on the next cell of the stream.
     #[inline]
     pub fn match_cell(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
+        self.match_cell_in_row(key, payload, Known::default())
+    }
+
+    /// [`UserMatcher::match_cell`] with what the caller knows about the cell without a
+    /// comparison (see [`Known`]; `Known::default()` is always allowed).
+    #[inline]
+    pub fn match_cell_in_row(
+        &mut self,
+        key: &KeyRef<'_>,
+        payload: &PayloadRef<'_>,
+        known: Known,
+    ) -> MatchCode {
+        debug_assert!(!known.row || !self.pos.started || key.row == self.pos.row.as_slice());
+        debug_assert!(
+            !known.family
+                || (key.row == self.pos.row.as_slice() && key.family == self.pos.family.as_slice())
+        );
         if self.plain
-            && let Some(code) = self.match_fast(key, payload)
+            && let Some(code) = self.match_fast(key, payload, known)
         {
             #[cfg(test)]
             {
@@ -449,12 +481,20 @@ impl UserMatcher {
     /// includes; version counting is `check_versions` for an unexpired Put.
     /// `tests::fast_path_differential` compares both paths over random streams.
     #[inline]
-    fn match_fast(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> Option<MatchCode> {
+    fn match_fast(
+        &mut self,
+        key: &KeyRef<'_>,
+        payload: &PayloadRef<'_>,
+        known: Known,
+    ) -> Option<MatchCode> {
         let pos = &self.pos;
-        if key.row != pos.row.as_slice() || key.family != pos.family.as_slice() {
+        if !known.family
+            && ((!known.row && key.row != pos.row.as_slice())
+                || key.family != pos.family.as_slice())
+        {
             return None;
         }
-        if let Some(code) = pos.already_left(key) {
+        if let Some(code) = pos.already_left(key, known.new_column) {
             return Some(code);
         }
         let ts = key.ts;
@@ -467,7 +507,9 @@ impl UserMatcher {
         {
             return None;
         }
-        let step = self.columns.check_unexpired_put(key.qualifier, ts);
+        let step = self
+            .columns
+            .check_unexpired_put(key.qualifier, ts, known.new_column);
         Some(self.pos.apply(key, step))
     }
 
@@ -477,7 +519,7 @@ impl UserMatcher {
         let Some(i) = self.current else {
             return MatchCode::SeekNextFamily;
         };
-        if let Some(code) = self.pos.already_left(key) {
+        if let Some(code) = self.pos.already_left(key, false) {
             return code;
         }
         let step = if self.raw {
@@ -704,7 +746,7 @@ impl CompactionMatcher {
             self.columns
                 .reset(false, r.max_versions, r.min_versions, self.oldest);
         }
-        if let Some(code) = self.pos.already_left(key) {
+        if let Some(code) = self.pos.already_left(key, false) {
             return code;
         }
         let step = self.match_inner(key, payload);

@@ -283,10 +283,17 @@ impl ColumnTracker {
     /// [`ColumnTracker::check_versions`] for a Put that is not expired, in the wildcard tracker
     /// (the fast path of a normal read). REQUIRES: `!explicit`, `unexpired(ts)`.
     #[inline]
-    pub(super) fn check_unexpired_put(&mut self, qualifier: &[u8], ts: i64) -> Step {
+    /// `new_column`: `qualifier` is known to differ from the current column's.
+    pub(super) fn check_unexpired_put(
+        &mut self,
+        qualifier: &[u8],
+        ts: i64,
+        new_column: bool,
+    ) -> Step {
         debug_assert!(!self.explicit && !self.is_expired(ts));
+        debug_assert!(!new_column || !self.has_col || self.col.as_slice() != qualifier);
         let put = CellType::Put.code();
-        if !self.has_col || self.col.as_slice() != qualifier {
+        if new_column || !self.has_col || self.col.as_slice() != qualifier {
             self.has_col = true;
             self.col.clear();
             self.col.extend_from_slice(qualifier);
