@@ -70,8 +70,8 @@ pub(crate) struct DbInner {
     pub scanner_points: Mutex<BTreeMap<u64, usize>>,
     /// Writers waiting for a flush to bring memstores under the blocking limit.
     pub stall: (Mutex<()>, Condvar),
-    /// Bytes in every memstore of the database, live ones and those still held after their
-    /// flush ([`DbOptions::global_memstore_size`]).
+    /// Bytes in every memstore of the database not yet flushed: active memstores and flush
+    /// snapshots ([`DbOptions::global_memstore_size`]).
     pub memstore_bytes: Arc<AtomicU64>,
     /// A [`crate::background::Job::GlobalFlush`] is queued.
     pub global_flush_queued: AtomicBool,
@@ -555,9 +555,9 @@ pub struct Metrics {
     pub regions: u64,
     /// Write-ahead-log segment files currently live.
     pub wal_segments: u64,
-    /// Bytes in memstores: every region's active memstore and flush snapshot, and memstores
-    /// a reader still holds after their flush (the total that
-    /// [`DbOptions::global_memstore_size`] bounds).
+    /// Bytes in memstores not yet flushed: every region's active memstore and flush snapshot
+    /// (the total that [`DbOptions::global_memstore_size`] bounds; a flushed memstore a
+    /// reader still holds no longer counts, as in HBase).
     pub memstore_bytes: u64,
 }
 

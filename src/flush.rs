@@ -105,6 +105,9 @@ impl<'a> Output<'a> {
         for f in inputs {
             match f.reader.bloom_keys() {
                 Some((kind, n)) if kind == self.family.bloom_filter => {
+                    // A file holds fewer distinct keys than bytes, whatever its (checksummed
+                    // but not trusted) filter header says: the bitmap stays within reason.
+                    let n = n.min(f.size());
                     sum = sum.saturating_add(n);
                     largest = largest.max(n);
                 }
@@ -209,10 +212,7 @@ impl FileCtx<'_> {
                 let snap = v.active.clone();
                 let seq = last_seq();
                 *v = Arc::new(RegionVersion {
-                    active: Arc::new(match snap.account() {
-                        Some(a) => crate::memstore::MemStore::with_account(a.clone()),
-                        None => crate::memstore::MemStore::new(),
-                    }),
+                    active: Arc::new(snap.successor()),
                     snapshot: Some(snap.clone()),
                     snapshot_seq: seq,
                     files: v.files.clone(),
@@ -289,6 +289,9 @@ impl FileCtx<'_> {
             });
         }
         region.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
+        // The snapshot's memory is free now (unless a reader still holds it): every flush,
+        // the running database's, replay's and the closing one, hands it back.
+        crate::util::release_free_memory();
         Ok(Some(flush_seq))
     }
 }
@@ -356,10 +359,7 @@ impl DbInner {
             }
             // The flush this one waited for may have relieved the pressure.
             FlushIf::GlobalPressure => {
-                let limit = self.opts.global_memstore_size;
-                if limit == 0
-                    || self.memstore_bytes.load(Ordering::Relaxed) < global_low_mark(limit)
-                {
+                if !self.global_pressure() {
                     return Ok(());
                 }
             }
@@ -392,7 +392,6 @@ impl DbInner {
             return Ok(());
         }
         self.stall.1.notify_all();
-        crate::util::release_free_memory();
         // (5) Log segments fully in files.
         self.delete_obsolete_wal()?;
         // As HBase's MemStoreFlusher: a region due for a split is split, not compacted (the
@@ -448,16 +447,13 @@ impl DbInner {
     /// bound, a writer that waited a second without relief flushes itself: writes slow down,
     /// they never fail or hang.
     fn reclaim_memstore_memory(&self) -> Result<()> {
+        if !self.global_pressure() {
+            return Ok(());
+        }
         let limit = self.opts.global_memstore_size;
-        if limit == 0 {
-            return Ok(());
-        }
-        let total = || self.memstore_bytes.load(Ordering::Relaxed);
-        if total() < global_low_mark(limit) {
-            return Ok(());
-        }
+        let at_bound = || self.memstore_bytes.load(Ordering::Relaxed) >= limit;
         if self.opts.background_threads == 0 {
-            return if total() >= limit {
+            return if at_bound() {
                 self.flush_for_global_pressure()
             } else {
                 Ok(())
@@ -466,16 +462,15 @@ impl DbInner {
         if !self.global_flush_queued.swap(true, Ordering::AcqRel) {
             self.bg.submit(Job::GlobalFlush);
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(1);
-        let mut g = self.stall.0.lock();
-        while total() >= limit && !self.closed.load(Ordering::Acquire) {
-            if std::time::Instant::now() >= deadline {
-                drop(g);
-                return self.flush_for_global_pressure();
-            }
-            self.stall.1.wait_for(&mut g, Duration::from_millis(20));
-        }
-        Ok(())
+        self.wait_while(at_bound, || self.flush_for_global_pressure())
+    }
+
+    /// All memstores together are at or above the global low mark, 95 % of
+    /// [`crate::DbOptions::global_memstore_size`] (HBase's
+    /// `hbase.regionserver.global.memstore.size.lower.limit`); never without a bound.
+    fn global_pressure(&self) -> bool {
+        let limit = self.opts.global_memstore_size;
+        limit != 0 && self.memstore_bytes.load(Ordering::Relaxed) >= limit / 20 * 19
     }
 
     /// Flushes the region with the largest active memstore, whatever its flush size, until all
@@ -483,20 +478,20 @@ impl DbInner {
     /// `flushOneForGlobalPressure`), at most once per region: memory a reader still holds
     /// after its memstore's flush is not the flusher's to free.
     pub(crate) fn flush_for_global_pressure(&self) -> Result<()> {
-        let limit = self.opts.global_memstore_size;
         let regions = self.all_regions();
         for _ in 0..regions.len() {
-            if limit == 0 || self.memstore_bytes.load(Ordering::Relaxed) < global_low_mark(limit) {
+            if !self.global_pressure() {
                 break;
             }
-            let Some((t, r)) = regions
+            let Some((size, t, r)) = regions
                 .iter()
                 .filter(|(t, r)| !t.is_dropped() && !r.is_retired())
-                .max_by_key(|(_, r)| r.current().active.size())
+                .map(|(t, r)| (r.current().active.size(), t, r))
+                .max_by_key(|&(size, ..)| size)
             else {
                 break;
             };
-            if r.current().active.is_empty() {
+            if size == 0 {
                 break;
             }
             self.flush_after_wait(t, r, FlushIf::GlobalPressure)?;
@@ -517,15 +512,27 @@ impl DbInner {
             self.bg.submit(Job::Flush(table.clone(), region.clone()));
         }
         // Back-pressure [REG-2]: wait for the background flush while the region holds more than
-        // 4 x the flush size. If no flush brings it down within a second (a slow or failing
-        // flush), this writer flushes itself: writes slow down, they never fail or hang.
-        let blocked = || region.memstore_size() >= BLOCK_MULTIPLIER * flush_size;
+        // 4 x the flush size.
+        self.wait_while(
+            || region.memstore_size() >= BLOCK_MULTIPLIER * flush_size,
+            || self.flush_region(table, region),
+        )
+    }
+
+    /// Makes a writer wait while `blocked` holds (background flushes notify `stall`). If
+    /// nothing relieves it within a second (a slow or failing flush), the writer runs
+    /// `relieve` itself (a flush): writes slow down, they never fail or hang.
+    fn wait_while(
+        &self,
+        blocked: impl Fn() -> bool,
+        relieve: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
         let deadline = std::time::Instant::now() + Duration::from_secs(1);
         let mut g = self.stall.0.lock();
         while blocked() && !self.closed.load(Ordering::Acquire) {
             if std::time::Instant::now() >= deadline {
                 drop(g);
-                return self.flush_region(table, region);
+                return relieve();
             }
             self.stall.1.wait_for(&mut g, Duration::from_millis(20));
         }
@@ -671,12 +678,6 @@ impl DbInner {
         crate::util::release_free_memory();
         Ok(())
     }
-}
-
-/// The total at which global-pressure flushes start: 95 % of the bound (HBase's
-/// `hbase.regionserver.global.memstore.size.lower.limit`).
-fn global_low_mark(limit: u64) -> u64 {
-    limit / 20 * 19
 }
 
 /// When a flush that waited for the region's flush lock still runs.

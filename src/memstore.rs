@@ -204,8 +204,8 @@ pub struct MemStore {
     size: AtomicU64,
     min_seq: AtomicU64,
     /// The database-wide total this memstore's size is also added to, and subtracted from
-    /// again when the memstore is dropped (its memory is freed then, not at the flush: a reader
-    /// may still hold it) [`crate::DbOptions::global_memstore_size`].
+    /// again when its flush completes ([`MemStore::release_account`]) or, without a flush,
+    /// when it is dropped [`crate::DbOptions::global_memstore_size`].
     account: Option<Arc<AtomicU64>>,
     /// The size was taken out of `account` ([`MemStore::release_account`]).
     released: AtomicBool,
@@ -230,9 +230,12 @@ impl MemStore {
         m
     }
 
-    /// The account this memstore's size is counted in ([`MemStore::with_account`]).
-    pub(crate) fn account(&self) -> Option<&Arc<AtomicU64>> {
-        self.account.as_ref()
+    /// An empty memstore counted in the same account as this one (a flush's new active
+    /// memstore).
+    pub(crate) fn successor(&self) -> MemStore {
+        let mut m = MemStore::new();
+        m.account = self.account.clone();
+        m
     }
 
     fn count(&self, heap: u64) {
