@@ -1,6 +1,11 @@
 //! Background work: a small pool of threads running flushes and compactions, and writing out
 //! buffered (AsyncWal) log records every 100 ms. With zero threads nothing runs here; the write
 //! path flushes inline and compactions run only when called.
+//!
+//! Flushes go first: a worker takes a queued flush before any compaction, and with two or more
+//! workers at most all but one run compactions or splits at a time, so a flush never waits
+//! behind long compactions while writers wait for memory (HBase runs flushes on their own
+//! `MemStoreFlusher` threads, RocksDB in its high-priority pool).
 
 use crate::db::DbInner;
 use crate::region::Region;
@@ -19,14 +24,48 @@ pub(crate) enum Job {
     /// Split at the region's split point, then compact the daughters' references away.
     Split(Arc<TableShared>, Arc<Region>),
     MajorCompact(Arc<TableShared>, Arc<Region>),
-    /// Flush the largest memstores until all memstores together are below the global low
-    /// mark ([`crate::DbOptions::global_memstore_size`]).
+    /// Flush the largest memstores until all memstores together are below the global lower
+    /// limit ([`crate::DbOptions::global_memstore_lower_limit`]).
     GlobalFlush,
+}
+
+impl Job {
+    /// A flush (memory is waiting on it), as opposed to a compaction or split.
+    fn is_flush(&self) -> bool {
+        matches!(self, Job::Flush(..) | Job::GlobalFlush)
+    }
+}
+
+/// Queued jobs, flushes apart from the rest.
+#[derive(Default)]
+struct Queue {
+    flushes: VecDeque<Job>,
+    others: VecDeque<Job>,
+    /// Workers running a job from `others`.
+    busy_others: usize,
+    /// How many workers may run jobs from `others` at once (all but one of two or more).
+    max_others: usize,
+}
+
+impl Queue {
+    /// The next job a free worker may take: the oldest flush, else the oldest other job if a
+    /// slot for those is free (then counted in `busy_others`).
+    fn take(&mut self) -> Option<Job> {
+        if let Some(j) = self.flushes.pop_front() {
+            return Some(j);
+        }
+        if self.busy_others < self.max_others {
+            let j = self.others.pop_front()?;
+            self.busy_others += 1;
+            return Some(j);
+        }
+        None
+    }
 }
 
 /// The worker pool.
 pub(crate) struct Background {
-    queue: Mutex<VecDeque<Job>>,
+    queue: Mutex<Queue>,
     wake: Condvar,
     shutdown: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
@@ -43,7 +82,7 @@ impl std::fmt::Debug for Background {
 impl Background {
     pub fn new() -> Arc<Background> {
         Arc::new(Background {
-            queue: Mutex::new(VecDeque::new()),
+            queue: Mutex::new(Queue::default()),
             wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
@@ -57,6 +96,7 @@ impl Background {
     /// [`crate::Error::Io`] when the operating system refuses a thread.
     pub fn start(self: &Arc<Self>, n: usize, db: Weak<DbInner>) -> crate::Result<()> {
         let mut threads = self.threads.lock();
+        self.queue.lock().max_others = n.saturating_sub(1).max(1);
         for i in 0..n {
             let bg = self.clone();
             let db = db.clone();
@@ -69,8 +109,15 @@ impl Background {
     }
 
     pub fn submit(&self, job: Job) {
-        self.queue.lock().push_back(job);
-        self.wake.notify_one();
+        let mut q = self.queue.lock();
+        if job.is_flush() {
+            q.flushes.push_back(job);
+        } else {
+            q.others.push_back(job);
+        }
+        drop(q);
+        // All: a worker woken for a compaction whose slot is taken would go back to sleep.
+        self.wake.notify_all();
     }
 
     fn run(&self, db: Weak<DbInner>, flushes_wal: bool) {
@@ -81,7 +128,7 @@ impl Background {
                     if self.shutdown.load(Ordering::Acquire) {
                         return;
                     }
-                    if let Some(j) = q.pop_front() {
+                    if let Some(j) = q.take() {
                         break Some(j);
                     }
                     if self
@@ -94,6 +141,7 @@ impl Background {
                 }
             };
             let Some(db) = db.upgrade() else { return };
+            let other = job.as_ref().is_some_and(|j| !j.is_flush());
             let result = match job {
                 Some(Job::Flush(t, r)) => {
                     r.flush_queued.store(false, Ordering::Release);
@@ -130,6 +178,11 @@ impl Background {
             if let Err(e) = result {
                 *self.last_error.lock() = Some(e.to_string());
             }
+            if other {
+                self.queue.lock().busy_others -= 1;
+                // Its slot is free: a worker may take the next queued compaction.
+                self.wake.notify_all();
+            }
             drop(db);
         }
     }
@@ -145,5 +198,45 @@ impl Background {
                 let _ = h.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(j: &Job) -> &'static str {
+        match j {
+            Job::Flush(..) => "flush",
+            Job::GlobalFlush => "global",
+            _ => "other",
+        }
+    }
+
+    /// Queued flushes are taken before older compactions, and with two or more workers one
+    /// is always left free of compactions for them.
+    #[test]
+    fn flushes_go_first_and_keep_a_worker() {
+        let mut q = Queue {
+            max_others: 1,
+            ..Queue::default()
+        };
+        q.others.push_back(Job::GlobalFlush); // stands in for a compaction: only its queue matters
+        q.others.push_back(Job::GlobalFlush);
+        q.flushes.push_back(Job::GlobalFlush);
+        // The flush first, although queued last.
+        assert!(q.take().is_some());
+        assert!(q.flushes.is_empty());
+        assert_eq!(q.others.len(), 2);
+        // One compaction slot: the first compaction runs, the second waits for it.
+        assert!(q.take().is_some());
+        assert_eq!(q.busy_others, 1);
+        assert!(q.take().is_none());
+        // A flush queued meanwhile still gets the free worker.
+        q.flushes.push_back(Job::GlobalFlush);
+        assert_eq!(q.take().map(|j| kind(&j)), Some("global"));
+        q.busy_others -= 1;
+        assert!(q.take().is_some());
+        assert!(q.others.is_empty());
     }
 }

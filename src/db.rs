@@ -178,6 +178,12 @@ impl Db {
                 "memstore_flush_size and max_region_size must be > 0",
             ));
         }
+        let lower = opts.global_memstore_lower_limit;
+        if !(lower > 0.0 && lower <= 1.0) {
+            return Err(Error::invalid(format!(
+                "global_memstore_lower_limit must be in (0, 1], got {lower}"
+            )));
+        }
         create_dir_durably(fs.as_ref(), &path)?;
         let lock = lock_dir(fs.as_ref(), &path)?;
         create_dir_durably(fs.as_ref(), &path.join("data"))?;

@@ -441,7 +441,7 @@ impl DbInner {
     }
 
     /// The global bound ([`crate::DbOptions::global_memstore_size`]), as HBase's
-    /// `MemStoreFlusher#reclaimMemStoreMemory`: at or above the low mark (95 %) a background
+    /// `MemStoreFlusher#reclaimMemStoreMemory`: at or above the lower limit a background
     /// thread flushes the largest memstores; at or above the bound the writer waits for it.
     /// Without background threads the writer flushes them itself. As with the per-region
     /// bound, a writer that waited a second without relief flushes itself: writes slow down,
@@ -465,16 +465,19 @@ impl DbInner {
         self.wait_while(at_bound, || self.flush_for_global_pressure())
     }
 
-    /// All memstores together are at or above the global low mark, 95 % of
+    /// All memstores together are at or above the global lower limit,
+    /// [`crate::DbOptions::global_memstore_lower_limit`] of
     /// [`crate::DbOptions::global_memstore_size`] (HBase's
     /// `hbase.regionserver.global.memstore.size.lower.limit`); never without a bound.
     fn global_pressure(&self) -> bool {
         let limit = self.opts.global_memstore_size;
-        limit != 0 && self.memstore_bytes.load(Ordering::Relaxed) >= limit / 20 * 19
+        // Exact for every bound below 2^53 bytes; the fraction is in (0, 1] (checked at open).
+        let low = (limit as f64 * self.opts.global_memstore_lower_limit) as u64;
+        limit != 0 && self.memstore_bytes.load(Ordering::Relaxed) >= low
     }
 
     /// Flushes the region with the largest active memstore, whatever its flush size, until all
-    /// memstores together are below the global low mark (HBase's
+    /// memstores together are below the global lower limit (HBase's
     /// `flushOneForGlobalPressure`), at most once per region: memory a reader still holds
     /// after its memstore's flush is not the flusher's to free.
     pub(crate) fn flush_for_global_pressure(&self) -> Result<()> {
@@ -686,6 +689,6 @@ enum FlushIf {
     Always,
     /// The memstore is at its flush size, or a failed flush left a snapshot to retry.
     Due,
-    /// All memstores together are still at or above the global low mark.
+    /// All memstores together are still at or above the global lower limit.
     GlobalPressure,
 }

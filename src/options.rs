@@ -29,6 +29,7 @@ pub struct DbOptions {
     pub(crate) durability: Durability,
     pub(crate) memstore_flush_size: u64,
     pub(crate) global_memstore_size: u64,
+    pub(crate) global_memstore_lower_limit: f64,
     pub(crate) max_region_size: u64,
     pub(crate) block_cache_size: u64,
     pub(crate) background_threads: usize,
@@ -44,6 +45,7 @@ impl Default for DbOptions {
             durability: Durability::SyncWal,
             memstore_flush_size: 128 << 20,
             global_memstore_size: default_global_memstore_size(),
+            global_memstore_lower_limit: 0.95,
             max_region_size: 10 << 30,
             block_cache_size: 64 << 20,
             background_threads: 2,
@@ -60,6 +62,10 @@ impl fmt::Debug for DbOptions {
             .field("durability", &self.durability)
             .field("memstore_flush_size", &self.memstore_flush_size)
             .field("global_memstore_size", &self.global_memstore_size)
+            .field(
+                "global_memstore_lower_limit",
+                &self.global_memstore_lower_limit,
+            )
             .field("max_region_size", &self.max_region_size)
             .field("block_cache_size", &self.block_cache_size)
             .field("background_threads", &self.background_threads)
@@ -89,13 +95,25 @@ impl DbOptions {
     /// Bound on the bytes in all memstores of the database together, as HBase's
     /// `hbase.regionserver.global.memstore.size` (0 = no bound; default: 40 % of the machine's
     /// memory, as HBase's 40 % of the heap; no bound where the memory size cannot be read).
-    /// Once the total reaches 95 % of it (`...global.memstore.size.lower.limit`), a background
-    /// thread flushes the regions with the largest memstores, whatever their flush size, until
-    /// the total is below that mark again; while it is at or above the bound, writes wait for
-    /// those flushes (HBase's `MemStoreFlusher#reclaimMemStoreMemory`). Per region,
+    /// Once the total reaches the lower limit ([`DbOptions::global_memstore_lower_limit`],
+    /// default 95 % of the bound), a background thread flushes the regions with the largest
+    /// memstores, whatever their flush size, until the total is below that mark again; while
+    /// it is at or above the bound, writes wait for those flushes (HBase's
+    /// `MemStoreFlusher#reclaimMemStoreMemory`). Per region,
     /// [`DbOptions::memstore_flush_size`] and its blocking multiplier apply as well [REG-2].
     pub fn global_memstore_size(mut self, bytes: u64) -> Self {
         self.global_memstore_size = bytes;
+        self
+    }
+    /// The fraction of [`DbOptions::global_memstore_size`] at which flushes for global
+    /// pressure start, as HBase's `hbase.regionserver.global.memstore.size.lower.limit`
+    /// (default 0.95). Writes only wait at the bound itself, so a lower fraction keeps less
+    /// unflushed data in memory (flushes start earlier and are smaller) with the same room
+    /// for writes to go on while they run: 0.5 flushes at half the bound, as RocksDB flushes
+    /// a full memtable while writes fill a second one. [`crate::Db::open_with`] rejects a
+    /// value outside `(0, 1]` with [`crate::Error::InvalidArgument`].
+    pub fn global_memstore_lower_limit(mut self, fraction: f64) -> Self {
+        self.global_memstore_lower_limit = fraction;
         self
     }
     /// Region split threshold (default 10 GiB).

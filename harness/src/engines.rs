@@ -137,9 +137,12 @@ pub fn describe(name: &str, cfg: &Config) -> String {
     match name {
         "cellbase" => format!(
             "block cache {cache} MiB, memstore flush size {mem} MiB, global memstore bound {} \
-             MiB (RocksDB's default max_write_buffer_number 2 x write_buffer_size), {bg} \
+             MiB with lower limit 0.5 (flushes start when all memstores together hold {mem} MiB \
+             and writes wait at {} MiB, as RocksDB flushes at write_buffer_size and stalls at its \
+             default max_write_buffer_number 2 x write_buffer_size), {bg} \
              background threads, compression None, Bloom ROW, block size {} KiB, Durability::SyncWal \
              (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
+            2 * mem,
             2 * mem,
             cfg.cellbase_block_kb
         ),
@@ -184,6 +187,7 @@ impl Cellbase {
                 .block_cache_size(cfg.cache_bytes)
                 .memstore_flush_size(cfg.memtable_bytes)
                 .global_memstore_size(2 * cfg.memtable_bytes)
+                .global_memstore_lower_limit(0.5)
                 .background_threads(cfg.background_threads),
         )?;
         let (name, fam) = if ycsb {

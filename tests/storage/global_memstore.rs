@@ -1,5 +1,6 @@
 //! The bound on all memstores of a database together (`DbOptions::global_memstore_size`, HBase's
-//! `hbase.regionserver.global.memstore.size` with its 95 % lower limit), beside the per-region
+//! `hbase.regionserver.global.memstore.size` with its lower limit, 95 % unless
+//! `DbOptions::global_memstore_lower_limit` sets it), beside the per-region
 //! flush size and blocking multiplier [REG-2].
 
 use super::*;
@@ -66,6 +67,58 @@ fn the_global_bound_flushes_the_largest_memstores_inline() {
     assert_eq!(t.scan(Scan::new()).unwrap().count(), 4_000);
     t.flush().unwrap();
     assert_eq!(db.metrics().memstore_bytes, 0);
+}
+
+/// A lower limit of 0.5 (HBase's `hbase.regionserver.global.memstore.size.lower.limit`):
+/// without background threads the writer reaching the bound flushes the largest memstores
+/// until the total is below half the bound, so each relief leaves at most half the bound in
+/// memory; the bound itself is unchanged.
+#[test]
+fn a_lower_limit_sets_how_far_global_flushes_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open_with(
+        dir.path(),
+        DbOptions::default()
+            .background_threads(0)
+            .global_memstore_size(LIMIT)
+            .global_memstore_lower_limit(0.5),
+    )
+    .unwrap();
+    let t = four_regions(&db);
+    let (mut prev, mut reliefs, mut peak) = (0, 0, 0);
+    for i in 0..4_000 {
+        t.put(Put::new(row(i)).add("f", "q", [7u8; 100])).unwrap();
+        let total = db.metrics().memstore_bytes;
+        assert!(total < LIMIT, "write {i}: {total} bytes in memstores");
+        peak = peak.max(total);
+        if total < prev {
+            reliefs += 1;
+            assert!(
+                total < LIMIT / 2,
+                "write {i}: {total} bytes left after a flush"
+            );
+        }
+        prev = total;
+    }
+    assert!(reliefs >= 4, "{reliefs} reliefs");
+    assert!(peak >= LIMIT - (1 << 10), "peak {peak}");
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 4_000);
+}
+
+/// A lower limit outside (0, 1] is refused at open with a typed error.
+#[test]
+fn a_lower_limit_outside_zero_to_one_is_refused() {
+    for bad in [0.0, -0.5, 1.01, f64::NAN, f64::INFINITY] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = DbOptions::default().global_memstore_lower_limit(bad);
+        match Db::open_with(dir.path(), opts) {
+            Err(Error::InvalidArgument(m)) => assert!(m.contains("lower_limit"), "{m}"),
+            other => panic!("{bad}: {:?}", other.map(|_| ())),
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let opts = DbOptions::default().global_memstore_lower_limit(1.0);
+    Db::open_with(dir.path(), opts).unwrap();
 }
 
 /// `global_memstore_size(0)` is no bound: the same writes stay in the memstores.
