@@ -108,11 +108,7 @@ impl DbInner {
                         size: f.size(),
                         first_row: f.reader.meta().first_row(),
                         last_row: f.reader.meta().last_row(),
-                        mid_row: f
-                            .reader
-                            .mid_key()
-                            .and_then(KeyRef::parse)
-                            .map_or(&[][..], |k| k.row),
+                        mid_row: f.reader.mid_row().unwrap_or_default(),
                     })
                     .collect();
                 (list.iter().any(|f| region.is_reference(f)), infos)
