@@ -16,7 +16,6 @@ use crate::background::Job;
 use crate::db::DbInner;
 use crate::error::{Error, Result};
 use crate::manifest::{Edit, FileRef, RegionDef};
-use crate::model::key::KeyRef;
 use crate::region::{Region, StoreFile};
 use crate::split_policy::{
     FileSplitInfo, SplitPolicy, SplitPolicyConfig, choose_split_row, should_split,

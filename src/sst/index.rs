@@ -206,7 +206,9 @@ impl Index {
                 .ok()
                 .filter(|&e| e < SEPARATOR)
                 .ok_or(bad("index keys too large"))?;
-            index.ends.push(if separator { end | SEPARATOR } else { end });
+            index
+                .ends
+                .push(if separator { end | SEPARATOR } else { end });
             index.offsets.push(handle.offset);
         }
         if expect_offset != data_end {
@@ -321,7 +323,8 @@ impl Index {
         let target_row = KeyRef::parse(target).map(|k| k.row);
         // A target row outside the shared prefix compares by key (it sorts before or after
         // every block's row).
-        let tw = target_row.and_then(|row| row.strip_prefix(self.word_prefix.as_slice()).map(row_word));
+        let tw =
+            target_row.and_then(|row| row.strip_prefix(self.word_prefix.as_slice()).map(row_word));
         let (mut lo, mut hi) = (0, self.len());
         if let Some(tw) = tw {
             // Sampled words narrow the range: a smaller word starts before the target, a
@@ -579,10 +582,15 @@ mod tests {
                 off += framed_len(h);
             }
             assert!(idx.first_key(n).is_none() && idx.handle(entries.len()).is_none());
-            assert_eq!(idx.mid_key().as_deref(), entries.get(entries.len() / 2).map(|e| &e[..]));
+            assert_eq!(
+                idx.mid_key().as_deref(),
+                entries.get(entries.len() / 2).map(|e| &e[..])
+            );
             for _ in 0..200 {
                 let target = match next(5) {
-                    0 if !entries.is_empty() => entries[next(entries.len() as u64) as usize].clone(),
+                    0 if !entries.is_empty() => {
+                        entries[next(entries.len() as u64) as usize].clone()
+                    }
                     1 if !cells.is_empty() => cells[next(cells.len() as u64) as usize].clone(),
                     2 => first_on_row(&row(&mut next)),
                     3 => vec![0xff, 0xff, 1],
@@ -602,7 +610,11 @@ mod tests {
                 assert_eq!(idx.find(&target), plain, "{target:?}");
             }
             // The same payload without separator support: separators are rejected.
-            if entries.iter().skip(1).any(|e| KeyRef::parse(e).unwrap().cell_type().is_none()) {
+            if entries
+                .iter()
+                .skip(1)
+                .any(|e| KeyRef::parse(e).unwrap().cell_type().is_none())
+            {
                 assert!(Index::decode(&payload, end).is_err());
             }
         }

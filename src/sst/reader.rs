@@ -363,7 +363,12 @@ impl SstReader {
     /// last cell `prev_last` (empty for block 0): see [`super::index::index_key_fits`].
     pub fn index_key_fits(&self, i: usize, first: &[u8], prev_last: &[u8]) -> bool {
         self.index.first_key(i).is_some_and(|k| {
-            super::index::index_key_fits(&k, first, prev_last, i > 0 && self.meta.index_separators())
+            super::index::index_key_fits(
+                &k,
+                first,
+                prev_last,
+                i > 0 && self.meta.index_separators(),
+            )
         })
     }
 
