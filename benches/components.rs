@@ -250,6 +250,12 @@ fn file(c: &mut Criterion) {
     let mut cur = reader.cursor(CachePolicy::default());
     let mut i = 0u64;
     g.throughput(Throughput::Elements(1));
+    g.bench_function("index_find", |b| {
+        b.iter(|| {
+            i = (i + 7919) % N;
+            black_box(reader.index().find(&first_on_row(&row(i))))
+        })
+    });
     g.bench_function("point_read", |b| {
         b.iter(|| {
             i = (i + 7919) % N;

@@ -16,7 +16,6 @@ use crate::background::Job;
 use crate::db::DbInner;
 use crate::error::{Error, Result};
 use crate::manifest::{Edit, FileRef, RegionDef};
-use crate::model::key::KeyRef;
 use crate::region::{Region, StoreFile};
 use crate::split_policy::{
     FileSplitInfo, SplitPolicy, SplitPolicyConfig, choose_split_row, should_split,
@@ -108,11 +107,7 @@ impl DbInner {
                         size: f.size(),
                         first_row: f.reader.meta().first_row(),
                         last_row: f.reader.meta().last_row(),
-                        mid_row: f
-                            .reader
-                            .mid_key()
-                            .and_then(KeyRef::parse)
-                            .map_or(&[][..], |k| k.row),
+                        mid_row: f.reader.mid_row().unwrap_or_default(),
                     })
                     .collect();
                 (list.iter().any(|f| region.is_reference(f)), infos)

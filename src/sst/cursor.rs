@@ -64,9 +64,8 @@ impl SstCursor {
         };
         self.reader
             .index()
-            .first_key(i)
-            .and_then(crate::model::key::KeyRef::parse)
-            .is_some_and(|k| k.row > bound)
+            .first_row(i)
+            .is_some_and(|row| row > bound)
     }
 
     /// The reader this cursor walks.

@@ -120,7 +120,7 @@ impl SstReader {
             return Err(meta_bad("cell count disagrees with the index"));
         }
         if let Some(first) = index.first_key(0)
-            && first != meta.first_key
+            && *first != *meta.first_key
         {
             return Err(meta_bad("first key disagrees with the index"));
         }
@@ -194,8 +194,13 @@ impl SstReader {
     /// Index key of the middle data block [SPLIT-2] (its first cell's key or that cell's row
     /// separator: either way its row is the block's first row); `None` for a file without
     /// cells.
-    pub fn mid_key(&self) -> Option<&[u8]> {
+    pub fn mid_key(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
         self.index.mid_key()
+    }
+
+    /// Row of [`SstReader::mid_key`] (no allocation).
+    pub fn mid_row(&self) -> Option<&[u8]> {
+        self.index.first_row(self.index.len() / 2)
     }
 
     /// Data blocks fetched by this reader's cursors (cache hits plus misses).
@@ -358,7 +363,12 @@ impl SstReader {
     /// last cell `prev_last` (empty for block 0): see [`super::index::index_key_fits`].
     pub fn index_key_fits(&self, i: usize, first: &[u8], prev_last: &[u8]) -> bool {
         self.index.first_key(i).is_some_and(|k| {
-            super::index::index_key_fits(k, first, prev_last, i > 0 && self.meta.index_separators())
+            super::index::index_key_fits(
+                &k,
+                first,
+                prev_last,
+                i > 0 && self.meta.index_separators(),
+            )
         })
     }
 

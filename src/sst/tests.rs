@@ -153,7 +153,8 @@ fn large_values_get_their_own_blocks() {
         let r = open(&p).unwrap();
         assert_eq!(scan(&r).unwrap(), cells);
         // The middle block starts row 2: its index key is that row's separator.
-        let mid = KeyRef::parse(r.mid_key().unwrap()).unwrap();
+        let mid_key = r.mid_key().unwrap();
+        let mid = KeyRef::parse(&mid_key).unwrap();
         assert_eq!(mid.row, KeyRef::parse(&cells[2].0).unwrap().row);
         assert_eq!(mid.encode(), first_on_row(mid.row));
     }
@@ -800,7 +801,8 @@ fn row_layouts_old_and_new_read_alike() {
         // Layout: with v2, a block that starts a row has that row's separator as index key.
         let mut separators = 0;
         for i in 1..r.index().len() {
-            let k = KeyRef::parse(r.index().first_key(i).unwrap()).unwrap();
+            let key = r.index().first_key(i).unwrap();
+            let k = KeyRef::parse(&key).unwrap();
             if crate::sst::index::is_row_separator(&k) {
                 separators += 1;
             }

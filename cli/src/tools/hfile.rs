@@ -261,7 +261,10 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
         let lines = [
             ("FIRSTKEY", key(&meta.first_key)),
             ("LASTKEY", key(&meta.last_key)),
-            ("MIDKEY", reader.mid_key().map_or("(none)".into(), key)),
+            (
+                "MIDKEY",
+                reader.mid_key().map_or("(none)".into(), |k| key(&k)),
+            ),
             ("ENTRIES", meta.cell_count.to_string()),
             ("PUT_COUNT", meta.put_count.to_string()),
             ("DELETE_COUNT", meta.delete_count.to_string()),
@@ -307,7 +310,7 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
                 "    block {i}: {}, compression={}, firstKey={}",
                 handle_str(h),
                 frame_compression(bytes, h),
-                key_to_string(k)
+                key_to_string(&k)
             )
             .map_err(io)?;
         }

@@ -759,7 +759,7 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
             if first
                 && !index
                     .first_key(i)
-                    .is_some_and(|k| index_key_fits(k, key, &prev, separators))
+                    .is_some_and(|k| index_key_fits(&k, key, &prev, separators))
             {
                 report.error(
                     path,
