@@ -75,6 +75,9 @@ pub(crate) struct DbInner {
     pub memstore_bytes: Arc<AtomicU64>,
     /// A [`crate::background::Job::GlobalFlush`] is queued.
     pub global_flush_queued: AtomicBool,
+    /// The global lower limit in bytes ([`DbOptions::global_memstore_lower_limit`] of
+    /// [`DbOptions::global_memstore_size`]), computed once at open; `u64::MAX` without a bound.
+    pub global_low_mark: u64,
     /// Released by `close` so the directory can be reopened while stale handles remain.
     lock: Mutex<Option<Box<dyn FileLock>>>,
     /// Last field: the temporary directory outlives everything that has files in it.
@@ -184,6 +187,11 @@ impl Db {
                 "global_memstore_lower_limit must be in (0, 1], got {lower}"
             )));
         }
+        // Exact for every bound below 2^53 bytes.
+        let global_low_mark = match opts.global_memstore_size {
+            0 => u64::MAX,
+            bound => (bound as f64 * lower) as u64,
+        };
         create_dir_durably(fs.as_ref(), &path)?;
         let lock = lock_dir(fs.as_ref(), &path)?;
         create_dir_durably(fs.as_ref(), &path.join("data"))?;
@@ -302,6 +310,7 @@ impl Db {
             stall: (Mutex::new(()), Condvar::new()),
             memstore_bytes,
             global_flush_queued: AtomicBool::new(false),
+            global_low_mark,
             opts,
             lock: Mutex::new(Some(lock)),
             _tempdir: tempdir,

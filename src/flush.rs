@@ -470,10 +470,7 @@ impl DbInner {
     /// [`crate::DbOptions::global_memstore_size`] (HBase's
     /// `hbase.regionserver.global.memstore.size.lower.limit`); never without a bound.
     fn global_pressure(&self) -> bool {
-        let limit = self.opts.global_memstore_size;
-        // Exact for every bound below 2^53 bytes; the fraction is in (0, 1] (checked at open).
-        let low = (limit as f64 * self.opts.global_memstore_lower_limit) as u64;
-        limit != 0 && self.memstore_bytes.load(Ordering::Relaxed) >= low
+        self.memstore_bytes.load(Ordering::Relaxed) >= self.global_low_mark
     }
 
     /// Flushes the region with the largest active memstore, whatever its flush size, until all

@@ -136,15 +136,16 @@ pub fn describe(name: &str, cfg: &Config) -> String {
     let bg = cfg.background_threads;
     match name {
         "cellbase" => format!(
-            "block cache {cache} MiB, memstore flush size {mem} MiB, global memstore bound {} \
-             MiB with lower limit 0.5 (flushes start when all memstores together hold {mem} MiB \
-             and writes wait at {} MiB, as RocksDB flushes at write_buffer_size and stalls at its \
-             default max_write_buffer_number 2 x write_buffer_size), {bg} \
-             background threads, compression None, Bloom ROW, block size {} KiB, Durability::SyncWal \
-             (log written to the OS per write, no fsync); fillsync: Durability::FsyncWal",
-            2 * mem,
-            2 * mem,
-            cfg.cellbase_block_kb
+            "block cache {cache} MiB, memstore flush size {mem} MiB, global memstore bound \
+             {bound} MiB with lower limit {CB_GLOBAL_LOWER_LIMIT} (flushes start when all \
+             memstores together hold {low} MiB and writes wait at {bound} MiB, as RocksDB \
+             flushes at write_buffer_size and stalls at its default max_write_buffer_number 2 x \
+             write_buffer_size), {bg} background threads, compression None, Bloom ROW, block \
+             size {} KiB, Durability::SyncWal (log written to the OS per write, no fsync); \
+             fillsync: Durability::FsyncWal",
+            cfg.cellbase_block_kb,
+            bound = CB_GLOBAL_MEMTABLES * mem,
+            low = (CB_GLOBAL_MEMTABLES * mem) as f64 * CB_GLOBAL_LOWER_LIMIT,
         ),
         "rocksdb" => format!(
             "LRU block cache {cache} MiB, write_buffer_size {mem} MiB, max_background_jobs {bg}, \
@@ -176,6 +177,10 @@ struct Cellbase {
 const CB_FAMILY: &[u8] = b"f";
 const CB_YCSB_FAMILY: &[u8] = b"family";
 const CB_QUALIFIER: &[u8] = b"v";
+/// cellbase's global memstore bound in memtables: RocksDB's default max_write_buffer_number.
+const CB_GLOBAL_MEMTABLES: u64 = 2;
+/// cellbase's global lower limit: flushes start at one memtable's worth, as RocksDB's do.
+const CB_GLOBAL_LOWER_LIMIT: f64 = 0.5;
 
 impl Cellbase {
     fn open(dir: &Path, cfg: &Config, ycsb: bool) -> Res<Self> {
@@ -186,8 +191,8 @@ impl Cellbase {
                 .durability(Durability::SyncWal)
                 .block_cache_size(cfg.cache_bytes)
                 .memstore_flush_size(cfg.memtable_bytes)
-                .global_memstore_size(2 * cfg.memtable_bytes)
-                .global_memstore_lower_limit(0.5)
+                .global_memstore_size(CB_GLOBAL_MEMTABLES * cfg.memtable_bytes)
+                .global_memstore_lower_limit(CB_GLOBAL_LOWER_LIMIT)
                 .background_threads(cfg.background_threads),
         )?;
         let (name, fam) = if ycsb {

@@ -307,7 +307,8 @@ impl Index {
     }
 
     /// Heap bytes this index holds (capacity of its buffers).
-    pub fn heap_size(&self) -> usize {
+    #[cfg(test)]
+    fn heap_size(&self) -> usize {
         self.keys.capacity()
             + self.ends.capacity() * std::mem::size_of::<u32>()
             + self.offsets.capacity() * std::mem::size_of::<u64>()
