@@ -190,7 +190,7 @@ pub(crate) fn compare_encoded_rows(a: &[u8], b: &[u8]) -> (Ordering, bool) {
             if rows != Ordering::Equal {
                 return (rows, true);
             }
-            (x.cmp_split(a, &y, b), false)
+            (x.cmp_after_row(a, &y, b), false)
         }
         _ => (a.cmp(b), false),
     }
@@ -245,6 +245,13 @@ impl KeySplit {
         if ord != Ordering::Equal {
             return ord;
         }
+        self.cmp_after_row(a, o, b)
+    }
+
+    /// [`KeySplit::cmp_split`] for keys whose rows are known to be equal: family, qualifier,
+    /// then the descending trailer.
+    #[inline]
+    fn cmp_after_row(&self, a: &[u8], o: &KeySplit, b: &[u8]) -> Ordering {
         let ord = a[self.row_end + 1..self.qual_start].cmp(&b[o.row_end + 1..o.qual_start]);
         if ord != Ordering::Equal {
             return ord;

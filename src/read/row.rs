@@ -16,6 +16,10 @@ use crate::read::merge::MergeCursor;
 use crate::read::source::SourceCursor;
 use std::path::PathBuf;
 
+/// How many `SeekNextColumn` answers in a row a reader follows with a merge step instead of a
+/// merge seek (a column's second and third versions), before it seeks past the column.
+const COLUMN_STEPS_BEFORE_SEEK: u32 = 2;
+
 /// Reads rows of one region in order.
 pub(crate) struct RowReader {
     cursor: MergeCursor<SourceCursor>,
@@ -32,6 +36,9 @@ pub(crate) struct RowReader {
     filter: Option<FilterRunner>,
     /// The current row's cells, in one buffer (kept between rows and readers).
     cells: RowCells,
+    /// Merge seeks taken while reading rows (tests check that column skips step).
+    #[cfg(test)]
+    seeks: u64,
 }
 
 /// The reusable buffers of a [`RowReader`]: a thread that reads many single rows (Gets)
@@ -107,6 +114,8 @@ impl RowReader {
             reverse: None,
             filter,
             cells,
+            #[cfg(test)]
+            seeks: 0,
         }
     }
 
@@ -140,6 +149,8 @@ impl RowReader {
             reverse: Some(reverse),
             filter,
             cells: RowCells::default(),
+            #[cfg(test)]
+            seeks: 0,
         }
     }
 
@@ -203,6 +214,8 @@ impl RowReader {
         let mut fed = false;
         // The stream's previous cell went to the matcher.
         let mut prev_fed = false;
+        // `next` steps taken in a row for `SeekNextColumn` answers (see below).
+        let mut column_steps = 0;
         while !self.done {
             if !self.cursor.valid() {
                 self.done = true;
@@ -316,6 +329,16 @@ impl RowReader {
                     seek
                 }
                 MatchCode::Skip => None,
+                // HBase's `trySkipToNextColumn`: a column's older versions usually lie a step
+                // or two ahead (an update in a newer file, the old value in an older one), and a
+                // merge step costs far less than a merge seek (which compares every source with
+                // the target and rebuilds the heap). The matcher answers the rest of a left
+                // column with `SeekNextColumn` again, so steps are only bounded, then seek.
+                MatchCode::SeekNextColumn if column_steps < COLUMN_STEPS_BEFORE_SEEK => {
+                    column_steps += 1;
+                    self.cursor.next()?;
+                    continue;
+                }
                 MatchCode::SeekNextColumn => {
                     Some(last_on_column(key.row, key.family, key.qualifier))
                 }
@@ -326,11 +349,118 @@ impl RowReader {
                     break;
                 }
             };
+            column_steps = 0;
             match seek {
                 None => self.cursor.next()?,
-                Some(target) => self.cursor.seek(&target)?,
+                Some(target) => {
+                    #[cfg(test)]
+                    {
+                        self.seeks += 1;
+                    }
+                    self.cursor.seek(&target)?;
+                }
             }
         }
         Ok(row.and_then(|r| self.finish_row(r)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FamilyDescriptor;
+    use crate::memstore::{MemCursor, MemStore};
+    use crate::read::matcher::ReadSpec;
+    use std::sync::Arc;
+
+    fn put(store: &MemStore, row: &str, qualifier: &str, ts: i64, seq: u64) {
+        let key = KeyRef {
+            row: row.as_bytes(),
+            family: b"f",
+            qualifier: qualifier.as_bytes(),
+            ts,
+            type_code: CellType::Put.code(),
+            seq,
+        }
+        .encode();
+        let value = format!("{qualifier}@{ts}");
+        store.insert(&key, &crate::model::payload::encode(None, value.as_bytes()));
+    }
+
+    /// Reads every row of `stores` (newest first) with one version per column; returns the rows
+    /// as `row: qualifier@ts ...` and the merge seeks taken.
+    fn read_all(stores: &[Arc<MemStore>]) -> (Vec<String>, u64) {
+        let children = stores
+            .iter()
+            .map(|s| SourceCursor::Mem(MemCursor::new(Arc::clone(s))))
+            .collect();
+        let mut merge = MergeCursor::new(children);
+        merge.seek_to_first().unwrap();
+        let families = [FamilyDescriptor::new("f")];
+        let matcher = Box::new(UserMatcher::new(&families, ReadSpec::new(1_000)));
+        let mut reader = RowReader::new(
+            merge,
+            matcher,
+            None,
+            u64::MAX,
+            Vec::new(),
+            RowCells::default(),
+        );
+        let mut rows = Vec::new();
+        while let Some((row, cells)) = reader.next_row().unwrap() {
+            let values: Vec<String> = cells
+                .iter()
+                .map(|c| String::from_utf8(c.value().to_vec()).unwrap())
+                .collect();
+            rows.push(format!(
+                "{}: {}",
+                String::from_utf8(row).unwrap(),
+                values.join(" ")
+            ));
+        }
+        (rows, reader.seeks)
+    }
+
+    /// [VER-2] A column updated in a newer source: the row holds the newest value of every
+    /// column, and the older version behind the update is stepped over, not sought past
+    /// (HBase's `trySkipToNextColumn`).
+    #[test]
+    fn an_update_in_a_newer_source_is_stepped_over() {
+        let (newer, older) = (Arc::new(MemStore::new()), Arc::new(MemStore::new()));
+        for row in ["r1", "r2", "r3"] {
+            for q in ["q1", "q2", "q3"] {
+                put(&older, row, q, 10, 1);
+            }
+        }
+        put(&newer, "r1", "q2", 20, 2);
+        put(&newer, "r3", "q1", 30, 3);
+        put(&newer, "r3", "q3", 30, 4);
+        let (rows, seeks) = read_all(&[newer, older]);
+        assert_eq!(
+            rows,
+            [
+                "r1: q1@10 q2@20 q3@10",
+                "r2: q1@10 q2@10 q3@10",
+                "r3: q1@30 q2@10 q3@30",
+            ]
+        );
+        assert_eq!(seeks, 0, "older versions one step behind are stepped over");
+    }
+
+    /// [VER-2] A column with many versions, one per source: the reader steps over the first
+    /// `COLUMN_STEPS_BEFORE_SEEK` older versions, then seeks past the rest in one go.
+    #[test]
+    fn a_long_run_of_old_versions_is_sought_past() {
+        let stores: Vec<Arc<MemStore>> = (0..6).map(|_| Arc::new(MemStore::new())).collect();
+        // Newest source first: store i holds version ts = 60 - 10 i.
+        for (i, s) in stores.iter().enumerate() {
+            put(s, "r", "q5", 60 - 10 * i as i64, 100 - i as u64);
+        }
+        put(&stores[5], "r", "q1", 5, 1);
+        put(&stores[5], "r", "q9", 5, 2);
+        put(&stores[5], "s", "q1", 5, 3);
+        let (rows, seeks) = read_all(&stores);
+        assert_eq!(rows, ["r: q1@5 q5@60 q9@5", "s: q1@5"]);
+        assert_eq!(seeks, 1, "{COLUMN_STEPS_BEFORE_SEEK} steps, then one seek");
     }
 }
