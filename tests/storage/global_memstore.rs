@@ -32,15 +32,16 @@ fn region_memstores(t: &Table) -> u64 {
     t.regions().iter().map(|r| r.memstore_bytes).sum()
 }
 
+/// Options with `background` threads and the global bound `limit`.
+fn bounded(background: usize, limit: u64) -> DbOptions {
+    DbOptions::default()
+        .background_threads(background)
+        .global_memstore_size(limit)
+}
+
 /// A database with `background` threads and the global bound `limit`.
 fn open_bounded(dir: &std::path::Path, background: usize, limit: u64) -> Db {
-    Db::open_with(
-        dir,
-        DbOptions::default()
-            .background_threads(background)
-            .global_memstore_size(limit),
-    )
-    .unwrap()
+    Db::open_with(dir, bounded(background, limit)).unwrap()
 }
 
 /// Without background threads the writer that takes the total to the bound flushes the
@@ -78,10 +79,7 @@ fn a_lower_limit_sets_how_far_global_flushes_go() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open_with(
         dir.path(),
-        DbOptions::default()
-            .background_threads(0)
-            .global_memstore_size(LIMIT)
-            .global_memstore_lower_limit(0.5),
+        bounded(0, LIMIT).global_memstore_lower_limit(0.5),
     )
     .unwrap();
     let t = four_regions(&db);
