@@ -13,13 +13,14 @@ use crate::io::{FileLock, FileSystem, StdFs};
 use crate::manifest::{Edit, Manifest, ManifestState, RegionDef};
 use crate::memstore::Mvcc;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
-use crate::options::DbOptions;
+use crate::options::{DbOptions, WalRecovery};
+use crate::recovery::RecoveryReport;
 use crate::region::{Region, StoreFile};
 use crate::sst::{BlockCache, SstReader};
 use crate::table::{Table, TableShared};
 use crate::wal::{Wal, WalOptions};
 use parking_lot::{Condvar, Mutex, RwLock};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -52,6 +53,10 @@ impl Drop for OpenHandles {
     }
 }
 
+/// The database's two locks: on the directory itself, and on its `LOCK` file (which older
+/// versions of the engine lock).
+type DirLocks = (Box<dyn FileLock>, Box<dyn FileLock>);
+
 /// State shared by every handle of one open database.
 pub(crate) struct DbInner {
     pub path: PathBuf,
@@ -59,7 +64,7 @@ pub(crate) struct DbInner {
     pub opts: DbOptions,
     pub clock: Arc<dyn Clock>,
     pub wal: Arc<Wal>,
-    pub manifest: Mutex<Manifest>,
+    pub manifest: Arc<Mutex<Manifest>>,
     pub tables: RwLock<BTreeMap<String, Arc<TableShared>>>,
     pub mvcc: Arc<Mvcc>,
     pub cache: Arc<BlockCache>,
@@ -78,8 +83,10 @@ pub(crate) struct DbInner {
     /// The global lower limit in bytes ([`DbOptions::global_memstore_lower_limit`] of
     /// [`DbOptions::global_memstore_size`]), computed once at open; `u64::MAX` without a bound.
     pub global_low_mark: u64,
+    /// What the open found and did beyond the ordinary ([`Db::recovery_report`]).
+    pub recovery: RecoveryReport,
     /// Released by `close` so the directory can be reopened while stale handles remain.
-    lock: Mutex<Option<Box<dyn FileLock>>>,
+    lock: Mutex<Option<DirLocks>>,
     /// Last field: the temporary directory outlives everything that has files in it.
     _tempdir: Option<tempfile::TempDir>,
 }
@@ -192,11 +199,36 @@ impl Db {
             0 => u64::MAX,
             bound => (bound as f64 * lower) as u64,
         };
+        // (1) Lock the directory itself before reading anything in it (deleting the `LOCK`
+        // file cannot let a second writer in), then decide whether it is, or may become, a
+        // database; only then create anything in it.
         create_dir_durably(fs.as_ref(), &path)?;
-        let lock = lock_dir(fs.as_ref(), &path)?;
+        let dir_lock = take_lock(&path, || fs.lock_dir(&path))?;
+        let loaded = Manifest::load(fs.as_ref(), &path)?;
+        if loaded.is_none() {
+            crate::recovery::check_new_dir(fs.as_ref(), &path)?;
+        }
+        // `LOCK` too, for older versions of the engine, which lock only the file.
+        let file_lock = take_lock(&path, || fs.lock(&path.join("LOCK")))?;
         create_dir_durably(fs.as_ref(), &path.join("data"))?;
         create_dir_durably(fs.as_ref(), &path.join("wal"))?;
-        let (manifest, state) = Manifest::open(fs.clone(), &path)?;
+        let mut report = RecoveryReport::default();
+        let (mut state, number, old_manifest, ids_durable) = match loaded {
+            Some(l) => {
+                if l.empty && !fs.list(&path.join("data"))?.is_empty() {
+                    return Err(Error::corruption(
+                        &l.path,
+                        "the manifest is empty (0 bytes) but data/ holds block files",
+                    ));
+                }
+                report.dropped_manifest_tail = l.dropped_tail_at;
+                (l.state, l.number, Some(l.path), !l.legacy && !l.empty)
+            }
+            None => (ManifestState::default(), 0, None, true),
+        };
+        if state.db_id == 0 {
+            state.db_id = crate::recovery::new_db_id();
+        }
         let cache = Arc::new(BlockCache::new(opts.block_cache_size));
         let memstore_bytes = Arc::new(AtomicU64::new(0));
 
@@ -209,6 +241,7 @@ impl Db {
                 for f in &r.files {
                     let p = sst_path(&path, f.file_id);
                     let reader = SstReader::open(fs.as_ref(), &p, f.file_id, Some(cache.clone()))?;
+                    check_identity(&reader, &p, state.db_id, table_id, f)?;
                     if reader.meta().file_size != f.size {
                         return Err(Error::corruption(
                             &p,
@@ -251,48 +284,133 @@ impl Db {
             tables.insert(rec.desc.name().to_string(), t);
         }
 
-        // Files no manifest edit names (a flush or compaction that crashed before its edit)
-        // go before replay's flushes allocate file ids.
-        delete_orphans(fs.as_ref(), &path, &state)?;
+        // (2) Every log segment the manifest records as live must be there.
+        let wal_dir = path.join("wal");
+        let present = crate::recovery::present_segments(fs.as_ref(), &wal_dir)?;
+        let missing = crate::recovery::missing_segments(&state, &present, &wal_dir);
+        if let Some(first) = missing.first() {
+            if opts.wal_recovery == WalRecovery::Strict {
+                return Err(Error::corruption(
+                    first,
+                    format!(
+                        "WAL segment missing ({} of the {} segments the manifest records as \
+                         holding writes not yet in block files are gone); acknowledged writes \
+                         may be in it. Restore it, or open with \
+                         DbOptions::wal_recovery(WalRecovery::SkipMissingSegments) to drop them",
+                        missing.len(),
+                        state.wal_segments.as_ref().map_or(0, BTreeSet::len),
+                    ),
+                ));
+            }
+            report.missing_wal_segments = missing;
+        }
+        let last_recorded_segment = state
+            .wal_segments
+            .iter()
+            .flatten()
+            .chain(&present)
+            .max()
+            .copied()
+            .unwrap_or(0);
+        state.wal_segments = Some(present);
+
+        // (3) Files no region lists: deleted only on proof (recorded obsolete, or numbered
+        // above the last recorded file: a flush or compaction that crashed before its edit),
+        // before replay's flushes allocate file ids. The rest is kept and reported.
+        let data_files =
+            crate::recovery::classify_data_files(fs.as_ref(), &path, &state, ids_durable)?;
+        for (id, p) in data_files.deletable {
+            match fs.remove(&p) {
+                Ok(()) => report.deleted_files.push(p),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e.into()),
+            }
+            state.obsolete_files.remove(&id);
+        }
+        if !report.deleted_files.is_empty() {
+            fs.sync_dir(&path.join("data"))?;
+        }
+        // Obsolete files that are gone already need no record.
+        let gone: Vec<u64> = state
+            .obsolete_files
+            .iter()
+            .copied()
+            .filter(|&id| !fs.exists(&sst_path(&path, id)))
+            .collect();
+        for id in gone {
+            state.obsolete_files.remove(&id);
+        }
+        report.unexplained_files = data_files.unexplained;
+
+        // (4) The replayed state as a new manifest, complete and synced before CURRENT names
+        // it, and only while this open still holds the lock file.
+        let manifest =
+            Manifest::write_snapshot(fs.clone(), &path, number + 1, state.clone(), &|| {
+                file_lock
+                    .still_held()
+                    .map_err(|_| Error::Locked(path.clone()))
+            })?;
+        if let Some(old) = old_manifest {
+            manifest.remove_replaced(&old);
+        }
 
         // WAL replay: every record above its region's flushed sequence id goes back into the
         // memstore. As HBase's `HRegion#replayRecoveredEdits`, a region whose memstore reaches
         // its flush size is flushed right away (its flushed sequence id is the entry's: the log
         // holds entries in sequence-id order), so replay never holds more than the memstores
         // the running database would.
-        let manifest = Mutex::new(manifest);
+        let manifest = Arc::new(Mutex::new(manifest));
         let by_id: BTreeMap<u64, Arc<TableShared>> =
             tables.values().map(|t| (t.id, t.clone())).collect();
-        let wal_dir = path.join("wal");
-        let info = crate::wal::replay(fs.as_ref(), &wal_dir, |seq, payload| {
-            max_seq = max_seq.max(seq);
-            let touched = crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
-                Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}"))
+        let discard_manifest = manifest.clone();
+        let mut discard = move |id: u64| {
+            discard_manifest
+                .lock()
+                .append(&Edit::WalSegmentsDeleted { ids: vec![id] })
+        };
+        let info =
+            crate::wal::replay_discarding(fs.as_ref(), &wal_dir, &mut discard, |seq, payload| {
+                max_seq = max_seq.max(seq);
+                let touched = crate::write::replay_entry(&by_id, seq, payload).map_err(|m| {
+                    Error::corruption(&wal_dir, format!("log record with sequence id {seq}: {m}"))
+                })?;
+                if let Some((table, region)) = touched
+                    && region.current().active.size() >= table.flush_size(opts.memstore_flush_size)
+                {
+                    let ctx = FileCtx {
+                        fs: fs.as_ref(),
+                        path: &path,
+                        manifest: &manifest,
+                        cache: &cache,
+                        now: opts.clock.now_millis(),
+                        scanner_points: None,
+                    };
+                    ctx.flush_memstore(table, &region, &|| seq)?;
+                }
+                Ok(())
             })?;
-            if let Some((table, region)) = touched
-                && region.current().active.size() >= table.flush_size(opts.memstore_flush_size)
-            {
-                let ctx = FileCtx {
-                    fs: fs.as_ref(),
-                    path: &path,
-                    manifest: &manifest,
-                    cache: &cache,
-                    now: opts.clock.now_millis(),
-                    scanner_points: None,
-                };
-                ctx.flush_memstore(table, &region, &|| seq)?;
-            }
-            Ok(())
-        })?;
+        report.torn_wal_tail = info.torn_tail_truncated;
+        // (5) A new segment, recorded in the manifest before it takes a write; so is every
+        // later one (the roll hook), so a segment deleted from the end of the log is missed.
+        let first_segment = info.last_segment_id.max(last_recorded_segment) + 1;
         let wal = Wal::create(
             fs.clone(),
             wal_dir,
-            info.last_segment_id + 1,
+            first_segment,
             WalOptions {
                 segment_size: opts.wal_segment_size,
                 ..WalOptions::default()
             },
         )?;
+        manifest.lock().append(&Edit::WalSegmentsAdded {
+            ids: vec![first_segment],
+        })?;
+        let roll_manifest = manifest.clone();
+        wal.set_roll_hook(Box::new(move |id| {
+            roll_manifest
+                .lock()
+                .append(&Edit::WalSegmentsAdded { ids: vec![id] })
+        }));
         wal.adopt_segments(info.segments.clone())?;
 
         let inner = Arc::new(DbInner {
@@ -312,7 +430,8 @@ impl Db {
             global_flush_queued: AtomicBool::new(false),
             global_low_mark,
             opts,
-            lock: Mutex::new(Some(lock)),
+            recovery: report,
+            lock: Mutex::new(Some((dir_lock, file_lock))),
             _tempdir: tempdir,
         });
         inner
@@ -532,6 +651,21 @@ impl Db {
         &self.inner.path
     }
 
+    /// What this database's open found and did beyond the ordinary: log segments dropped
+    /// under [`WalRecovery::SkipMissingSegments`], a torn manifest or log tail cut off, files
+    /// deleted as obsolete or as leftovers of unfinished flushes and compactions, and files
+    /// kept because the engine cannot account for them.
+    ///
+    /// # Examples
+    /// ```
+    /// let db = cellbase::Db::temporary()?;
+    /// assert!(db.recovery_report().missing_wal_segments.is_empty());
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.inner.recovery
+    }
+
     /// Engine counters.
     pub fn metrics(&self) -> Metrics {
         let mut m = Metrics {
@@ -576,14 +710,18 @@ pub struct Metrics {
     pub memstore_bytes: u64,
 }
 
-/// Takes the directory lock. A process that forks while it holds a descriptor of the lock file
-/// (any fork in the embedding program, between fork and exec) keeps the lock alive for a moment
-/// after the previous holder closed it, so a refused lock is retried for up to half a second
-/// before the directory counts as locked by someone else.
-fn lock_dir(fs: &dyn FileSystem, path: &Path) -> Result<Box<dyn FileLock>> {
+/// Takes one of the database's locks (the directory's, or the `LOCK` file's). A process that
+/// forks while it holds a descriptor of the lock (any fork in the embedding program, between
+/// fork and exec) keeps the lock alive for a moment after the previous holder closed it, so a
+/// refused lock is retried for up to half a second before the directory counts as locked by
+/// someone else.
+fn take_lock(
+    path: &Path,
+    lock: impl Fn() -> std::io::Result<Box<dyn FileLock>>,
+) -> Result<Box<dyn FileLock>> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
     loop {
-        match fs.lock(&path.join("LOCK")) {
+        match lock() {
             Ok(l) => return Ok(l),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if std::time::Instant::now() >= deadline {
@@ -594,6 +732,44 @@ fn lock_dir(fs: &dyn FileSystem, path: &Path) -> Result<Box<dyn FileLock>> {
             Err(e) => return Err(Error::Io(e)),
         }
     }
+}
+
+/// Checks a block file's recorded identity (meta version 3) against the manifest entry that
+/// names it: a file copied or moved into another file's place is corruption, not that file.
+fn check_identity(
+    reader: &SstReader,
+    p: &Path,
+    db_id: u64,
+    table_id: u64,
+    f: &crate::manifest::FileRef,
+) -> Result<()> {
+    let Some(id) = &reader.meta().identity else {
+        return Ok(());
+    };
+    if id.file_id != f.file_id || id.table_id != table_id || id.family != f.family {
+        return Err(Error::corruption(
+            p,
+            format!(
+                "misplaced block file: it records itself as file {} of table {}, family {:?}, \
+                 but the manifest lists this path as file {} of table {table_id}, family {:?}",
+                id.file_id,
+                id.table_id,
+                String::from_utf8_lossy(&id.family),
+                f.file_id,
+                String::from_utf8_lossy(&f.family),
+            ),
+        ));
+    }
+    if id.db_id != db_id {
+        return Err(Error::corruption(
+            p,
+            format!(
+                "block file of another database (id {:016x}; this database is {db_id:016x})",
+                id.db_id
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Creates `path` and its missing ancestors, then syncs the parent of every directory it
@@ -617,28 +793,6 @@ fn create_dir_durably(fs: &dyn FileSystem, path: &Path) -> Result<()> {
             Some(p) => fs.sync_dir(p)?,
             None => {}
         }
-    }
-    Ok(())
-}
-
-fn delete_orphans(fs: &dyn FileSystem, path: &Path, state: &ManifestState) -> Result<()> {
-    let live: std::collections::BTreeSet<String> = state
-        .tables
-        .values()
-        .flat_map(|t| t.regions.values())
-        .flat_map(|r| r.files.iter())
-        .map(|f| format!("{:010}.sst", f.file_id))
-        .collect();
-    let data = path.join("data");
-    let mut removed = false;
-    for name in fs.list(&data)? {
-        if !live.contains(&name) {
-            fs.remove(&data.join(&name))?;
-            removed = true;
-        }
-    }
-    if removed {
-        fs.sync_dir(&data)?;
     }
     Ok(())
 }
@@ -710,14 +864,21 @@ impl DbInner {
     }
 
     /// Removes the named block files that no region lists any more (readers that have them
-    /// open keep their mapping). Best effort: a file left behind is removed at the next open.
+    /// open keep their mapping). Best effort: the manifest records them as obsolete, so a
+    /// file left behind is removed at the next open.
     pub fn remove_unlisted_files(&self, ids: impl IntoIterator<Item = u64>) {
         let live = self.live_file_ids();
+        let mut removed = Vec::new();
         for id in ids {
             if !live.contains(&id) {
-                let _ = self.fs.remove(&sst_path(&self.path, id));
+                match self.fs.remove(&sst_path(&self.path, id)) {
+                    Ok(()) => removed.push(id),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => removed.push(id),
+                    Err(_) => {}
+                }
             }
         }
+        self.manifest.lock().forget_obsolete(&removed);
     }
 
     /// Ids of the block files some region lists (files are shared between the regions of a
@@ -744,7 +905,11 @@ impl DbInner {
         for (_, r) in self.all_regions() {
             min = min.min(r.min_unflushed_seq());
         }
-        self.wal.delete_obsolete(min)?;
+        self.wal.delete_obsolete_with(min, &|ids| {
+            self.manifest
+                .lock()
+                .append(&Edit::WalSegmentsDeleted { ids: ids.to_vec() })
+        })?;
         Ok(())
     }
 

@@ -57,6 +57,14 @@ pub enum Error {
         /// The version found.
         found: u32,
     },
+    /// The directory holds files but is not a cellbase database (no `CURRENT`, nothing of a
+    /// database in it): an open refuses to create a database there, and deletes nothing.
+    NotADatabase {
+        /// The directory.
+        path: PathBuf,
+        /// What was found in it (a few names).
+        found: String,
+    },
 }
 
 impl Error {
@@ -116,6 +124,12 @@ impl fmt::Display for Error {
                     path.display()
                 )
             }
+            Error::NotADatabase { path, found } => write!(
+                f,
+                "{} is not a cellbase database and not empty (found {found}); refusing to \
+                 create a database in it",
+                path.display()
+            ),
         }
     }
 }

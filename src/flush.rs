@@ -19,6 +19,7 @@ use crate::read::cursor::CellCursor;
 use crate::read::matcher::{CompactionKind, CompactionMatcher, MatchCode};
 use crate::read::merge::MergeCursor;
 use crate::region::{Region, RegionVersion, StoreFile};
+use crate::sst::meta::FileIdentity;
 use crate::sst::{BlockCache, CachePolicy, FileMeta, SstReader, SstWriter, SstWriterConfig};
 use crate::table::TableShared;
 use parking_lot::Mutex;
@@ -67,6 +68,7 @@ pub(crate) struct FileCtx<'a> {
 /// Streams cells through a compaction matcher into a new file per family.
 struct Output<'a> {
     ctx: &'a FileCtx<'a>,
+    table_id: u64,
     family: &'a FamilyDescriptor,
     matcher: CompactionMatcher,
     writer: Option<(u64, SstWriter)>,
@@ -79,12 +81,14 @@ struct Output<'a> {
 impl<'a> Output<'a> {
     fn new(
         ctx: &'a FileCtx<'a>,
+        table_id: u64,
         family: &'a FamilyDescriptor,
         kind: CompactionKind,
         earliest_put_ts: i64,
     ) -> Self {
         Output {
             ctx,
+            table_id,
             family,
             matcher: CompactionMatcher::new(family, kind, ctx.now, earliest_put_ts, 0)
                 .max_read_point(ctx.smallest_read_point()),
@@ -137,10 +141,19 @@ impl<'a> Output<'a> {
         match self.matcher.match_cell(&k, &p) {
             MatchCode::Include => {
                 if self.writer.is_none() {
-                    let id = self.ctx.manifest.lock().next_file_id();
+                    let (id, db_id) = {
+                        let mut m = self.ctx.manifest.lock();
+                        (m.next_file_id(), m.state().db_id)
+                    };
                     let path = sst_path(self.ctx.path, id);
                     let file = self.ctx.fs.create(&path)?;
-                    let mut w = SstWriter::new(file, path, writer_config(self.family));
+                    let mut w = SstWriter::new(file, path, writer_config(self.family))
+                        .with_identity(FileIdentity {
+                            db_id,
+                            file_id: id,
+                            table_id: self.table_id,
+                            family: self.family.name.clone(),
+                        });
                     if let Some(n) = self.bloom_bound {
                         w.bound_bloom_keys(n);
                     }
@@ -156,10 +169,28 @@ impl<'a> Output<'a> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Option<(u64, FileMeta)>> {
-        match self.writer {
-            Some((id, w)) => Ok(Some((id, w.finish()?))),
+    fn finish(mut self) -> Result<Option<(u64, FileMeta)>> {
+        match self.writer.take() {
+            Some((id, w)) => match w.finish() {
+                Ok(meta) => Ok(Some((id, meta))),
+                Err(e) => {
+                    // Unfinished and named by no edit: this job's own leftover.
+                    let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+                    Err(e)
+                }
+            },
             None => Ok(None),
+        }
+    }
+}
+
+impl Drop for Output<'_> {
+    /// A flush or compaction that failed before [`Output::finish`] removes the file it was
+    /// writing: no manifest edit names it, and only this job knows it is its own.
+    fn drop(&mut self) {
+        if let Some((id, w)) = self.writer.take() {
+            drop(w);
+            let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
         }
     }
 }
@@ -226,7 +257,7 @@ impl FileCtx<'_> {
         for f in desc.families() {
             outputs.insert(
                 f.name.clone(),
-                Output::new(self, f, CompactionKind::Flush, i64::MAX),
+                Output::new(self, table.id, f, CompactionKind::Flush, i64::MAX),
             );
         }
         for e in snapshot.iter() {
@@ -629,7 +660,8 @@ impl DbInner {
         // output keeps only the region's own [start, end).
         merge.seek(&crate::model::key::first_on_row(&region.start))?;
         let ctx = self.file_ctx();
-        let mut out = Output::new(&ctx, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
+        let mut out =
+            Output::new(&ctx, table.id, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
         while merge.valid() {
             if !region.end.is_empty()
                 && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end.as_slice())

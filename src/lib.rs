@@ -26,6 +26,7 @@ mod options;
 mod picker;
 #[doc(hidden)]
 pub mod read;
+mod recovery;
 mod region;
 pub mod rowkey;
 mod salted;
@@ -52,7 +53,8 @@ pub use model::schema::{
 pub use ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };
-pub use options::{DbOptions, Durability};
+pub use options::{DbOptions, Durability, WalRecovery};
+pub use recovery::RecoveryReport;
 pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
 pub mod filter;

@@ -10,11 +10,15 @@ use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
 use crate::model::schema::TableDescriptor;
 use crate::wal::record::{TailPolicy, encode_record, read_records};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Record type of an edit in the manifest log.
 pub const RECORD_EDIT: u8 = 1;
+/// Record type of the end of the snapshot that every manifest starts with (payload: the number
+/// of edit records before it, a varint). Every record up to it was synced before `CURRENT`
+/// named the file, so damage anywhere before it is corruption, never a torn tail.
+pub const RECORD_SNAPSHOT_END: u8 = 2;
 /// Encoding version of edits, first byte of every edit record.
 const EDIT_VERSION: u8 = 1;
 
@@ -112,6 +116,36 @@ pub enum Edit {
         /// New state.
         enabled: bool,
     },
+    /// The database's identity and id counters: the first edit of every snapshot, so the next
+    /// file id is durable even when the files with the highest ids are gone (a file numbered at
+    /// or above it can only be the output of unfinished work).
+    Ids {
+        /// The database's identity (random, fixed when it was created); block files record it.
+        db_id: u64,
+        /// Next unused file id.
+        next_file_id: u64,
+        /// Next unused table id.
+        next_table_id: u64,
+        /// Next unused region id.
+        next_region_id: u64,
+        /// Highest sequence id recorded by any flush.
+        max_flushed_seq: u64,
+    },
+    /// Block files no region lists any more that were not yet deleted (in a snapshot).
+    ObsoleteFiles {
+        /// Their file ids.
+        ids: Vec<u64>,
+    },
+    /// WAL segments created: each must exist until a [`Edit::WalSegmentsDeleted`] names it.
+    WalSegmentsAdded {
+        /// Segment ids.
+        ids: Vec<u64>,
+    },
+    /// WAL segments about to be deleted (every record in them is in block files).
+    WalSegmentsDeleted {
+        /// Segment ids.
+        ids: Vec<u64>,
+    },
 }
 
 /// A region as recorded.
@@ -149,9 +183,48 @@ pub struct ManifestState {
     pub next_region_id: u64,
     /// Highest sequence id recorded by any flush.
     pub max_flushed_seq: u64,
+    /// The database's identity (0 in a manifest written before identities existed).
+    pub db_id: u64,
+    /// Block files the manifest listed once and no region lists any more: the only files of
+    /// `data/` below `next_file_id` that an open may delete.
+    pub obsolete_files: BTreeSet<u64>,
+    /// WAL segments that must exist (created and not yet deleted as flushed); `None` in a
+    /// manifest written before the log was tracked.
+    pub wal_segments: Option<BTreeSet<u64>>,
 }
 
 impl ManifestState {
+    /// True when some region lists block file `id`.
+    pub fn references(&self, id: u64) -> bool {
+        self.tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .any(|r| r.files.iter().any(|f| f.file_id == id))
+    }
+
+    /// Every block file some region lists, with the table that lists it (a file is shared
+    /// by the regions of one table only).
+    pub fn live_files(&self) -> BTreeMap<u64, (u64, FileRef)> {
+        let mut out = BTreeMap::new();
+        for (&table_id, t) in &self.tables {
+            for r in t.regions.values() {
+                for f in &r.files {
+                    out.insert(f.file_id, (table_id, f.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Files of `candidates` that no region lists any more become obsolete.
+    fn mark_obsolete(&mut self, candidates: impl IntoIterator<Item = u64>) {
+        for id in candidates {
+            if !self.references(id) {
+                self.obsolete_files.insert(id);
+            }
+        }
+    }
+
     fn region_mut(&mut self, table_id: u64, region_id: u64) -> Option<&mut RegionRecord> {
         self.tables.get_mut(&table_id)?.regions.get_mut(&region_id)
     }
@@ -191,9 +264,15 @@ impl ManifestState {
                 );
             }
             Edit::DropTable { table_id } => {
-                self.tables
+                let t = self
+                    .tables
                     .remove(table_id)
                     .ok_or(format!("drop of unknown table {table_id}"))?;
+                self.mark_obsolete(
+                    t.regions
+                        .values()
+                        .flat_map(|r| r.files.iter().map(|f| f.file_id)),
+                );
             }
             Edit::AlterTable { table_id, desc } => {
                 let t = self
@@ -297,14 +376,58 @@ impl ManifestState {
                     }
                 }
                 r.files.extend(added.iter().cloned());
+                self.mark_obsolete(removed.iter().copied());
+            }
+            Edit::Ids {
+                db_id,
+                next_file_id,
+                next_table_id,
+                next_region_id,
+                max_flushed_seq,
+            } => {
+                if self.db_id != 0 && self.db_id != *db_id {
+                    return Err(format!(
+                        "database id {db_id:016x} where {:016x} was recorded",
+                        self.db_id
+                    ));
+                }
+                self.db_id = *db_id;
+                self.next_file_id = self.next_file_id.max(*next_file_id);
+                self.next_table_id = self.next_table_id.max(*next_table_id);
+                self.next_region_id = self.next_region_id.max(*next_region_id);
+                self.max_flushed_seq = self.max_flushed_seq.max(*max_flushed_seq);
+            }
+            Edit::ObsoleteFiles { ids } => {
+                for id in ids {
+                    if self.references(*id) {
+                        return Err(format!("file {id} is listed and obsolete at once"));
+                    }
+                    self.obsolete_files.insert(*id);
+                }
+            }
+            Edit::WalSegmentsAdded { ids } => {
+                self.wal_segments.get_or_insert_default().extend(ids);
+            }
+            Edit::WalSegmentsDeleted { ids } => {
+                if let Some(live) = &mut self.wal_segments {
+                    for id in ids {
+                        live.remove(id);
+                    }
+                }
             }
         }
         Ok(())
     }
 
-    /// The edits that rebuild this state from nothing.
+    /// The edits that rebuild this state from nothing: [`Edit::Ids`] first.
     pub fn snapshot_edits(&self) -> Vec<Edit> {
-        let mut out = Vec::new();
+        let mut out = vec![Edit::Ids {
+            db_id: self.db_id,
+            next_file_id: self.next_file_id,
+            next_table_id: self.next_table_id,
+            next_region_id: self.next_region_id,
+            max_flushed_seq: self.max_flushed_seq,
+        }];
         for (&table_id, t) in &self.tables {
             out.push(Edit::CreateTable {
                 table_id,
@@ -325,6 +448,16 @@ impl ManifestState {
                     files: r.files.clone(),
                 });
             }
+        }
+        if !self.obsolete_files.is_empty() {
+            out.push(Edit::ObsoleteFiles {
+                ids: self.obsolete_files.iter().copied().collect(),
+            });
+        }
+        if let Some(live) = &self.wal_segments {
+            out.push(Edit::WalSegmentsAdded {
+                ids: live.iter().copied().collect(),
+            });
         }
         out
     }
@@ -469,6 +602,31 @@ impl Edit {
                 codec::put_varint(&mut o, *table_id);
                 o.push(u8::from(*enabled));
             }
+            Edit::Ids {
+                db_id,
+                next_file_id,
+                next_table_id,
+                next_region_id,
+                max_flushed_seq,
+            } => {
+                o.push(9);
+                codec::put_u64(&mut o, *db_id);
+                for v in [next_file_id, next_table_id, next_region_id, max_flushed_seq] {
+                    codec::put_varint(&mut o, *v);
+                }
+            }
+            Edit::ObsoleteFiles { ids } => {
+                o.push(10);
+                put_ids(&mut o, ids);
+            }
+            Edit::WalSegmentsAdded { ids } => {
+                o.push(11);
+                put_ids(&mut o, ids);
+            }
+            Edit::WalSegmentsDeleted { ids } => {
+                o.push(12);
+                put_ids(&mut o, ids);
+            }
         }
         o
     }
@@ -562,6 +720,22 @@ impl Edit {
                     merged: (def, get_files(&mut r)?),
                 }
             }
+            9 => Edit::Ids {
+                db_id: r.u64("database id")?,
+                next_file_id: r.varint("next file id")?,
+                next_table_id: r.varint("next table id")?,
+                next_region_id: r.varint("next region id")?,
+                max_flushed_seq: r.varint("max flushed seq")?,
+            },
+            10 => Edit::ObsoleteFiles {
+                ids: get_ids(&mut r)?,
+            },
+            11 => Edit::WalSegmentsAdded {
+                ids: get_ids(&mut r)?,
+            },
+            12 => Edit::WalSegmentsDeleted {
+                ids: get_ids(&mut r)?,
+            },
             _ => {
                 return Err(DecodeError {
                     what: "unknown edit type",
@@ -603,78 +777,183 @@ fn manifest_name(n: u64) -> String {
     format!("MANIFEST-{n:06}")
 }
 
+/// A manifest as read from disk by [`Manifest::load`], nothing changed yet.
+#[derive(Debug, Clone)]
+pub struct LoadedManifest {
+    /// The state it describes.
+    pub state: ManifestState,
+    /// The live manifest file (`CURRENT` names it).
+    pub path: PathBuf,
+    /// Its number (`MANIFEST-{number:06}`).
+    pub number: u64,
+    /// The file is empty. Only a database from before manifest snapshots had an end record
+    /// can have an empty manifest (one that never created a table).
+    pub empty: bool,
+    /// Written before [`Edit::Ids`] and snapshot end records existed: the next file id was
+    /// not recorded, and the whole file follows the older torn-final-record rule.
+    pub legacy: bool,
+    /// Offset of a torn final record that was dropped: an edit whose append never completed,
+    /// so it was never acknowledged.
+    pub dropped_tail_at: Option<u64>,
+}
+
+/// Parses the `CURRENT` file's content: the manifest's name and number.
+fn parse_current(current: &Path, bytes: &[u8]) -> Result<(String, u64)> {
+    let name = std::str::from_utf8(bytes)
+        .ok()
+        .map(str::trim)
+        .filter(|n| n.starts_with("MANIFEST-") && !n.contains('/'))
+        .ok_or_else(|| Error::corruption(current, "CURRENT does not name a manifest"))?
+        .to_string();
+    let number = name["MANIFEST-".len()..]
+        .parse()
+        .ok()
+        .filter(|&n| manifest_name(n) == name)
+        .ok_or_else(|| {
+            Error::corruption(current, format!("bad manifest name {name:?} at offset 0"))
+        })?;
+    Ok((name, number))
+}
+
+/// Replays a manifest file's bytes. The snapshot a manifest starts with (every record up to
+/// [`RECORD_SNAPSHOT_END`]) must be whole: `CURRENT` named the file only after it was synced,
+/// so any damage there is [`Error::Corruption`] naming the file and offset. After it, only a
+/// torn final record (an append cut by a crash, never acknowledged) is dropped.
+pub fn replay_manifest(bytes: &[u8], path: &Path) -> Result<(ManifestState, bool, Option<u64>)> {
+    let (records, valid) = read_records(bytes, path, TailPolicy::TornFinalRecordOnly)?;
+    let dropped_tail_at = (valid < bytes.len() as u64).then_some(valid);
+    let first_is_ids = records.first().is_some_and(|r| {
+        r.rtype == RECORD_EDIT && matches!(Edit::decode(r.payload), Ok(Edit::Ids { .. }))
+    });
+    let legacy = !records.is_empty() && !first_is_ids;
+    let end = records.iter().position(|r| r.rtype == RECORD_SNAPSHOT_END);
+    if !bytes.is_empty() && !legacy && end.is_none() {
+        return Err(Error::corruption(
+            path,
+            format!(
+                "the snapshot the manifest starts with has no end record: damaged or cut at \
+                 offset {valid}"
+            ),
+        ));
+    }
+    let mut state = ManifestState::default();
+    for (i, rec) in records.iter().enumerate() {
+        match rec.rtype {
+            RECORD_EDIT => {
+                let edit =
+                    Edit::decode(rec.payload).map_err(|e| e.into_corruption(path, rec.offset))?;
+                state.apply(&edit).map_err(|m| {
+                    Error::corruption(path, format!("{m} (record at offset {})", rec.offset))
+                })?;
+            }
+            RECORD_SNAPSHOT_END if Some(i) == end && !legacy => {
+                let mut r = Reader::new(rec.payload);
+                let count = r
+                    .varint("snapshot edit count")
+                    .map_err(|e| e.into_corruption(path, rec.offset))?;
+                if count != i as u64 || !r.is_empty() {
+                    return Err(Error::corruption(
+                        path,
+                        format!(
+                            "snapshot end record at offset {} counts {count} edits, {i} precede it",
+                            rec.offset
+                        ),
+                    ));
+                }
+            }
+            t => {
+                return Err(Error::corruption(
+                    path,
+                    format!("unexpected record type {t} at offset {}", rec.offset),
+                ));
+            }
+        }
+    }
+    Ok((state, legacy, dropped_tail_at))
+}
+
 impl Manifest {
+    /// Reads the manifest `CURRENT` names, changing nothing on disk. `None` when there is no
+    /// `CURRENT`.
+    ///
+    /// # Errors
+    /// [`Error::Corruption`] naming the file and offset for a bad `CURRENT`, a missing manifest,
+    /// damage in its snapshot, damage followed by further records, or an edit that does not
+    /// fit the state.
+    pub fn load(fs: &dyn FileSystem, dir: &Path) -> Result<Option<LoadedManifest>> {
+        let current = dir.join("CURRENT");
+        if !fs.exists(&current) {
+            return Ok(None);
+        }
+        let (name, number) = parse_current(&current, &fs.read_all(&current)?)?;
+        let path = dir.join(&name);
+        let bytes = match fs.read_all(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::corruption(
+                    &current,
+                    format!("names {name}, which does not exist (offset 0)"),
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (state, legacy, dropped_tail_at) = replay_manifest(&bytes, &path)?;
+        Ok(Some(LoadedManifest {
+            state,
+            path,
+            number,
+            empty: bytes.is_empty(),
+            legacy,
+            dropped_tail_at,
+        }))
+    }
+
     /// Replays `dir`'s manifest (if any), writes a fresh snapshot manifest and points CURRENT at
     /// it. Returns the manifest and the recovered state.
     pub fn open(
         fs: std::sync::Arc<dyn FileSystem>,
         dir: &Path,
     ) -> Result<(Manifest, ManifestState)> {
-        let current = dir.join("CURRENT");
-        let mut state = ManifestState::default();
-        let mut number = 0u64;
-        let mut old: Option<PathBuf> = None;
-        if fs.exists(&current) {
-            let name_bytes = fs.read_all(&current)?;
-            let name = std::str::from_utf8(&name_bytes)
-                .ok()
-                .map(str::trim)
-                .filter(|n| n.starts_with("MANIFEST-") && !n.contains('/'))
-                .ok_or_else(|| Error::corruption(&current, "CURRENT does not name a manifest"))?
-                .to_string();
-            number = name["MANIFEST-".len()..]
-                .parse()
-                .ok()
-                .filter(|&n| manifest_name(n) == name)
-                .ok_or_else(|| {
-                    Error::corruption(&current, format!("bad manifest name {name:?} at offset 0"))
-                })?;
-            let path = dir.join(&name);
-            let bytes = match fs.read_all(&path) {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(Error::corruption(
-                        &current,
-                        format!("names {name}, which does not exist (offset 0)"),
-                    ));
-                }
-                Err(e) => return Err(e.into()),
-            };
-            let (records, _valid) = read_records(&bytes, &path, TailPolicy::TornFinalRecordOnly)?;
-            for rec in records {
-                if rec.rtype != RECORD_EDIT {
-                    return Err(Error::corruption(
-                        &path,
-                        format!("unknown record type {} at offset {}", rec.rtype, rec.offset),
-                    ));
-                }
-                let edit =
-                    Edit::decode(rec.payload).map_err(|e| e.into_corruption(&path, rec.offset))?;
-                state.apply(&edit).map_err(|m| {
-                    Error::corruption(&path, format!("{m} (record at offset {})", rec.offset))
-                })?;
-            }
-            old = Some(path);
-        }
-        let m = Manifest::write_snapshot(fs, dir, number + 1, state.clone())?;
+        let loaded = Manifest::load(fs.as_ref(), dir)?;
+        let (state, number, old) = match loaded {
+            Some(l) => (l.state, l.number, Some(l.path)),
+            None => (ManifestState::default(), 0, None),
+        };
+        let m = Manifest::write_snapshot(fs, dir, number + 1, state.clone(), &|| Ok(()))?;
         if let Some(p) = old {
-            let _ = m.fs.remove(&p);
+            m.remove_replaced(&p);
         }
         Ok((m, state))
     }
 
-    fn write_snapshot(
+    /// Removes the manifest a new snapshot replaced (`CURRENT` no longer names it). Best
+    /// effort: a leftover is an older `MANIFEST-n` that nothing reads.
+    pub fn remove_replaced(&self, old: &Path) {
+        let _ = self.fs.remove(old);
+    }
+
+    /// Writes `state` as a new manifest `MANIFEST-{number}`: its snapshot edits, then the
+    /// snapshot end record, synced; then `CURRENT.tmp` naming it (synced), `still_owner` (the
+    /// caller's re-check that it still holds the database's lock), the rename over `CURRENT`
+    /// and a sync of the directory. The new manifest is whole and durable before `CURRENT`
+    /// names it.
+    pub fn write_snapshot(
         fs: std::sync::Arc<dyn FileSystem>,
         dir: &Path,
         number: u64,
         state: ManifestState,
+        still_owner: &dyn Fn() -> Result<()>,
     ) -> Result<Manifest> {
         let path = dir.join(manifest_name(number));
         let mut file = fs.create(&path)?;
         let mut buf = Vec::new();
-        for e in state.snapshot_edits() {
+        let edits = state.snapshot_edits();
+        for e in &edits {
             encode_record(&mut buf, RECORD_EDIT, &e.encode());
         }
+        let mut count = Vec::new();
+        codec::put_varint(&mut count, edits.len() as u64);
+        encode_record(&mut buf, RECORD_SNAPSHOT_END, &count);
         file.append(&buf)?;
         file.sync_data()?;
         let tmp = dir.join("CURRENT.tmp");
@@ -682,6 +961,7 @@ impl Manifest {
         c.append(format!("{}\n", manifest_name(number)).as_bytes())?;
         c.sync_data()?;
         drop(c);
+        still_owner()?;
         fs.rename(&tmp, &dir.join("CURRENT"))?;
         fs.sync_dir(dir)?;
         Ok(Manifest {
@@ -715,9 +995,16 @@ impl Manifest {
     }
 
     /// The state after every appended edit.
-    #[cfg(test)]
     pub fn state(&self) -> &ManifestState {
         &self.state
+    }
+
+    /// Forgets obsolete files that were deleted (in memory only: the next snapshot leaves
+    /// them out; until then the manifest still names them, and a later open finds them gone).
+    pub fn forget_obsolete(&mut self, ids: &[u64]) {
+        for id in ids {
+            self.state.obsolete_files.remove(id);
+        }
     }
 
     /// Reserves a new file id (recorded durably by the edit that adds the file).

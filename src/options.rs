@@ -22,6 +22,22 @@ pub enum Durability {
     FsyncWal,
 }
 
+/// What an open does when the write-ahead log is missing segments that the manifest records
+/// as holding writes not yet in block files (an operator deleted them, or a restore left them
+/// out). As HBase's `hbase.hregion.edits.replay.skip.errors` and RocksDB's WAL recovery modes,
+/// opening anyway is an explicit choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum WalRecovery {
+    /// Refuse to open: [`crate::Error::Corruption`] naming the first missing segment (the
+    /// default: acknowledged writes may be in it).
+    #[default]
+    Strict,
+    /// Open without the missing segments; the writes they held are gone. What was dropped is
+    /// listed in [`crate::Db::recovery_report`].
+    SkipMissingSegments,
+}
+
 /// Options for [`crate::Db::open_with`]. Builder methods take and return `Self`.
 #[derive(Clone)]
 pub struct DbOptions {
@@ -36,6 +52,7 @@ pub struct DbOptions {
     pub(crate) max_cell_size: u64,
     pub(crate) wal_segment_size: u64,
     pub(crate) flush_on_close: bool,
+    pub(crate) wal_recovery: WalRecovery,
 }
 
 impl Default for DbOptions {
@@ -52,6 +69,7 @@ impl Default for DbOptions {
             max_cell_size: 10 << 20,
             wal_segment_size: 64 << 20,
             flush_on_close: true,
+            wal_recovery: WalRecovery::Strict,
         }
     }
 }
@@ -72,6 +90,7 @@ impl fmt::Debug for DbOptions {
             .field("max_cell_size", &self.max_cell_size)
             .field("wal_segment_size", &self.wal_segment_size)
             .field("flush_on_close", &self.flush_on_close)
+            .field("wal_recovery", &self.wal_recovery)
             .finish_non_exhaustive()
     }
 }
@@ -152,6 +171,12 @@ impl DbOptions {
     /// is lost; a close whose flush fails leaves those writes in the synced log.
     pub fn flush_on_close(mut self, flush: bool) -> Self {
         self.flush_on_close = flush;
+        self
+    }
+    /// What an open does about missing write-ahead log segments (default
+    /// [`WalRecovery::Strict`]: refuse with [`crate::Error::Corruption`]).
+    pub fn wal_recovery(mut self, mode: WalRecovery) -> Self {
+        self.wal_recovery = mode;
         self
     }
 }

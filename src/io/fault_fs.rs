@@ -289,4 +289,7 @@ impl FileSystem for FaultFs {
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
         self.inner.lock(path)
     }
+    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.inner.lock_dir(dir)
+    }
 }

@@ -73,7 +73,14 @@ pub trait ReadableFile: Send + Sync + Debug {
 }
 
 /// Held while a directory is locked; dropping it releases the lock.
-pub trait FileLock: Send + Sync + Debug {}
+pub trait FileLock: Send + Sync + Debug {
+    /// Checks that the lock still guards what it was taken on: for a lock file, that the
+    /// file at its path is still the one locked (deleting or replacing the file would let
+    /// another opener lock a new one). The default has nothing to check.
+    fn still_held(&self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Every filesystem operation the engine performs.
 pub trait FileSystem: Send + Sync + Debug + 'static {
@@ -103,4 +110,11 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     /// Takes an exclusive lock on `path` (created if missing); fails with
     /// `io::ErrorKind::WouldBlock` when another holder has it.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
+    /// Takes an exclusive lock on the directory `dir` itself (not on a file in it), so no
+    /// deletion of a file can release it; fails with `io::ErrorKind::WouldBlock` when another
+    /// holder has it. The default locks the directory's path with [`FileSystem::lock`] (right
+    /// for filesystems whose locks are keyed by path).
+    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.lock(dir)
+    }
 }

@@ -86,10 +86,48 @@ impl ReadableFile for Mapped {
 
 #[derive(Debug)]
 struct StdLock {
-    _file: File,
+    file: File,
+    /// The locked file's path, re-checked by [`FileLock::still_held`]; `None` for a locked
+    /// directory (a directory cannot be removed while it holds the database's files).
+    path: Option<std::path::PathBuf>,
 }
 
-impl FileLock for StdLock {}
+impl FileLock for StdLock {
+    fn still_held(&self) -> io::Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let replaced = || {
+            io::Error::other(format!(
+                "lock file {} was deleted or replaced while locked",
+                path.display()
+            ))
+        };
+        let on_disk = std::fs::metadata(path).map_err(|_| replaced())?;
+        let held = self.file.metadata()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if (on_disk.dev(), on_disk.ino()) != (held.dev(), held.ino()) {
+                return Err(replaced());
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (on_disk, held);
+        Ok(())
+    }
+}
+
+/// Takes `file`'s exclusive `flock`, or `WouldBlock`.
+fn try_lock(file: File, path: Option<std::path::PathBuf>) -> io::Result<Box<dyn FileLock>> {
+    match file.try_lock() {
+        Ok(()) => Ok(Box::new(StdLock { file, path })),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(io::Error::new(io::ErrorKind::WouldBlock, "locked"))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
 
 fn options() -> OpenOptions {
     let mut o = OpenOptions::new();
@@ -187,13 +225,12 @@ impl FileSystem for StdFs {
             .create(true)
             .truncate(false)
             .open(path)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Box::new(StdLock { _file: file })),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                Err(io::Error::new(io::ErrorKind::WouldBlock, "locked"))
-            }
-            Err(std::fs::TryLockError::Error(e)) => Err(e),
-        }
+        try_lock(file, Some(path.to_path_buf()))
+    }
+
+    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
+        // A directory opens read-only; `flock` works on its descriptor like on a file's.
+        try_lock(File::open(dir)?, None)
     }
 }
 

@@ -8,6 +8,7 @@
 //! | min_ts: i64 | max_ts: i64 | max_seq: u64 | cell_count: u64 | put_count: u64
 //! | delete_count: u64 | earliest_put_ts: i64 | bloom: u8 | compression: u8
 //! | data_blocks: u64 | raw_data_bytes: u64
+//! [version 3 only:] | db_id: u64 | file_id: u64 | table_id: u64 | family_len: varint | family
 //! ```
 //!
 //! `file_size` is not stored: it is the file's length.
@@ -19,8 +20,27 @@ use crate::model::schema::{BloomType, Compression};
 
 /// Version byte of the meta block encoding that writers write. Version 2 has the layout of
 /// version 1; it marks a file whose index keys may be row separators (docs/FORMAT.md, index
-/// block), which readers of version 1 would reject.
-pub const META_VERSION: u8 = 2;
+/// block), which readers of version 1 would reject. Version 3 adds the file's identity
+/// ([`FileIdentity`]) at the end of the meta block.
+pub const META_VERSION: u8 = 3;
+
+/// Meta version 2: index keys may be row separators; no identity. Still read.
+pub const META_VERSION_V2: u8 = 2;
+
+/// Where a block file belongs: checked against the manifest when a database opens the file,
+/// so a file copied or moved into another file's place is reported as corruption instead of
+/// being read as that file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// The database's identity (the manifest's [`crate::manifest::Edit::Ids`]).
+    pub db_id: u64,
+    /// The file's id (`data/{file_id:010}.sst`).
+    pub file_id: u64,
+    /// The table it was written for.
+    pub table_id: u64,
+    /// The family (store) it belongs to.
+    pub family: Vec<u8>,
+}
 
 /// The first meta version (index keys are always the blocks' first cell keys); still read.
 pub const META_VERSION_V1: u8 = 1;
@@ -69,13 +89,16 @@ pub struct FileMeta {
     pub data_blocks: u64,
     /// Sum of the uncompressed sizes of the data blocks.
     pub raw_data_bytes: u64,
+    /// Where the file belongs (meta version 3; `None` in older files and in files written
+    /// without one, such as tools' test files).
+    pub identity: Option<FileIdentity>,
 }
 
 impl FileMeta {
-    /// True when the file's index keys may be row separators (meta version 2), not only
+    /// True when the file's index keys may be row separators (meta version 2 and later), not only
     /// first cell keys.
     pub fn index_separators(&self) -> bool {
-        self.version >= META_VERSION
+        self.version >= META_VERSION_V2
     }
 
     /// Meta of a file with no cells yet.
@@ -96,6 +119,7 @@ impl FileMeta {
             compression,
             data_blocks: 0,
             raw_data_bytes: 0,
+            identity: None,
         }
     }
 
@@ -142,6 +166,18 @@ impl FileMeta {
         });
         codec::put_u64(out, self.data_blocks);
         codec::put_u64(out, self.raw_data_bytes);
+        if self.version >= META_VERSION {
+            let id = self.identity.clone().unwrap_or(FileIdentity {
+                db_id: 0,
+                file_id: 0,
+                table_id: 0,
+                family: Vec::new(),
+            });
+            codec::put_u64(out, id.db_id);
+            codec::put_u64(out, id.file_id);
+            codec::put_u64(out, id.table_id);
+            codec::put_bytes(out, &id.family);
+        }
     }
 
     /// Decodes a meta block payload written by [`FileMeta::encode_into`]; offsets in errors are
@@ -154,13 +190,14 @@ impl FileMeta {
     pub fn decode(payload: &[u8], file_size: u64) -> Result<FileMeta, MetaDecodeError> {
         let mut r = Reader::new(payload);
         let version = r.u8("meta version").map_err(MetaDecodeError::Malformed)?;
-        if version != META_VERSION && version != META_VERSION_V1 {
+        if !(META_VERSION_V1..=META_VERSION).contains(&version) {
             return Err(MetaDecodeError::Version(version));
         }
         Self::decode_body(&mut r, version, file_size).map_err(MetaDecodeError::Malformed)
     }
 
-    /// Everything after the version byte (versions 1 and 2 share the layout).
+    /// Everything after the version byte (versions 1 and 2 share the layout; 3 adds the
+    /// identity at the end).
     fn decode_body(
         r: &mut Reader<'_>,
         version: u8,
@@ -184,6 +221,7 @@ impl FileMeta {
             compression: Compression::None,
             data_blocks: 0,
             raw_data_bytes: 0,
+            identity: None,
         };
         let at = r.pos();
         let bad = |what, offset| DecodeError { what, offset };
@@ -195,6 +233,16 @@ impl FileMeta {
         };
         m.data_blocks = r.u64("meta data block count")?;
         m.raw_data_bytes = r.u64("meta raw data bytes")?;
+        if version >= META_VERSION {
+            let id = FileIdentity {
+                db_id: r.u64("meta database id")?,
+                file_id: r.u64("meta file id")?,
+                table_id: r.u64("meta table id")?,
+                family: r.bytes("meta family")?.to_vec(),
+            };
+            // A file written without an identity records zeros and no family.
+            m.identity = (id.db_id != 0 || !id.family.is_empty()).then_some(id);
+        }
         if !r.is_empty() {
             return Err(bad("trailing bytes after meta", r.pos()));
         }
@@ -241,14 +289,30 @@ mod tests {
         m.encode_into(&mut b);
         assert_eq!(FileMeta::decode(&b, 1234).unwrap(), m);
         assert_eq!((m.first_row(), m.last_row()), (&b"r"[..], &b"r"[..]));
-        assert_eq!(b[0], 2);
-        // Version 1 (older files): same layout, still read.
-        let mut v1 = b.clone();
+        assert_eq!(b[0], META_VERSION);
+        // Version 3 records where the file belongs.
+        let mut placed = m.clone();
+        placed.identity = Some(FileIdentity {
+            db_id: 0xfeed,
+            file_id: 34,
+            table_id: 2,
+            family: b"cf".to_vec(),
+        });
+        let mut pb = Vec::new();
+        placed.encode_into(&mut pb);
+        assert_eq!(FileMeta::decode(&pb, 1234).unwrap(), placed);
+        // Versions 1 and 2 (older files): the layout without the identity, still read.
+        let mut v2 = m.clone();
+        v2.version = META_VERSION_V2;
+        let mut b2 = Vec::new();
+        v2.encode_into(&mut b2);
+        assert_eq!(FileMeta::decode(&b2, 1234).unwrap(), v2);
+        let mut v1 = b2.clone();
         v1[0] = 1;
         let old = FileMeta::decode(&v1, 1234).unwrap();
         assert_eq!((old.version, old.index_separators()), (1, false));
         assert!(m.index_separators());
-        for v in [0u8, 3, 255] {
+        for v in [0u8, 4, 255] {
             let mut other = b.clone();
             other[0] = v;
             assert_eq!(

@@ -445,6 +445,7 @@ impl SstReader {
         }
         m.last_key = prev;
         m.file_size = self.meta.file_size;
+        m.identity = self.meta.identity.clone();
         if m != self.meta {
             return Err(Error::corruption(
                 &self.path,

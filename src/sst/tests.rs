@@ -780,7 +780,15 @@ fn row_layouts_old_and_new_read_alike() {
             w.add(k, v).unwrap();
         }
         let m = w.finish().unwrap();
-        assert_eq!(m.version, if v1 { 1 } else { 2 }, "{name}");
+        assert_eq!(
+            m.version,
+            if v1 {
+                1
+            } else {
+                crate::sst::meta::META_VERSION
+            },
+            "{name}"
+        );
         // The old layout under a version-2 meta block breaks the v2 promises: verify says so.
         if v1 {
             let bad = dir.path().join("v1-claiming-v2");

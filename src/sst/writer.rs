@@ -8,6 +8,7 @@ use super::block_builder::BlockBuilder;
 use super::bloom::BloomBuilder;
 use super::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY, MAX_BLOCK_LEN};
 use super::index::IndexBuilder;
+use super::meta::FileIdentity;
 use super::meta::FileMeta;
 use super::trailer::Trailer;
 use crate::error::{Error, Result};
@@ -106,9 +107,18 @@ impl SstWriter {
     #[cfg(test)]
     pub(crate) fn with_v1_layout(mut self, claim_v2: bool) -> SstWriter {
         self.v1_layout = true;
-        if !claim_v2 {
-            self.meta.version = super::meta::META_VERSION_V1;
-        }
+        self.meta.version = if claim_v2 {
+            super::meta::META_VERSION_V2
+        } else {
+            super::meta::META_VERSION_V1
+        };
+        self
+    }
+
+    /// Records where the file belongs in its meta block ([`FileIdentity`]), so that an open
+    /// can tell a file moved into another file's place.
+    pub fn with_identity(mut self, identity: FileIdentity) -> SstWriter {
+        self.meta.identity = Some(identity);
         self
     }
 

@@ -52,6 +52,21 @@ pub struct ReplayInfo {
 pub fn replay(
     fs: &dyn FileSystem,
     dir: &Path,
+    visit: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<ReplayInfo> {
+    replay_discarding(fs, dir, &mut |_| Ok(()), visit)
+}
+
+/// [`replay`], calling `before_discard(id)` before it removes a newest segment that never got
+/// its header (the database records the removal in its manifest first, which lists every
+/// segment that must exist); its error aborts replay.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_discarding(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    before_discard: &mut dyn FnMut(u64) -> Result<()>,
     mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<ReplayInfo> {
     let mut ids: Vec<u64> = fs
@@ -89,6 +104,7 @@ pub fn replay(
             }
             // The newest segment never got its header (a crash while it was created): it holds
             // no entries; remove it so it can never become an older, headerless segment.
+            before_discard(id)?;
             fs.remove(&path)?;
             fs.sync_dir(dir)?;
             info.torn_tail_truncated |= !bytes.is_empty();

@@ -227,7 +227,13 @@ pub struct Wal {
     syncer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     syncs: AtomicU64,
     writes: AtomicU64,
+    /// Called with a new segment's id after the roll created it and before it takes a write
+    /// ([`Wal::set_roll_hook`]).
+    roll_hook: Mutex<Option<RollHook>>,
 }
+
+/// What a roll tells its owner: the id of the segment it created. An error poisons the WAL.
+pub type RollHook = Box<dyn Fn(u64) -> Result<()> + Send + Sync>;
 
 impl std::fmt::Debug for Wal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -294,7 +300,16 @@ impl Wal {
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            roll_hook: Mutex::new(None),
         })
+    }
+
+    /// Sets what a roll calls with the new segment's id, after creating (and syncing) the
+    /// segment and before any entry goes into it: the database records the segment in its
+    /// manifest, so a segment lost from the end of the log is noticed at the next open. A
+    /// failing hook poisons the WAL.
+    pub fn set_roll_hook(&self, hook: RollHook) {
+        *self.roll_hook.lock() = Some(hook);
     }
 
     /// Appends one entry carrying sequence id `seq` and returns once `sync` is satisfied:
@@ -465,6 +480,16 @@ impl Wal {
     /// deletes the current segment. Syncs the directory after deleting. Returns how many
     /// segments were deleted.
     pub fn delete_obsolete(&self, min_unflushed_seq: u64) -> Result<usize> {
+        self.delete_obsolete_with(min_unflushed_seq, &|_| Ok(()))
+    }
+
+    /// [`Wal::delete_obsolete`], calling `before_delete` with the ids it is about to delete
+    /// first (the database records them in its manifest); its error deletes nothing.
+    pub fn delete_obsolete_with(
+        &self,
+        min_unflushed_seq: u64,
+        before_delete: &dyn Fn(&[u64]) -> Result<()>,
+    ) -> Result<usize> {
         let _serial = self.deleting.lock();
         let victims: Vec<u64> = {
             let g = self.state.lock();
@@ -474,6 +499,10 @@ impl Wal {
                 .map(|s| s.id)
                 .collect()
         };
+        if victims.is_empty() {
+            return Ok(0);
+        }
+        before_delete(&victims)?;
         let mut gone = Vec::new();
         let mut first_err = None;
         for id in victims {
@@ -818,21 +847,26 @@ impl Wal {
                 id: io.id,
                 len: io.file.len(),
             };
-            match segment::create_segment(&*self.fs, &self.dir, new_id, Some(prev)) {
-                Ok(f) => {
-                    self.syncs.fetch_add(1, Ordering::Relaxed);
-                    io.file = f;
-                    io.id = new_id;
-                    io.allocated = 0;
-                    rolled_to = Some(new_id);
-                }
-                Err(e) => {
-                    return Err(format!(
+            let f =
+                segment::create_segment(&*self.fs, &self.dir, new_id, Some(prev)).map_err(|e| {
+                    format!(
                         "creating WAL segment {} failed: {e}",
                         segment::segment_path(&self.dir, new_id).display()
-                    ));
-                }
+                    )
+                })?;
+            if let Some(hook) = &*self.roll_hook.lock() {
+                hook(new_id).map_err(|e| {
+                    format!(
+                        "recording new WAL segment {} failed: {e}",
+                        segment::segment_path(&self.dir, new_id).display()
+                    )
+                })?;
             }
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+            io.file = f;
+            io.id = new_id;
+            io.allocated = 0;
+            rolled_to = Some(new_id);
         }
         if rolled_to.is_none()
             && self.opts.sync_ahead > 0

@@ -129,3 +129,4 @@ fn major_compaction_keeps_markers_newer_than_an_open_scanner() {
         "the marker survived the compaction and masks the re-put"
     );
 }
+mod damage;

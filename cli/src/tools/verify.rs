@@ -19,7 +19,7 @@
 //! opened, read-only. docs/TOOLS.md has the details and exit codes.
 use super::read_file;
 use cellbase::codec::Reader;
-use cellbase::manifest::{Edit, ManifestState, RECORD_EDIT};
+use cellbase::manifest::ManifestState;
 use cellbase::model::key::{KeyRef, compare_encoded};
 use cellbase::model::payload::PayloadRef;
 use cellbase::sst::block::{Block, BlockIter};
@@ -265,8 +265,8 @@ pub fn verify_dir(dir: &Path) -> Result<Report, String> {
         }
         None => BTreeSet::new(),
     };
-    check_unreferenced(dir, &referenced, state.is_some(), &mut report);
-    check_wal(dir, &mut report);
+    check_unreferenced(dir, &referenced, state.as_ref(), &mut report);
+    check_wal(dir, state.as_ref(), &mut report);
     Ok(report)
 }
 
@@ -363,10 +363,20 @@ fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
         path.display(),
         bytes.len()
     ));
-    let records = match read_records(&bytes, &path, TailPolicy::Strict) {
-        Ok((r, _)) => r,
-        Err(strict_err) => match read_records(&bytes, &path, TailPolicy::TornTailAllowed) {
-            Ok((r, valid)) => {
+    if bytes.is_empty() {
+        report.error(
+            &path,
+            Some(0),
+            "the manifest is empty: every open writes a snapshot before CURRENT names it, so \
+             its content is lost (tables, regions and files unknown)",
+        );
+        return None;
+    }
+    // As the engine replays it: the snapshot the manifest starts with must be whole; after
+    // it, only a torn final record (an append a crash cut off) is dropped.
+    let state = match cellbase::manifest::replay_manifest(&bytes, &path) {
+        Ok((state, legacy, dropped)) => {
+            if let Some(valid) = dropped {
                 report.warn(
                     &path,
                     Some(valid),
@@ -376,52 +386,28 @@ fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
                         bytes.len() as u64 - valid
                     ),
                 );
-                r
             }
-            Err(_) => {
-                report.engine(&path, strict_err);
-                report.error(
-                    &path,
-                    None,
-                    "manifest not replayed past the damage: tables, regions and files unknown",
-                );
-                return None;
+            if legacy {
+                report.notes.push(format!(
+                    "manifest {}: written by an older version (no snapshot end record); the \
+                     next open rewrites it",
+                    path.display()
+                ));
             }
-        },
+            state
+        }
+        Err(e) => {
+            report.engine(&path, e);
+            report.error(
+                &path,
+                None,
+                "manifest not replayed past the damage: tables, regions and files unknown",
+            );
+            return None;
+        }
     };
-    let mut state = ManifestState::default();
-    for rec in records {
-        report.manifest_records += 1;
-        if rec.rtype != RECORD_EDIT {
-            report.error(
-                &path,
-                Some(rec.offset),
-                format!("unknown manifest record type {}", rec.rtype),
-            );
-            return None;
-        }
-        let edit = match Edit::decode(rec.payload) {
-            Ok(e) => e,
-            Err(e) => {
-                report.error(
-                    &path,
-                    Some(rec.offset),
-                    format!(
-                        "edit does not decode: {} at byte {} of the record",
-                        e.what, e.offset
-                    ),
-                );
-                return None;
-            }
-        };
-        if let Err(m) = state.apply(&edit) {
-            report.error(
-                &path,
-                Some(rec.offset),
-                format!("edit does not replay: {m}"),
-            );
-            return None;
-        }
+    if let Ok((records, _)) = read_records(&bytes, &path, TailPolicy::TornFinalRecordOnly) {
+        report.manifest_records += records.len() as u64;
     }
     report.tables = state.tables.len() as u64;
     report.regions = state.tables.values().map(|t| t.regions.len() as u64).sum();
@@ -517,13 +503,13 @@ fn check_referenced_files(
     state: &ManifestState,
     report: &mut Report,
 ) -> BTreeSet<String> {
-    // file id -> (family, size, where it is listed)
-    let mut files: BTreeMap<u64, (Vec<u8>, u64, String)> = BTreeMap::new();
-    for t in state.tables.values() {
+    // file id -> (family, size, where it is listed, table id)
+    let mut files: BTreeMap<u64, (Vec<u8>, u64, String, u64)> = BTreeMap::new();
+    for (&table_id, t) in &state.tables {
         for r in t.regions.values() {
             for f in &r.files {
                 let at = format!("table {} region {}", t.desc.name(), r.def.id);
-                if let Some((fam, size, first)) = files.get(&f.file_id) {
+                if let Some((fam, size, first, _)) = files.get(&f.file_id) {
                     if *fam != f.family || *size != f.size {
                         report.error(
                             &dir.join("data").join(sst_name(f.file_id)),
@@ -532,13 +518,13 @@ fn check_referenced_files(
                         );
                     }
                 } else {
-                    files.insert(f.file_id, (f.family.clone(), f.size, at));
+                    files.insert(f.file_id, (f.family.clone(), f.size, at, table_id));
                 }
             }
         }
     }
     let mut names = BTreeSet::new();
-    for (id, (family, size, at)) in files {
+    for (id, (family, size, at, table_id)) in files {
         let path = dir.join("data").join(sst_name(id));
         names.insert(sst_name(id));
         if !path.exists() {
@@ -559,8 +545,50 @@ fn check_referenced_files(
             continue;
         }
         check_sst(&path, Some((&family, size)), report);
+        check_identity(&path, state.db_id, id, table_id, &family, report);
     }
     names
+}
+
+/// A block file that records where it belongs (meta version 3) must be the file the manifest
+/// lists at its path: a file moved or copied into another's place is an error, as at open.
+fn check_identity(
+    path: &Path,
+    db_id: u64,
+    file_id: u64,
+    table_id: u64,
+    family: &[u8],
+    report: &mut Report,
+) {
+    let Ok(reader) = SstReader::open(&cellbase::io::StdFs, path, file_id, None) else {
+        return; // check_sst reported why
+    };
+    let Some(id) = &reader.meta().identity else {
+        return;
+    };
+    if id.file_id != file_id || id.table_id != table_id || id.family != family {
+        report.error(
+            path,
+            None,
+            format!(
+                "misplaced block file: it records itself as file {} of table {}, family {}, but \
+                 the manifest lists this path as file {file_id} of table {table_id}, family {}",
+                id.file_id,
+                id.table_id,
+                super::to_string_binary(&id.family),
+                super::to_string_binary(family),
+            ),
+        );
+    } else if db_id != 0 && id.db_id != db_id {
+        report.error(
+            path,
+            None,
+            format!(
+                "block file of another database (id {:016x}; this database is {db_id:016x})",
+                id.db_id
+            ),
+        );
+    }
 }
 
 /// Whether the manifest, read again now, still lists file `id` (for a live database, where a
@@ -850,9 +878,10 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
 fn check_unreferenced(
     dir: &Path,
     referenced: &BTreeSet<String>,
-    have_state: bool,
+    state: Option<&ManifestState>,
     report: &mut Report,
 ) {
+    let have_state = state.is_some();
     let data = dir.join("data");
     let list = match names(&data) {
         Ok(l) => l,
@@ -870,13 +899,28 @@ fn check_unreferenced(
             continue;
         }
         let path = data.join(&n);
-        if have_state {
-            report.warn(
-                &path,
-                None,
-                "unreferenced: no region in the manifest lists it (a flush or compaction that did \
-                 not finish; the next open deletes it)",
-            );
+        if let Some(state) = state {
+            // The engine's own rule (docs/ARCHITECTURE.md, "Recovery"): deleted only on proof.
+            let id = n
+                .strip_suffix(".sst")
+                .filter(|d| d.len() == 10 && d.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|d| d.parse::<u64>().ok());
+            let why = match id {
+                Some(id) if state.obsolete_files.contains(&id) => {
+                    "obsolete: the manifest records that a compaction or drop replaced it (the \
+                     next open deletes it)"
+                }
+                Some(id) if id >= state.next_file_id && state.db_id != 0 => {
+                    "unreferenced: numbered above every file the manifest recorded (a flush or \
+                     compaction that did not finish; the next open deletes it)"
+                }
+                _ => {
+                    "unexplained: no region lists it, and the manifest does not record it as \
+                     obsolete; the engine keeps it (move it away, or restore it with `cellbase \
+                     verify --repair`)"
+                }
+            };
+            report.warn(&path, None, why);
         } else {
             // Without a manifest every file is unaccounted for: still check its blocks.
             report.warn(
@@ -891,9 +935,26 @@ fn check_unreferenced(
     }
 }
 
-/// Every WAL segment: frames, header, entries.
-fn check_wal(dir: &Path, report: &mut Report) {
+/// Every WAL segment: frames, header, entries; and every segment the manifest records as live
+/// must exist.
+fn check_wal(dir: &Path, state: Option<&ManifestState>, report: &mut Report) {
     let wal = dir.join("wal");
+    for id in state
+        .and_then(|s| s.wal_segments.as_ref())
+        .into_iter()
+        .flatten()
+    {
+        let p = segment::segment_path(&wal, *id);
+        if !p.exists() {
+            report.error(
+                &p,
+                None,
+                "missing: the manifest records this log segment as holding writes not yet in \
+                 block files (acknowledged writes may be lost; the engine refuses to open \
+                 without WalRecovery::SkipMissingSegments)",
+            );
+        }
+    }
     let list = match names(&wal) {
         Ok(l) => l,
         Err(e) => {
@@ -1205,7 +1266,7 @@ mod tests {
                 .collect()
         };
         let mut clean = Report::default();
-        check_wal(dir.path(), &mut clean);
+        check_wal(dir.path(), None, &mut clean);
         assert_eq!(clean.wal_segments, wal.segment_count() as u64);
         assert!(chain(&clean).is_empty(), "{:?}", clean.findings);
         // Drop the last record of segment 1 (cut exactly at a record boundary).
@@ -1215,7 +1276,7 @@ mod tests {
         let cut = recs.last().unwrap().offset;
         std::fs::write(&p1, &bytes[..cut as usize]).unwrap();
         let mut r = Report::default();
-        check_wal(dir.path(), &mut r);
+        check_wal(dir.path(), None, &mut r);
         let found = chain(&r);
         assert_eq!(found.len(), 1, "{:?}", r.findings);
         assert_eq!(found[0].path, p1);
