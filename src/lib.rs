@@ -28,6 +28,7 @@ mod picker;
 pub mod read;
 mod recovery;
 mod region;
+pub mod repair;
 pub mod rowkey;
 mod salted;
 mod scanner;

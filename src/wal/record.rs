@@ -231,6 +231,24 @@ pub fn read_records<'a>(
     Ok((out, pos as u64))
 }
 
+/// The records before the first damage, for salvage: never an error. Returns the records,
+/// the length of the intact prefix and what the damage at its end is (`None` when the whole
+/// file is intact).
+pub fn records_before_damage(bytes: &[u8]) -> (Vec<LogRecord<'_>>, u64, Option<String>) {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        match parse_frame(bytes, pos) {
+            Ok((rec, next)) => {
+                out.push(rec);
+                pos = next;
+            }
+            Err(d) => return (out, pos as u64, Some(d.what)),
+        }
+    }
+    (out, pos as u64, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! Shared here: HBase's `Bytes.toStringBinary` escaping and its inverse, the HBase-style
 //! rendering of a cell key, and reading a file into memory without mapping or locking it.
 pub mod hfile;
+pub mod repair;
 pub mod tsv;
 pub mod verify;
 

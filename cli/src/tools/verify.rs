@@ -50,6 +50,11 @@ pub struct VerifyArgs {
     /// Print one line per file checked.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Salvage instead of checking (the database must be closed): rebuild the manifest from
+    /// what verifies, move what cannot be placed into DIR/lost+found/ (nothing is deleted),
+    /// and print what was recovered, set aside and lost.
+    #[arg(long, conflicts_with = "strict")]
+    pub repair: bool,
 }
 
 /// How bad a finding is.
@@ -211,6 +216,9 @@ fn offset_in(detail: &str) -> Option<u64> {
 /// Runs `cellbase verify`: exit 0 when no errors were found (warnings allowed unless
 /// `--strict`), 1 when some were, 2 when the directory cannot be checked at all.
 pub fn run(args: VerifyArgs) -> ExitCode {
+    if args.repair {
+        return super::repair::run(&args.dir);
+    }
     let report = match verify_dir(&args.dir) {
         Ok(r) => r,
         Err(e) => {
