@@ -175,6 +175,9 @@ pub fn repair_with_fs(dir: &Path, fs: Arc<dyn FileSystem>) -> Result<RepairRepor
     })
 }
 
+/// Every `MANIFEST-n` of the directory: (n, path), ascending.
+type Manifests = Vec<(u64, PathBuf)>;
+
 struct Repair {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
@@ -206,8 +209,8 @@ impl Repair {
     }
 
     /// Every `MANIFEST-n` in the directory, by number.
-    fn manifests(&self) -> Result<Vec<(u64, PathBuf)>> {
-        let mut out: Vec<(u64, PathBuf)> = self
+    fn manifests(&self) -> Result<Manifests> {
+        let mut out: Manifests = self
             .fs
             .list(&self.dir)?
             .into_iter()
@@ -221,7 +224,7 @@ impl Repair {
     }
 
     /// The state to repair from (step 1).
-    fn find_state(&self) -> Result<(ManifestState, ManifestSource, Vec<(u64, PathBuf)>)> {
+    fn find_state(&self) -> Result<(ManifestState, ManifestSource, Manifests)> {
         let manifests = self.manifests()?;
         let data_files = self
             .fs
