@@ -304,6 +304,25 @@ impl Db {
             }
             report.missing_wal_segments = missing;
         }
+        // A sealed segment shorter than it was synced at lost acknowledged records, whatever
+        // its own framing shows (a cut at a record boundary reads as a clean end).
+        for (&id, &len) in &state.wal_sealed {
+            let p = crate::wal::segment::segment_path(&wal_dir, id);
+            if !present.contains(&id) {
+                continue;
+            }
+            let actual = fs.open_read(&p)?.bytes().len() as u64;
+            if actual < len {
+                return Err(Error::corruption(
+                    &p,
+                    format!(
+                        "WAL segment cut short: it was synced at {len} bytes and closed, it now \
+                         ends at offset {actual} ({} bytes of logged writes missing)",
+                        len - actual
+                    ),
+                ));
+            }
+        }
         let last_recorded_segment = state
             .wal_segments
             .iter()
@@ -312,6 +331,7 @@ impl Db {
             .max()
             .copied()
             .unwrap_or(0);
+        state.wal_sealed.retain(|id, _| present.contains(id));
         state.wal_segments = Some(present);
 
         // (3) Files no region lists: deleted only on proof (recorded obsolete, or numbered
@@ -402,14 +422,24 @@ impl Db {
                 ..WalOptions::default()
             },
         )?;
-        manifest.lock().append(&Edit::WalSegmentsAdded {
-            ids: vec![first_segment],
-        })?;
+        {
+            let mut m = manifest.lock();
+            if let Some(p) = wal.sealed_before() {
+                m.append(&Edit::WalSegmentsSealed {
+                    segments: vec![(p.id, p.len)],
+                })?;
+            }
+            m.append(&Edit::WalSegmentsAdded {
+                ids: vec![first_segment],
+            })?;
+        }
         let roll_manifest = manifest.clone();
-        wal.set_roll_hook(Box::new(move |id| {
-            roll_manifest
-                .lock()
-                .append(&Edit::WalSegmentsAdded { ids: vec![id] })
+        wal.set_roll_hook(Box::new(move |id, sealed| {
+            let mut m = roll_manifest.lock();
+            m.append(&Edit::WalSegmentsSealed {
+                segments: vec![(sealed.id, sealed.len)],
+            })?;
+            m.append(&Edit::WalSegmentsAdded { ids: vec![id] })
         }));
         wal.adopt_segments(info.segments.clone())?;
 

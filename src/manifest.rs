@@ -146,6 +146,12 @@ pub enum Edit {
         /// Segment ids.
         ids: Vec<u64>,
     },
+    /// WAL segments closed for good, each with the length it was synced at: a shorter file is
+    /// a log cut short, whatever its own framing shows.
+    WalSegmentsSealed {
+        /// `(segment id, length in bytes)`.
+        segments: Vec<(u64, u64)>,
+    },
 }
 
 /// A region as recorded.
@@ -191,6 +197,8 @@ pub struct ManifestState {
     /// WAL segments that must exist (created and not yet deleted as flushed); `None` in a
     /// manifest written before the log was tracked.
     pub wal_segments: Option<BTreeSet<u64>>,
+    /// Live WAL segments closed for good, with their synced length.
+    pub wal_sealed: BTreeMap<u64, u64>,
 }
 
 impl ManifestState {
@@ -414,6 +422,12 @@ impl ManifestState {
                         live.remove(id);
                     }
                 }
+                for id in ids {
+                    self.wal_sealed.remove(id);
+                }
+            }
+            Edit::WalSegmentsSealed { segments } => {
+                self.wal_sealed.extend(segments.iter().copied());
             }
         }
         Ok(())
@@ -457,6 +471,11 @@ impl ManifestState {
         if let Some(live) = &self.wal_segments {
             out.push(Edit::WalSegmentsAdded {
                 ids: live.iter().copied().collect(),
+            });
+        }
+        if !self.wal_sealed.is_empty() {
+            out.push(Edit::WalSegmentsSealed {
+                segments: self.wal_sealed.iter().map(|(&i, &l)| (i, l)).collect(),
             });
         }
         out
@@ -627,6 +646,14 @@ impl Edit {
                 o.push(12);
                 put_ids(&mut o, ids);
             }
+            Edit::WalSegmentsSealed { segments } => {
+                o.push(13);
+                codec::put_varint(&mut o, segments.len() as u64);
+                for (id, len) in segments {
+                    codec::put_varint(&mut o, *id);
+                    codec::put_varint(&mut o, *len);
+                }
+            }
         }
         o
     }
@@ -736,6 +763,14 @@ impl Edit {
             12 => Edit::WalSegmentsDeleted {
                 ids: get_ids(&mut r)?,
             },
+            13 => {
+                let n = r.len(r.remaining(), "segment count")?;
+                let mut segments = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    segments.push((r.varint("segment id")?, r.varint("segment length")?));
+                }
+                Edit::WalSegmentsSealed { segments }
+            }
             _ => {
                 return Err(DecodeError {
                     what: "unknown edit type",
@@ -1111,6 +1146,19 @@ mod tests {
                     },
                     vec![f.clone()],
                 ),
+            },
+            Edit::Ids {
+                db_id: 0xfeed_beef,
+                next_file_id: 9,
+                next_table_id: 2,
+                next_region_id: 6,
+                max_flushed_seq: 77,
+            },
+            Edit::ObsoleteFiles { ids: vec![3, 4] },
+            Edit::WalSegmentsAdded { ids: vec![12, 13] },
+            Edit::WalSegmentsDeleted { ids: vec![12] },
+            Edit::WalSegmentsSealed {
+                segments: vec![(12, 4096), (13, 77)],
             },
         ] {
             assert_eq!(Edit::decode(&e.encode()).unwrap(), e);

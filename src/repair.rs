@@ -427,6 +427,15 @@ impl Repair {
         }
         let present = crate::recovery::present_segments(self.fs.as_ref(), &wal)?;
         let dropped = crate::recovery::missing_segments(state, &present, &wal);
+        for (&id, &len) in &state.wal_sealed.clone() {
+            let p = crate::wal::segment::segment_path(&wal, id);
+            if present.contains(&id) && (self.fs.read_all(&p)?.len() as u64) < len {
+                self.set_aside(
+                    &p,
+                    format!("log segment cut short of its synced {len} bytes"),
+                )?;
+            }
+        }
         // The engine's own replay says which segment is damaged; set it aside and try again.
         for _ in 0..=present.len() {
             match crate::wal::replay(self.fs.as_ref(), &wal, |_, _| Ok(())) {
@@ -439,7 +448,11 @@ impl Repair {
                 Err(e) => return Err(e),
             }
         }
-        state.wal_segments = Some(crate::recovery::present_segments(self.fs.as_ref(), &wal)?);
+        let present = crate::recovery::present_segments(self.fs.as_ref(), &wal)?;
+        // Sealed lengths are the segments' own (their successors' headers agree, or replay
+        // set the segment aside): a short one was set aside above.
+        state.wal_sealed.retain(|id, _| present.contains(id));
+        state.wal_segments = Some(present);
         Ok(dropped)
     }
 }

@@ -230,10 +230,13 @@ pub struct Wal {
     /// Called with a new segment's id after the roll created it and before it takes a write
     /// ([`Wal::set_roll_hook`]).
     roll_hook: Mutex<Option<RollHook>>,
+    /// See [`Wal::sealed_before`].
+    sealed_before: Option<segment::PrevSegment>,
 }
 
-/// What a roll tells its owner: the id of the segment it created. An error poisons the WAL.
-pub type RollHook = Box<dyn Fn(u64) -> Result<()> + Send + Sync>;
+/// What a roll tells its owner: the id of the segment it created, and the segment it closed
+/// with the length it was synced at. An error poisons the WAL.
+pub type RollHook = Box<dyn Fn(u64, segment::PrevSegment) -> Result<()> + Send + Sync>;
 
 impl std::fmt::Debug for Wal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -260,6 +263,7 @@ impl Wal {
         }
         let prev = previous_segment(&*fs, &dir, first_segment_id)?;
         let file = segment::create_segment(&*fs, &dir, first_segment_id, prev)?;
+        let sealed_before = prev;
         Ok(Wal {
             fs,
             dir,
@@ -301,7 +305,14 @@ impl Wal {
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             roll_hook: Mutex::new(None),
+            sealed_before,
         })
+    }
+
+    /// The segment that was newest when this WAL was created, with the length it was synced
+    /// at (its successor's header records the same).
+    pub fn sealed_before(&self) -> Option<segment::PrevSegment> {
+        self.sealed_before
     }
 
     /// Sets what a roll calls with the new segment's id, after creating (and syncing) the
@@ -855,7 +866,7 @@ impl Wal {
                     )
                 })?;
             if let Some(hook) = &*self.roll_hook.lock() {
-                hook(new_id).map_err(|e| {
+                hook(new_id, prev).map_err(|e| {
                     format!(
                         "recording new WAL segment {} failed: {e}",
                         segment::segment_path(&self.dir, new_id).display()

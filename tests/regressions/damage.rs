@@ -551,3 +551,49 @@ fn repair_moves_unexplained_files_and_refuses_an_open_database() {
     );
     assert_eq!(row_count(dir.path()), 20);
 }
+
+/// Case 4, the documented gap: an older log segment cut at a record boundary (its own
+/// framing cannot show it) whose successors are gone too, so no successor's header records
+/// its length. The manifest records every segment's synced length when it is sealed: even
+/// when the missing successors are dropped on purpose, the cut is `Corruption`.
+#[test]
+fn older_wal_segment_cut_without_its_successor_is_corruption() {
+    let dir = TempDir::new("dmg-wal-cut");
+    let small = || opts().wal_segment_size(4096);
+    {
+        let db = Db::open_with(dir.path(), small()).unwrap();
+        let t = db
+            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+            .unwrap();
+        for i in 0..400 {
+            t.put(Put::new(format!("r{i:05}")).add("f", "q", "x".repeat(40)))
+                .unwrap();
+        }
+        db.close().unwrap();
+    }
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    segs.sort();
+    assert!(segs.len() >= 3, "{segs:?}");
+    // Cut the first segment at its second record boundary; delete every later segment.
+    let first = &segs[0];
+    let bytes = std::fs::read(first).unwrap();
+    let (recs, _) = read_records(&bytes, first, TailPolicy::Strict).unwrap();
+    let cut = recs[2].offset as usize;
+    std::fs::write(first, &bytes[..cut]).unwrap();
+    for p in &segs[1..] {
+        std::fs::remove_file(p).unwrap();
+    }
+    let e = Db::open_with(
+        dir.path(),
+        small().wal_recovery(WalRecovery::SkipMissingSegments),
+    )
+    .unwrap_err();
+    assert_corruption(
+        &e,
+        &first.file_name().unwrap().to_string_lossy(),
+        "cut short",
+    );
+}

@@ -947,6 +947,22 @@ fn check_unreferenced(
 /// must exist.
 fn check_wal(dir: &Path, state: Option<&ManifestState>, report: &mut Report) {
     let wal = dir.join("wal");
+    for (id, len) in state.map(|s| &s.wal_sealed).into_iter().flatten() {
+        let p = segment::segment_path(&wal, *id);
+        if let Ok(md) = std::fs::metadata(&p)
+            && md.len() < *len
+        {
+            report.error(
+                &p,
+                Some(md.len()),
+                format!(
+                    "log segment cut short: the manifest records it sealed at {len} bytes \
+                     ({} bytes of logged writes missing)",
+                    len - md.len()
+                ),
+            );
+        }
+    }
     for id in state
         .and_then(|s| s.wal_segments.as_ref())
         .into_iter()
