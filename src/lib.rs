@@ -56,4 +56,4 @@ pub use options::{DbOptions, Durability};
 pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
 pub mod filter;
-pub use filter::{Comparator, CompareOp, Filter};
+pub use filter::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
