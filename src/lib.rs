@@ -47,7 +47,8 @@ pub use db::{Db, Metrics};
 pub use error::{Error, Result};
 pub use model::key::CellType;
 pub use model::schema::{
-    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
+    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
+    TableDescriptor,
 };
 pub use ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,

@@ -95,7 +95,9 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         to_usize(args.max_scanners_per_connection),
         addr.port(),
     ));
-    server::announce(addr);
+    if let Err(e) = server::announce(addr) {
+        return crate::output::write_error_exit(&e);
+    }
     let mib = |n: u64| to_usize(n.saturating_mul(1 << 20));
     let cfg = server::Config {
         max_message: mib(args.max_message_mib),

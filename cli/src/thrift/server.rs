@@ -567,10 +567,14 @@ pub fn handle_connection(
 }
 
 /// Writes `listening on ADDR` on stdout and flushes (tests and scripts read this line).
-pub fn announce(addr: std::net::SocketAddr) {
+///
+/// # Errors
+/// The write error (a closed pipe or a full device): the caller exits, since whoever
+/// started the gateway cannot learn its address.
+pub fn announce(addr: std::net::SocketAddr) -> io::Result<()> {
     let mut so = std::io::stdout();
-    let _ = writeln!(so, "listening on {addr}");
-    let _ = so.flush();
+    writeln!(so, "listening on {addr}")?;
+    so.flush()
 }
 
 #[cfg(test)]
