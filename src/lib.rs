@@ -49,7 +49,8 @@ pub use db::{Db, Metrics};
 pub use error::{Error, Result};
 pub use model::key::CellType;
 pub use model::schema::{
-    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
+    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
+    TableDescriptor,
 };
 pub use ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
@@ -59,4 +60,4 @@ pub use recovery::RecoveryReport;
 pub use rowkey::SplitAlgorithm;
 pub use table::{RegionInfo, Scanner, Table};
 pub mod filter;
-pub use filter::{Comparator, CompareOp, Filter};
+pub use filter::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 pub mod lab;
+pub mod output;
 pub mod shell;
 pub mod thrift;
 pub mod tools;

@@ -26,6 +26,17 @@ mod tests;
 
 use crate::error::{Error, Result};
 
+/// The deepest filter nesting accepted: at most this many levels of FilterLists
+/// ([`Filter::All`] / [`Filter::Any`]) inside each other, counting the innermost filter as one
+/// level ([`Filter::depth`]), and at most this many open parentheses in a filter string
+/// ([`Filter::parse`]).
+///
+/// HBase has no such limit (its recursive `ParseFilter` and `FilterList` overflow the stack on a
+/// deep enough input); cellbase refuses deeper filters with [`Error::InvalidArgument`] before
+/// anything recursive runs, so one request cannot abort the process that serves it. 100 is far
+/// beyond what a hand-written filter uses (HBase's own examples nest two or three levels).
+pub const MAX_FILTER_DEPTH: usize = 100;
+
 /// A comparison operator (HBase `CompareOperator`).
 ///
 /// In filters the cell is on the left: `Row(Less, Binary("m"))` keeps rows `< "m"` [FLT-1].
@@ -143,10 +154,37 @@ impl Filter {
         Ok(f)
     }
 
-    /// Checks that the filter can run: every regular expression compiles (after translation
-    /// from Java syntax) and no timestamp is negative (HBase's `TimestampsFilter` rejects
-    /// them). Errors are [`Error::InvalidArgument`].
+    /// Nesting depth: 1 for a filter that is not a list, 1 + the deepest member for
+    /// [`Filter::All`] / [`Filter::Any`] (1 for an empty list). Computed without recursion, so
+    /// any tree can be measured.
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut todo: Vec<(&Filter, usize)> = vec![(self, 1)];
+        while let Some((f, d)) = todo.pop() {
+            deepest = deepest.max(d);
+            if let Filter::All(fs) | Filter::Any(fs) = f {
+                todo.extend(fs.iter().map(|c| (c, d + 1)));
+            }
+        }
+        deepest
+    }
+
+    /// Checks that the filter can run: it is nested at most [`MAX_FILTER_DEPTH`] levels deep,
+    /// every regular expression compiles (after translation from Java syntax) and no timestamp
+    /// is negative (HBase's `TimestampsFilter` rejects them). Errors are
+    /// [`Error::InvalidArgument`]. Every Get and Scan runs this before evaluating its filter.
     pub fn validate(&self) -> Result<()> {
+        let depth = self.depth();
+        if depth > MAX_FILTER_DEPTH {
+            return Err(Error::invalid(format!(
+                "filter nested {depth} levels deep; the limit is {MAX_FILTER_DEPTH} \
+                 (MAX_FILTER_DEPTH)"
+            )));
+        }
+        self.validate_members()
+    }
+
+    fn validate_members(&self) -> Result<()> {
         match self {
             Filter::Row(_, c)
             | Filter::Family(_, c)
@@ -159,7 +197,7 @@ impl Filter {
                 ))),
                 None => Ok(()),
             },
-            Filter::All(fs) | Filter::Any(fs) => fs.iter().try_for_each(Filter::validate),
+            Filter::All(fs) | Filter::Any(fs) => fs.iter().try_for_each(Filter::validate_members),
             Filter::Prefix(_)
             | Filter::ColumnPrefix(_)
             | Filter::ColumnRange { .. }

@@ -19,12 +19,18 @@
 //! * Comparators are `'type:value'`, split at the first colon: `binary`, `binaryprefix`,
 //!   `regexstring`, `substring`; regex and substring only with `=` / `!=`.
 //!
+//! Nesting is bounded: more than [`MAX_FILTER_DEPTH`](super::MAX_FILTER_DEPTH) open
+//! parentheses, or a filter tree (FilterLists inside FilterLists) deeper than that, is an
+//! `InvalidArgument` naming the limit and the byte offset. HBase's parser has no limit and a
+//! deep enough string overflows its stack too; here one hostile string (a Thrift
+//! `filterString`, a shell `FILTER`) must not abort the process (issue 21, item 6).
+//!
 //! HBase constructs that `Filter` cannot represent are rejected with `InvalidArgument`:
 //! `SKIP`, `WHILE`, `KeyOnlyFilter(true)`, and the registered filters `ColumnCountGetFilter`,
 //! `ColumnPaginationFilter`, `InclusiveStopFilter`, `SingleColumnValueExcludeFilter`,
 //! `DependentColumnFilter`, `ColumnValueFilter`.
 
-use super::{Comparator, CompareOp, Filter};
+use super::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
 use crate::error::{Error, Result};
 use std::fmt::Display;
 
@@ -53,10 +59,30 @@ impl Op {
 /// The parse tree before conversion to [`Filter`] (SKIP/WHILE are not representable).
 enum Node {
     Leaf(Filter),
-    And(Vec<Node>),
-    Or(Vec<Node>),
+    /// An AND list and its depth (see [`Filter::depth`]).
+    And(Vec<Node>, usize),
+    /// An OR list and its depth.
+    Or(Vec<Node>, usize),
     /// `SKIP` / `WHILE` at this byte offset.
     Unsupported(&'static str, usize),
+}
+
+impl Node {
+    /// Nesting depth, as [`Filter::depth`] counts it (a leaf's own lists included).
+    fn depth(&self) -> usize {
+        match self {
+            Node::Leaf(f) => f.depth(),
+            Node::And(_, d) | Node::Or(_, d) => *d,
+            Node::Unsupported(..) => 1,
+        }
+    }
+}
+
+fn too_deep(pos: usize) -> Error {
+    err(
+        pos,
+        format!("filters nested deeper than {MAX_FILTER_DEPTH} levels (MAX_FILTER_DEPTH)"),
+    )
 }
 
 fn err(pos: usize, msg: impl Display) -> Error {
@@ -68,10 +94,16 @@ pub(super) fn parse(s: &str) -> Result<Filter> {
     let b = s.as_bytes();
     let mut ops: Vec<(Op, usize)> = Vec::new();
     let mut stack: Vec<Node> = Vec::new();
+    // Open group parentheses (those outside simple expressions).
+    let mut parens = 0usize;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         if c == b'(' {
+            parens += 1;
+            if parens > MAX_FILTER_DEPTH {
+                return Err(too_deep(i));
+            }
             ops.push((Op::LParen, i));
         } else if c == b' ' || c == b'\t' {
             // skipped
@@ -92,6 +124,7 @@ pub(super) fn parse(s: &str) -> Result<Filter> {
             ops.push((Op::While, i));
             i += 4;
         } else if c == b')' {
+            parens = parens.saturating_sub(1);
             let Some(&(top, _)) = ops.last() else {
                 return Err(err(i, "mismatched parenthesis"));
             };
@@ -175,10 +208,14 @@ fn pop_arguments(ops: &mut Vec<(Op, usize)>, stack: &mut Vec<Node>, pos: usize) 
             }
             list.push(stack.pop().ok_or_else(missing)?);
             list.reverse();
+            let depth = 1 + list.iter().map(Node::depth).max().unwrap_or(0);
+            if depth > MAX_FILTER_DEPTH {
+                return Err(too_deep(op_pos));
+            }
             Ok(if top == Op::Or {
-                Node::Or(list)
+                Node::Or(list, depth)
             } else {
-                Node::And(list)
+                Node::And(list, depth)
             })
         }
         Op::Skip | Op::While => {
@@ -202,10 +239,10 @@ fn pop_arguments(ops: &mut Vec<(Op, usize)>, stack: &mut Vec<Node>, pos: usize) 
 fn to_filter(node: Node) -> Result<Filter> {
     match node {
         Node::Leaf(f) => Ok(f),
-        Node::And(list) => Ok(Filter::All(
+        Node::And(list, _) => Ok(Filter::All(
             list.into_iter().map(to_filter).collect::<Result<_>>()?,
         )),
-        Node::Or(list) => Ok(Filter::Any(
+        Node::Or(list, _) => Ok(Filter::Any(
             list.into_iter().map(to_filter).collect::<Result<_>>()?,
         )),
         Node::Unsupported(name, pos) => {

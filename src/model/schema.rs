@@ -225,6 +225,15 @@ pub fn validate_table_name(name: &str) -> Result<()> {
     }
 }
 
+/// The most regions a table may be created with (`NUMREGIONS`, or `SPLITS` + 1).
+///
+/// HBase has no such limit, but its guidance is tens to a few hundred regions per server
+/// (HBase book, "Number of regions per RS - upper bound"). Each region costs memory and work at
+/// every open, so `NUMREGIONS => 2000000` made every later open of the database take 10 s and
+/// 2.6 GB (issue 21, item 8); creation past this limit is refused with
+/// [`Error::InvalidArgument`]. Regions created later by splits are not counted here.
+pub const MAX_REGIONS_PER_TABLE: u32 = 10_000;
+
 /// A table's schema and table-level settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableDescriptor {
@@ -264,14 +273,24 @@ impl TableDescriptor {
     /// algorithm's keys.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for empty or duplicate keys, both kinds of pre-split, or a
-    /// pre-split into fewer than 2 regions.
+    /// [`Error::InvalidArgument`] for empty or duplicate keys, both kinds of pre-split, a
+    /// pre-split into fewer than 2 regions, or more than [`MAX_REGIONS_PER_TABLE`] regions.
     pub fn initial_split_keys(&self) -> Result<Vec<Vec<u8>>> {
+        let too_many = |n: u64| {
+            Error::invalid(format!(
+                "a table may be created with at most {MAX_REGIONS_PER_TABLE} regions \
+                 (MAX_REGIONS_PER_TABLE), asked for {n}"
+            ))
+        };
         match self.pre_split {
             Some(_) if !self.split_keys.is_empty() => Err(Error::invalid(
                 "use either split_keys (SPLITS) or pre_split (NUMREGIONS/SPLITALGO), not both",
             )),
+            Some((_, n)) if n > MAX_REGIONS_PER_TABLE => Err(too_many(u64::from(n))),
             Some((alg, n)) => crate::rowkey::split_keys_checked(alg, n),
+            None if self.split_keys.len() >= MAX_REGIONS_PER_TABLE as usize => {
+                Err(too_many(self.split_keys.len() as u64 + 1))
+            }
             None => {
                 let mut keys = self.split_keys.clone();
                 keys.sort();
@@ -551,6 +570,43 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue21_absurd_region_counts_are_refused_at_creation() {
+        // Issue 21, item 8: NUMREGIONS => 2000000 was accepted and every later open took 10 s
+        // and 2.6 GB. Refused before a single split key is computed.
+        let fam = || FamilyDescriptor::new("f");
+        let t = TableDescriptor::new("t").family(fam());
+        let m = match t
+            .clone()
+            .pre_split(crate::SplitAlgorithm::HexString, 2_000_000)
+            .validate()
+        {
+            Err(Error::InvalidArgument(m)) => m,
+            other => panic!("expected InvalidArgument, got {other:?}"),
+        };
+        assert!(
+            m.contains("at most 10000 regions") && m.contains("2000000"),
+            "{m}"
+        );
+        let keys: Vec<String> = (0..MAX_REGIONS_PER_TABLE)
+            .map(|i| format!("{i:08}"))
+            .collect();
+        let m = match t.clone().split_keys(&keys).validate() {
+            Err(Error::InvalidArgument(m)) => m,
+            other => panic!("expected InvalidArgument, got {other:?}"),
+        };
+        assert!(
+            m.contains("MAX_REGIONS_PER_TABLE") && m.contains("10001"),
+            "{m}"
+        );
+        // At the limit: accepted.
+        t.clone()
+            .pre_split(crate::SplitAlgorithm::HexString, MAX_REGIONS_PER_TABLE)
+            .validate()
+            .unwrap();
+        t.split_keys(&keys[1..]).validate().unwrap();
+    }
 
     #[test]
     fn descriptor_round_trips() {

@@ -63,7 +63,8 @@ impl SstReader {
     /// `file_id` names the file in the block cache (unique per database).
     ///
     /// # Errors
-    /// [`Error::Io`] opening the file; [`Error::UnsupportedFormat`] for another format or meta
+    /// [`Error::Io`] opening the file (its message names the path; the kind is kept, e.g.
+    /// `NotFound` for a missing file); [`Error::UnsupportedFormat`] for another format or meta
     /// version; [`Error::Corruption`] naming the path and offset for every failed check.
     pub fn open(
         fs: &dyn FileSystem,
@@ -71,7 +72,15 @@ impl SstReader {
         file_id: u64,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<SstReader> {
-        Self::from_file(fs.open_read(path)?, path, file_id, cache)
+        // Issue 21, item 8: a missing block file used to be reported as a bare
+        // "No such file or directory (os error 2)".
+        let file = fs.open_read(path).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot open block file {}: {e}", path.display()),
+            )
+        })?;
+        Self::from_file(file, path, file_id, cache)
     }
 
     /// Like [`SstReader::open`] over bytes already opened (`path` only names them in errors);

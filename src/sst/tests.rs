@@ -873,3 +873,19 @@ fn row_layouts_old_and_new_read_alike() {
         }
     }
 }
+
+#[test]
+fn issue21_missing_block_file_error_names_its_path() {
+    // Issue 21, item 8: a missing block file was reported as a bare
+    // "No such file or directory (os error 2)", without saying which file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("0000000042.sst");
+    let e = SstReader::open(&StdFs, &path, 42, None).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&path.display().to_string()) && msg.contains("os error 2"),
+        "{msg}"
+    );
+    // The kind is kept for callers that match on it.
+    assert!(matches!(&e, crate::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound));
+}

@@ -13,6 +13,7 @@ pub mod report;
 pub mod runner;
 
 use clap::{Args, Subcommand};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -180,6 +181,12 @@ pub fn write_compare(out: &Path, runs: &[RunResult]) -> Result<PathBuf, String> 
 
 /// Runs `cellbase lab`.
 pub fn run(args: LabArgs) -> ExitCode {
+    let mut so = crate::output::Stdout::new();
+    let code = run_to(args, &mut so);
+    so.finish(code)
+}
+
+fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
     match args.command {
         LabCommand::Run {
             design,
@@ -191,7 +198,8 @@ pub fn run(args: LabArgs) -> ExitCode {
                 Ok(d) => d,
                 Err(e) => return crate::fail(e),
             };
-            println!(
+            let _ = writeln!(
+                so,
                 "lab: {} — seed {}, {} records",
                 d.name, d.seed, d.workload.records
             );
@@ -199,13 +207,13 @@ pub fn run(args: LabArgs) -> ExitCode {
                 Ok(r) => r,
                 Err(e) => return crate::fail(e),
             };
-            print!("{}", report::terminal(&r));
+            let _ = write!(so, "{}", report::terminal(&r));
             for f in &r.findings {
-                println!("  * {f}");
+                let _ = writeln!(so, "  * {f}");
             }
             match write_run(&out, &r) {
                 Ok(p) => {
-                    println!("report: {}", p.display());
+                    let _ = writeln!(so, "report: {}", p.display());
                     ExitCode::SUCCESS
                 }
                 Err(e) => crate::fail(e),
@@ -223,7 +231,8 @@ pub fn run(args: LabArgs) -> ExitCode {
                     Err(e) => return crate::fail(e),
                 }
             }
-            println!(
+            let _ = writeln!(
+                so,
                 "lab compare: {} — records and workload of {} (seed {}, {} records)",
                 ds.iter()
                     .map(|d| d.name.as_str())
@@ -238,15 +247,15 @@ pub fn run(args: LabArgs) -> ExitCode {
                 Err(e) => return crate::fail(e),
             };
             for r in &runs {
-                print!("{}", report::terminal(r));
+                let _ = write!(so, "{}", report::terminal(r));
             }
-            println!("winners:");
+            let _ = writeln!(so, "winners:");
             for (m, w) in report::winners(&runs) {
-                println!("  {m:<48} {w}");
+                let _ = writeln!(so, "  {m:<48} {w}");
             }
             match write_compare(&out, &runs) {
                 Ok(p) => {
-                    println!("report: {}", p.display());
+                    let _ = writeln!(so, "report: {}", p.display());
                     ExitCode::SUCCESS
                 }
                 Err(e) => crate::fail(e),

@@ -130,7 +130,7 @@ pub fn run(args: ShellArgs) -> ExitCode {
         line_no: 0,
     };
     // Buffered: each statement's output is flushed when the statement ends (see `feed`).
-    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let mut out = crate::output::Stdout::new();
     let scripted = !args.execute.is_empty() || args.file.is_some();
     let scripted_or_piped = scripted || !std::io::stdin().is_terminal();
     let status = if scripted {
@@ -175,11 +175,12 @@ pub fn run(args: ShellArgs) -> ExitCode {
     if let Err(e) = closed {
         return crate::fail(format!("closing the database: {e}"));
     }
-    if scripted_or_piped && shell.failures > 0 {
+    // A closed pipe ends quietly (141), a full device with a message and exit 1.
+    out.finish(if scripted_or_piped && shell.failures > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
 #[cfg(test)]
@@ -300,7 +301,11 @@ impl Shell {
             Ok(stmts) => {
                 for st in stmts {
                     let flow = self.execute(&st.command, &st.args, out);
-                    let _ = out.flush();
+                    if out.flush().is_err() {
+                        // Standard output is gone (closed pipe, full device): running more
+                        // commands would only lose their output; the caller reports it.
+                        return Some(Flow::Exit);
+                    }
                     if flow != Flow::Continue {
                         return Some(flow);
                     }

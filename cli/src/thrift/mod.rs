@@ -16,7 +16,8 @@ pub mod service;
 pub mod transport;
 pub mod types;
 
-/// Arguments of `cellbase thrift`.
+/// Arguments of `cellbase thrift`. Every limit must be at least 1 (0 is refused with a usage
+/// error), except `--idle-timeout-secs`, where 0 means "never"; docs/THRIFT.md lists them.
 #[derive(Debug, Args)]
 pub struct ThriftArgs {
     /// Database directory (created if missing).
@@ -28,26 +29,53 @@ pub struct ThriftArgs {
     /// TCP port (0 picks a free one; the first stdout line says which).
     #[arg(long, default_value_t = 9090)]
     pub port: u16,
-    /// Maximum message / frame size in MiB.
-    #[arg(long, default_value_t = 64)]
-    pub max_message_mib: usize,
+    /// Maximum request message / frame size in MiB (1..=2047).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2047))]
+    pub max_message_mib: u64,
+    /// Maximum reply size in MiB, counted while the reply is built (like HBase's
+    /// hbase.server.scanner.max.result.size): scanners return fewer rows, other reads fail.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2047))]
+    pub max_reply_mib: u64,
+    /// Maximum MiB of replies being built or sent at once, across all connections.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_reply_memory_mib: u64,
     /// Seconds after which an untouched scanner is closed.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub scanner_idle_secs: u64,
     /// Maximum open scanners across all connections.
-    #[arg(long, default_value_t = 10_000)]
-    pub max_scanners: usize,
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_scanners: u64,
+    /// Maximum open scanners per connection (a connection's scanners close with it).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_scanners_per_connection: u64,
     /// Maximum simultaneous connections.
-    #[arg(long, default_value_t = 1024)]
-    pub max_connections: usize,
-    /// Close connections idle (or stalled mid-message) for this many seconds; 0 = never
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+    /// Maximum simultaneous connections from one client IP address.
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections_per_client: u64,
+    /// A request must arrive completely within this many seconds of its first byte (and a
+    /// reply be taken by the client within it), else the connection is closed.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub message_deadline_secs: u64,
+    /// Close connections that send nothing between calls for this many seconds; 0 = never
     /// (happybase keeps connections open between calls).
     #[arg(long, default_value_t = 0)]
     pub idle_timeout_secs: u64,
 }
 
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 /// Runs `cellbase thrift`: opens the database, binds, prints `listening on ADDR` and serves.
 pub fn run(args: ThriftArgs) -> ExitCode {
+    if args.max_reply_memory_mib < args.max_reply_mib {
+        return crate::fail(format!(
+            "--max-reply-memory-mib ({}) must be at least --max-reply-mib ({})",
+            args.max_reply_memory_mib, args.max_reply_mib
+        ));
+    }
     let db = match cellbase::Db::open(&args.db) {
         Ok(db) => db,
         Err(e) => return crate::fail(format!("cannot open {}: {e}", args.db.display())),
@@ -63,15 +91,23 @@ pub fn run(args: ThriftArgs) -> ExitCode {
     let service = Arc::new(service::Service::new(
         db,
         Duration::from_secs(args.scanner_idle_secs),
-        args.max_scanners,
+        to_usize(args.max_scanners),
+        to_usize(args.max_scanners_per_connection),
         addr.port(),
     ));
-    server::announce(addr);
+    if let Err(e) = server::announce(addr) {
+        return crate::output::write_error_exit(&e);
+    }
+    let mib = |n: u64| to_usize(n.saturating_mul(1 << 20));
     let cfg = server::Config {
-        max_message: args.max_message_mib.saturating_mul(1 << 20).max(1024),
-        max_connections: args.max_connections.max(1),
+        max_message: mib(args.max_message_mib),
+        max_connections: to_usize(args.max_connections),
+        max_connections_per_client: to_usize(args.max_connections_per_client),
         idle_timeout: (args.idle_timeout_secs > 0)
             .then(|| Duration::from_secs(args.idle_timeout_secs)),
+        message_deadline: Duration::from_secs(args.message_deadline_secs),
+        max_reply: mib(args.max_reply_mib),
+        max_reply_memory: mib(args.max_reply_memory_mib),
     };
     match server::serve(listener, service, cfg) {
         Ok(()) => ExitCode::SUCCESS,

@@ -165,7 +165,9 @@ impl Default for Limits {
         Limits {
             max_message: 64 << 20,
             max_depth: 64,
-            max_values: 4_000_000,
+            // A 1,000-row mutateRows of 10 columns is ~50,000 values; decoded values take
+            // ~64 bytes each, so this bounds one message's tree at ~64 MiB.
+            max_values: 1_000_000,
         }
     }
 }

@@ -3,17 +3,20 @@
 use super::protocol::{
     Limits, MSG_CALL, MSG_EXCEPTION, MSG_ONEWAY, MSG_REPLY, ProtoError, Value, encode_message,
 };
-use super::service::{Dispatch, Fail, Service, encode_rows};
+use super::service::{CallCtx, Dispatch, Fail, ReplyBudget, Service, row_reply_bytes};
 use super::transport::{Replay, detect, read_message, write_message};
+use super::types::trow_result;
 use super::types::{
     APP_INTERNAL_ERROR, APP_INVALID_MESSAGE_TYPE, APP_PROTOCOL_ERROR, APP_UNKNOWN_METHOD,
     application_exception,
 };
-use cellbase::Scanner;
+use cellbase::{RowResult, Scanner};
+use std::cell::Cell;
 use std::collections::HashMap;
-use std::io::{BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::{self, BufReader, Read, Write};
+use std::net::{IpAddr, TcpListener, TcpStream};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -26,25 +29,46 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 struct OpenScanner {
     scanner: Scanner,
     sorted: bool,
+    /// A row read but left out of the last batch because the reply was full.
+    pending: Option<RowResult>,
 }
 
 struct Slot {
     scanner: Arc<Mutex<OpenScanner>>,
     last_used: Instant,
+    owner: u64,
 }
 
 /// Open scanners, shared by all connections (a pooled client may continue a scan on another
 /// socket). Ids are allocated 0, 1, 2, … and never reused while open; a scanner untouched for
 /// longer than the idle timeout is dropped.
+///
+/// Each scanner belongs to the connection that opened it: at most `max_per_owner` per
+/// connection, `max_open` in all, and a connection's scanners are released as soon as it
+/// closes ([`ScannerRegistry::release_owner`]), so a client that opens thousands and
+/// disconnects does not block scanning for everyone until the idle timeout (issue 21, 7c).
 pub struct ScannerRegistry {
     inner: Mutex<RegistryInner>,
     idle: Duration,
     max_open: usize,
+    max_per_owner: usize,
 }
 
 struct RegistryInner {
     next: i32,
     open: HashMap<i32, Slot>,
+    per_owner: HashMap<u64, usize>,
+}
+
+impl RegistryInner {
+    fn forget(&mut self, slot: &Slot) {
+        if let Some(n) = self.per_owner.get_mut(&slot.owner) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_owner.remove(&slot.owner);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for ScannerRegistry {
@@ -57,16 +81,41 @@ impl std::fmt::Debug for ScannerRegistry {
 }
 
 impl ScannerRegistry {
-    /// An empty registry.
-    pub fn new(idle: Duration, max_open: usize) -> Self {
+    /// An empty registry: at most `max_open` scanners, `max_per_owner` per connection.
+    pub fn new(idle: Duration, max_open: usize, max_per_owner: usize) -> Self {
         ScannerRegistry {
             inner: Mutex::new(RegistryInner {
                 next: 0,
                 open: HashMap::new(),
+                per_owner: HashMap::new(),
             }),
             idle,
             max_open: max_open.max(1),
+            max_per_owner: max_per_owner.max(1),
         }
+    }
+
+    /// Closes every scanner opened by connection `owner`; returns how many.
+    pub fn release_owner(&self, owner: u64) -> usize {
+        let mut g = lock(&self.inner);
+        if g.per_owner.remove(&owner).is_none() {
+            return 0;
+        }
+        let before = g.open.len();
+        let gone: Vec<Slot> = {
+            let ids: Vec<i32> = g
+                .open
+                .iter()
+                .filter(|(_, s)| s.owner == owner)
+                .map(|(id, _)| *id)
+                .collect();
+            ids.iter().filter_map(|id| g.open.remove(id)).collect()
+        };
+        let n = before - g.open.len();
+        drop(g);
+        // The engine scanners are dropped outside the registry lock.
+        drop(gone);
+        n
     }
 
     /// Number of open scanners.
@@ -82,20 +131,40 @@ impl ScannerRegistry {
     /// Drops scanners idle since before `now - idle`; returns how many.
     pub fn expire(&self, now: Instant) -> usize {
         let mut g = lock(&self.inner);
-        let before = g.open.len();
         let idle = self.idle;
-        g.open
-            .retain(|_, s| now.saturating_duration_since(s.last_used) <= idle);
-        before - g.open.len()
+        let ids: Vec<i32> = g
+            .open
+            .iter()
+            .filter(|(_, s)| now.saturating_duration_since(s.last_used) > idle)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut gone = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(slot) = g.open.remove(&id) {
+                g.forget(&slot);
+                gone.push(slot);
+            }
+        }
+        drop(g);
+        gone.len()
     }
 
-    pub(crate) fn insert(&self, scanner: Scanner, sorted: bool) -> Result<i32, Fail> {
+    pub(crate) fn insert(&self, scanner: Scanner, sorted: bool, owner: u64) -> Result<i32, Fail> {
         self.expire(Instant::now());
         let mut g = lock(&self.inner);
         if g.open.len() >= self.max_open {
             return Err(Fail::Io(format!(
-                "too many open scanners ({}); close some",
+                "too many open scanners: {} in all (the gateway's --max-scanners limit); \
+                 close some",
                 self.max_open
+            )));
+        }
+        let mine = g.per_owner.get(&owner).copied().unwrap_or(0);
+        if mine >= self.max_per_owner {
+            return Err(Fail::Io(format!(
+                "too many open scanners on this connection: {} (the gateway's \
+                 --max-scanners-per-connection limit); close some",
+                self.max_per_owner
             )));
         }
         let mut id = g.next;
@@ -103,17 +172,32 @@ impl ScannerRegistry {
             id = id.checked_add(1).unwrap_or(0);
         }
         g.next = id.checked_add(1).unwrap_or(0);
+        *g.per_owner.entry(owner).or_insert(0) += 1;
         g.open.insert(
             id,
             Slot {
-                scanner: Arc::new(Mutex::new(OpenScanner { scanner, sorted })),
+                scanner: Arc::new(Mutex::new(OpenScanner {
+                    scanner,
+                    sorted,
+                    pending: None,
+                })),
                 last_used: Instant::now(),
+                owner,
             },
         );
         Ok(id)
     }
 
-    pub(crate) fn next_rows(&self, id: i32, n: i32) -> Result<Vec<Value>, Fail> {
+    /// Up to `n` rows of scanner `id`, as many as fit in `budget`: a full reply ends the batch
+    /// early (the row that did not fit comes first next time), as HBase's
+    /// `hbase.server.scanner.max.result.size` does. A single row larger than the whole budget
+    /// is an error naming the limit.
+    pub(crate) fn next_rows(
+        &self,
+        id: i32,
+        n: i32,
+        budget: &mut ReplyBudget,
+    ) -> Result<Vec<Value>, Fail> {
         let s = {
             let mut g = lock(&self.inner);
             let slot = g
@@ -124,41 +208,117 @@ impl ScannerRegistry {
             slot.scanner.clone()
         };
         let mut s = lock(&s);
-        let mut rows = Vec::new();
-        for _ in 0..n.max(0) {
-            match s.scanner.next() {
-                Some(Ok(r)) => rows.push(r),
-                Some(Err(e)) => return Err(e.into()),
-                None => break,
-            }
-        }
         let sorted = s.sorted;
+        let mut rows = Vec::new();
+        let mut delivered = 0;
+        while delivered < n.max(0) {
+            let r = match s.pending.take() {
+                Some(r) => r,
+                None => match s.scanner.next() {
+                    Some(Ok(r)) => r,
+                    Some(Err(e)) => return Err(e.into()),
+                    None => break,
+                },
+            };
+            if r.is_empty() {
+                continue;
+            }
+            if let Err(e) = budget.charge(row_reply_bytes(&r)) {
+                if rows.is_empty() {
+                    return Err(e);
+                }
+                s.pending = Some(r);
+                break;
+            }
+            rows.push(trow_result(&r, sorted));
+            delivered += 1;
+        }
         drop(s);
         if let Some(slot) = lock(&self.inner).open.get_mut(&id) {
             slot.last_used = Instant::now();
         }
-        Ok(encode_rows(&rows, sorted))
+        Ok(rows)
     }
 
     pub(crate) fn remove(&self, id: i32) -> bool {
-        lock(&self.inner).open.remove(&id).is_some()
+        let mut g = lock(&self.inner);
+        match g.open.remove(&id) {
+            Some(slot) => {
+                g.forget(&slot);
+                drop(g);
+                true
+            }
+            None => false,
+        }
     }
 }
 
-/// Server settings.
+/// Server settings. Every limit is at least 1 (`cellbase thrift` refuses 0); see
+/// docs/THRIFT.md for the defaults.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Maximum message (and frame) size in bytes.
     pub max_message: usize,
     /// Maximum simultaneous connections; more are accepted and closed at once.
     pub max_connections: usize,
-    /// Close a connection that sends nothing for this long (`None`: never).
+    /// Maximum simultaneous connections from one client address; more are closed at once.
+    pub max_connections_per_client: usize,
+    /// Close a connection that sends nothing between messages for this long (`None`: never).
     pub idle_timeout: Option<Duration>,
+    /// A message must arrive completely within this time of its first byte, and a reply must
+    /// be taken by the client within it; else the connection is closed.
+    pub message_deadline: Duration,
+    /// Maximum bytes of one reply, counted while it is built.
+    pub max_reply: usize,
+    /// Maximum reply bytes being built or sent across all connections.
+    pub max_reply_memory: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_message: 64 << 20,
+            max_connections: 1024,
+            max_connections_per_client: 128,
+            idle_timeout: None,
+            message_deadline: Duration::from_secs(60),
+            max_reply: 64 << 20,
+            max_reply_memory: 256 << 20,
+        }
+    }
+}
+
+/// Connection slots: the global count and the count per client address.
+#[derive(Debug, Default)]
+struct Slots {
+    live: usize,
+    per_client: HashMap<IpAddr, usize>,
+}
+
+/// Gives a connection slot back when the connection's thread ends.
+struct SlotGuard {
+    slots: Arc<Mutex<Slots>>,
+    ip: IpAddr,
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        let mut g = lock(&self.slots);
+        g.live -= 1;
+        if let Some(n) = g.per_client.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                g.per_client.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// Accepts connections forever, each on its own thread.
 pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::io::Result<()> {
-    let live = Arc::new(AtomicUsize::new(0));
+    let slots = Arc::new(Mutex::new(Slots::default()));
+    let reply_pool = Arc::new(AtomicUsize::new(0));
+    let next_conn = AtomicU64::new(0);
     {
         // Expire idle scanners even when nobody opens new ones.
         let service = service.clone();
@@ -180,41 +340,152 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
                 continue;
             }
         };
-        if live.load(Ordering::SeqCst) >= cfg.max_connections {
-            drop(stream);
+        let Ok(peer) = stream.peer_addr() else {
             continue;
+        };
+        let ip = peer.ip();
+        {
+            let mut g = lock(&slots);
+            let mine = g.per_client.get(&ip).copied().unwrap_or(0);
+            if g.live >= cfg.max_connections || mine >= cfg.max_connections_per_client {
+                // Closed at once: the client sees the connection end (or reset).
+                drop(g);
+                drop(stream);
+                continue;
+            }
+            g.live += 1;
+            *g.per_client.entry(ip).or_insert(0) += 1;
         }
-        live.fetch_add(1, Ordering::SeqCst);
+        let guard = SlotGuard {
+            slots: slots.clone(),
+            ip,
+        };
         let service = service.clone();
-        let live2 = live.clone();
         let limits = Limits {
             max_message: cfg.max_message,
             ..Limits::default()
         };
-        let _ = stream.set_read_timeout(cfg.idle_timeout);
+        let conn = ConnConfig {
+            id: next_conn.fetch_add(1, Ordering::Relaxed),
+            limits,
+            idle_timeout: cfg.idle_timeout,
+            message_deadline: cfg.message_deadline,
+            max_reply: cfg.max_reply,
+            reply_pool: reply_pool.clone(),
+            max_reply_memory: cfg.max_reply_memory,
+        };
         let spawned = std::thread::Builder::new()
             .name("thrift-conn".into())
             .spawn(move || {
-                let _ = handle_connection(stream, &service, limits);
-                live2.fetch_sub(1, Ordering::SeqCst);
+                let _guard = guard;
+                let id = conn.id;
+                let _ = handle_connection(stream, &service, &conn);
+                // The connection's scanners go with it (issue 21, 7c).
+                service.scanners().release_owner(id);
             });
         if let Err(e) = spawned {
-            live.fetch_sub(1, Ordering::SeqCst);
             eprintln!("thrift: cannot start a connection thread: {e}");
         }
     }
     Ok(())
 }
 
-/// Serves one connection until the peer closes it or sends something undecodable.
+/// What one connection's thread needs to know.
+#[derive(Clone, Debug)]
+pub struct ConnConfig {
+    /// The connection's id (owner of the scanners it opens).
+    pub id: u64,
+    /// Decoder limits.
+    pub limits: Limits,
+    /// See [`Config::idle_timeout`].
+    pub idle_timeout: Option<Duration>,
+    /// See [`Config::message_deadline`].
+    pub message_deadline: Duration,
+    /// See [`Config::max_reply`].
+    pub max_reply: usize,
+    /// Reply bytes in flight across all connections.
+    pub reply_pool: Arc<AtomicUsize>,
+    /// See [`Config::max_reply_memory`].
+    pub max_reply_memory: usize,
+}
+
+impl ConnConfig {
+    /// Settings for a connection served outside [`serve`] (tests): default limits, its own
+    /// reply pool.
+    pub fn standalone(id: u64) -> Self {
+        let c = Config::default();
+        ConnConfig {
+            id,
+            limits: Limits::default(),
+            idle_timeout: c.idle_timeout,
+            message_deadline: c.message_deadline,
+            max_reply: c.max_reply,
+            reply_pool: Arc::new(AtomicUsize::new(0)),
+            max_reply_memory: c.max_reply_memory,
+        }
+    }
+}
+
+/// The socket as the message decoder reads it: it waits up to the idle timeout for each read;
+/// once a message's first byte has arrived, the whole message must arrive before
+/// its deadline (issue 21, 7b: a client sending one byte a second cannot hold a connection
+/// slot for longer than the deadline; an idle timeout alone would never fire).
+struct DeadlineStream {
+    stream: TcpStream,
+    idle: Option<Duration>,
+    per_message: Duration,
+    /// The current message's deadline; `None` between messages.
+    deadline: Rc<Cell<Option<Instant>>>,
+}
+
+impl Read for DeadlineStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let timeout = match self.deadline.get() {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "message not received within {} s (--message-deadline-secs)",
+                            self.per_message.as_secs()
+                        ),
+                    ));
+                }
+                // A stall mid-message also counts as idle.
+                Some(self.idle.map_or(left, |i| i.min(left)))
+            }
+            None => self.idle,
+        };
+        self.stream.set_read_timeout(timeout)?;
+        let n = self.stream.read(buf)?;
+        if n > 0 && self.deadline.get().is_none() {
+            self.deadline.set(Some(Instant::now() + self.per_message));
+        }
+        Ok(n)
+    }
+}
+
+/// Serves one connection until the peer closes it, sends something undecodable or misses a
+/// deadline.
 pub fn handle_connection(
     stream: TcpStream,
     service: &Service,
-    limits: Limits,
+    conn: &ConnConfig,
 ) -> std::io::Result<()> {
     let _ = stream.set_nodelay(true);
     let mut out = stream.try_clone()?;
-    let mut input = BufReader::with_capacity(64 * 1024, stream);
+    // A client that does not read its replies cannot block this thread for longer either.
+    out.set_write_timeout(Some(conn.message_deadline))?;
+    let deadline = Rc::new(Cell::new(None));
+    let raw = DeadlineStream {
+        stream,
+        idle: conn.idle_timeout,
+        per_message: conn.message_deadline,
+        deadline: deadline.clone(),
+    };
+    let mut input = BufReader::with_capacity(64 * 1024, raw);
+    let limits = conn.limits;
     let Some((transport, proto, prefix)) = detect(&mut input)? else {
         return Ok(());
     };
@@ -234,11 +505,15 @@ pub fn handle_connection(
                 // first and drain a bounded amount of what the peer still sends, so the
                 // exception is not lost to a reset caused by unread input.
                 let _ = out.shutdown(std::net::Shutdown::Write);
-                let _ = out.set_read_timeout(Some(Duration::from_secs(2)));
+                deadline.set(Some(Instant::now() + Duration::from_secs(2)));
                 let _ = std::io::copy(&mut (&mut input).take(8 << 20), &mut std::io::sink());
                 return Ok(());
             }
         };
+        // The next message's clock starts with its first byte, which may already be buffered.
+        deadline.set(
+            (!input.inner().buffer().is_empty()).then(|| Instant::now() + conn.message_deadline),
+        );
         let h = msg.header;
         if h.mtype != MSG_CALL && h.mtype != MSG_ONEWAY {
             let body = application_exception(
@@ -249,9 +524,18 @@ pub fn handle_connection(
             write_message(&mut out, transport, &reply)?;
             continue;
         }
+        let mut ctx = CallCtx {
+            budget: ReplyBudget::new(
+                conn.max_reply,
+                conn.reply_pool.clone(),
+                conn.max_reply_memory,
+            ),
+            conn: conn.id,
+        };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            service.dispatch(&h.name, &msg.body)
+            service.dispatch(&h.name, &msg.body, &mut ctx)
         }));
+        drop(msg.body);
         let reply = match result {
             Ok(Dispatch::Reply(body)) => encode_message(proto, &h.name, MSG_REPLY, h.seqid, &body),
             Ok(Dispatch::UnknownMethod) => encode_message(
@@ -276,14 +560,21 @@ pub fn handle_connection(
             continue;
         }
         write_message(&mut out, transport, &reply)?;
+        // The reply is sent: its bytes leave the shared pool.
+        drop(reply);
+        drop(ctx);
     }
 }
 
 /// Writes `listening on ADDR` on stdout and flushes (tests and scripts read this line).
-pub fn announce(addr: std::net::SocketAddr) {
+///
+/// # Errors
+/// The write error (a closed pipe or a full device): the caller exits, since whoever
+/// started the gateway cannot learn its address.
+pub fn announce(addr: std::net::SocketAddr) -> io::Result<()> {
     let mut so = std::io::stdout();
-    let _ = writeln!(so, "listening on {addr}");
-    let _ = so.flush();
+    writeln!(so, "listening on {addr}")?;
+    so.flush()
 }
 
 #[cfg(test)]
@@ -299,17 +590,18 @@ mod tests {
             .unwrap();
         t.put(Put::new("r").add("cf", "q", "v")).unwrap();
         let idle = Duration::from_secs(60);
-        let reg = ScannerRegistry::new(idle, 2);
-        let a = reg.insert(t.scan(Scan::new()).unwrap(), false).unwrap();
-        let b = reg.insert(t.scan(Scan::new()).unwrap(), true).unwrap();
+        let reg = ScannerRegistry::new(idle, 2, 2);
+        let a = reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap();
+        let b = reg.insert(t.scan(Scan::new()).unwrap(), true, 1).unwrap();
         assert_eq!((a, b), (0, 1));
         // The cap on open scanners.
         assert!(matches!(
-            reg.insert(t.scan(Scan::new()).unwrap(), false),
+            reg.insert(t.scan(Scan::new()).unwrap(), false, 2),
             Err(Fail::Io(_))
         ));
-        assert_eq!(reg.next_rows(a, 10).unwrap().len(), 1);
-        assert!(reg.next_rows(a, 10).unwrap().is_empty());
+        let mut budget = ReplyBudget::standalone(1 << 20);
+        assert_eq!(reg.next_rows(a, 10, &mut budget).unwrap().len(), 1);
+        assert!(reg.next_rows(a, 10, &mut budget).unwrap().is_empty());
         // Nothing is idle yet; far in the future both are.
         assert_eq!(reg.expire(Instant::now()), 0);
         assert_eq!(
@@ -318,11 +610,93 @@ mod tests {
         );
         assert!(reg.is_empty());
         assert_eq!(
-            reg.next_rows(a, 1).unwrap_err(),
+            reg.next_rows(a, 1, &mut budget).unwrap_err(),
             Fail::Illegal("scanner ID is invalid".into())
         );
         assert!(!reg.remove(b));
         // Ids keep increasing after expiry.
-        assert_eq!(reg.insert(t.scan(Scan::new()).unwrap(), false).unwrap(), 2);
+        assert_eq!(
+            reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap(),
+            2
+        );
+    }
+
+    #[test]
+    fn issue21_scanners_are_capped_per_connection_and_released_when_it_closes() {
+        // Issue 21, 7c: one client opening 10,000 scanners and disconnecting blocked scanning
+        // for everyone until the idle timeout (10 minutes).
+        let db = Db::temporary().unwrap();
+        let t = db
+            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("cf")))
+            .unwrap();
+        let reg = ScannerRegistry::new(Duration::from_secs(600), 5, 3);
+        for _ in 0..3 {
+            reg.insert(t.scan(Scan::new()).unwrap(), false, 7).unwrap();
+        }
+        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), false, 7) else {
+            panic!("a fourth scanner on one connection must be refused");
+        };
+        assert!(
+            m.contains("--max-scanners-per-connection") && m.contains('3'),
+            "{m}"
+        );
+        // Another connection still gets its own, up to the global cap.
+        reg.insert(t.scan(Scan::new()).unwrap(), false, 8).unwrap();
+        let id = reg.insert(t.scan(Scan::new()).unwrap(), false, 8).unwrap();
+        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), false, 9) else {
+            panic!("the global cap must hold");
+        };
+        assert!(m.contains("--max-scanners") && m.contains('5'), "{m}");
+        // Connection 7 closes: its scanners go at once, the others stay.
+        assert_eq!(reg.release_owner(7), 3);
+        assert_eq!(reg.len(), 2);
+        assert_eq!(reg.release_owner(7), 0);
+        reg.insert(t.scan(Scan::new()).unwrap(), false, 9).unwrap();
+        // Closing one by id frees its per-connection slot too.
+        assert!(reg.remove(id));
+        assert_eq!(reg.release_owner(8), 1);
+        assert_eq!(reg.len(), 1);
+    }
+
+    #[test]
+    fn issue21_scanner_batches_stop_at_the_reply_budget_without_losing_a_row() {
+        let db = Db::temporary().unwrap();
+        let t = db
+            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("cf")))
+            .unwrap();
+        for i in 0..10 {
+            t.put(Put::new(format!("r{i}")).add("cf", "q", vec![b'x'; 1000]))
+                .unwrap();
+        }
+        let reg = ScannerRegistry::new(Duration::from_secs(600), 5, 5);
+        let id = reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap();
+        let mut got = 0;
+        let mut calls = 0;
+        loop {
+            // Room for about three rows per reply.
+            let mut budget = ReplyBudget::standalone(3_500);
+            let rows = reg.next_rows(id, 1000, &mut budget).unwrap();
+            if rows.is_empty() {
+                break;
+            }
+            assert!(rows.len() <= 3, "{}", rows.len());
+            got += rows.len();
+            calls += 1;
+        }
+        assert_eq!((got, calls), (10, 4));
+        // A row bigger than a whole reply is an error naming the limit.
+        t.put(Put::new("s").add("cf", "q", vec![b'y'; 10_000]))
+            .unwrap();
+        let id = reg
+            .insert(t.scan(Scan::new().start_row("s")).unwrap(), false, 0)
+            .unwrap();
+        let mut budget = ReplyBudget::standalone(3_500);
+        let Err(Fail::Io(m)) = reg.next_rows(id, 1, &mut budget) else {
+            panic!("expected an IOError");
+        };
+        assert!(
+            m.contains("3500 bytes") && m.contains("--max-reply-mib"),
+            "{m}"
+        );
     }
 }

@@ -11,7 +11,108 @@ use cellbase::{
     FamilyDescriptor, Filter, Get, Increment, LATEST_TIMESTAMP, Put, RowResult, Scan, Table,
     TableDescriptor,
 };
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+/// Bytes a reply may hold, counted while it is built (issue 21, item 7a).
+///
+/// Like HBase's `hbase.server.scanner.max.result.size` (default 100 MB there), but for every
+/// reply: each row is measured as it is added, before the next one is read, so a request
+/// naming one 9 MiB row a hundred times stops at the cap instead of building a 900 MiB reply.
+/// Scanners return the rows that fit (a partial batch, as HBase does); other reads fail with
+/// an `IOError` naming the limit. Every reply's bytes are also charged to a pool shared by all
+/// connections (`--max-reply-memory-mib`) until the reply has been sent, so many connections
+/// together cannot exceed it either.
+#[derive(Debug)]
+pub struct ReplyBudget {
+    cap: usize,
+    used: usize,
+    pool: Option<(Arc<AtomicUsize>, usize)>,
+}
+
+impl ReplyBudget {
+    /// A budget of `cap` bytes for one reply, also charged to `pool` (bytes in flight across
+    /// all connections, at most `pool_cap`). The pool is credited back when this is dropped.
+    pub fn new(cap: usize, pool: Arc<AtomicUsize>, pool_cap: usize) -> Self {
+        ReplyBudget {
+            cap,
+            used: 0,
+            pool: Some((pool, pool_cap)),
+        }
+    }
+
+    /// A budget of `cap` bytes with no shared pool.
+    pub fn standalone(cap: usize) -> Self {
+        ReplyBudget {
+            cap,
+            used: 0,
+            pool: None,
+        }
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Charges `n` more bytes, or fails (charging nothing) with an `IOError` naming the limit.
+    pub fn charge(&mut self, n: usize) -> Result<(), Fail> {
+        if self.used.saturating_add(n) > self.cap {
+            return Err(Fail::Io(format!(
+                "reply too large: more than {} bytes (the gateway's --max-reply-mib limit, \
+                 like HBase's hbase.server.scanner.max.result.size); ask for fewer rows, \
+                 columns or versions per call",
+                self.cap
+            )));
+        }
+        if let Some((pool, pool_cap)) = &self.pool {
+            let before = pool.fetch_add(n, Ordering::SeqCst);
+            if before.saturating_add(n) > *pool_cap {
+                pool.fetch_sub(n, Ordering::SeqCst);
+                return Err(Fail::Io(format!(
+                    "server busy: replies in flight would exceed {pool_cap} bytes (the \
+                     gateway's --max-reply-memory-mib limit); retry later"
+                )));
+            }
+        }
+        self.used += n;
+        Ok(())
+    }
+}
+
+impl Drop for ReplyBudget {
+    fn drop(&mut self) {
+        if let Some((pool, _)) = &self.pool {
+            pool.fetch_sub(self.used, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The encoded size of a row as a `TRowResult`, slightly over-estimated (field headers and
+/// lengths counted at their binary-protocol width).
+pub fn row_reply_bytes(r: &RowResult) -> usize {
+    let cells: usize = r
+        .cells()
+        .iter()
+        .map(|c| c.family().len() + c.qualifier().len() + c.value().len() + 40)
+        .sum();
+    r.row().len() + 24 + cells
+}
+
+fn cells_reply_bytes(r: &RowResult) -> usize {
+    r.cells().iter().map(|c| c.value().len() + 24).sum()
+}
+
+/// What a call may use: its reply budget and the connection it arrived on (scanners belong
+/// to the connection that opened them).
+#[derive(Debug)]
+pub struct CallCtx {
+    /// The reply's byte budget.
+    pub budget: ReplyBudget,
+    /// The connection's id (`ScannerRegistry` owner).
+    pub conn: u64,
+}
 
 /// A declared failure of a call, sent back as the method's declared exception.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,11 +197,18 @@ fn req<'a>(f: &Fields<'a>, id: i16, what: &str) -> Result<&'a [u8], Fail> {
 }
 
 impl Service {
-    /// A service over `db` with scanners idle for longer than `scanner_idle` expiring.
-    pub fn new(db: Db, scanner_idle: Duration, max_scanners: usize, port: u16) -> Self {
+    /// A service over `db` with scanners idle for longer than `scanner_idle` expiring, at most
+    /// `max_scanners` open in all and `max_scanners_per_connection` per connection.
+    pub fn new(
+        db: Db,
+        scanner_idle: Duration,
+        max_scanners: usize,
+        max_scanners_per_connection: usize,
+        port: u16,
+    ) -> Self {
         Service {
             db,
-            scanners: ScannerRegistry::new(scanner_idle, max_scanners),
+            scanners: ScannerRegistry::new(scanner_idle, max_scanners, max_scanners_per_connection),
             server_name: b"localhost".to_vec(),
             port: i32::from(port),
         }
@@ -111,8 +219,8 @@ impl Service {
         &self.scanners
     }
 
-    /// Runs one call and builds its result struct.
-    pub fn dispatch(&self, method: &str, args: &[(i16, Value)]) -> Dispatch {
+    /// Runs one call and builds its result struct, within `ctx`'s reply budget.
+    pub fn dispatch(&self, method: &str, args: &[(i16, Value)], ctx: &mut CallCtx) -> Dispatch {
         let a = Fields(args);
         let out = match method {
             "getTableNames" => self.get_table_names(),
@@ -128,23 +236,23 @@ impl Service {
             "majorCompact" => self.compact(a, true),
             "getColumnDescriptors" => self.get_column_descriptors(a),
             "getTableRegions" => self.get_table_regions(a),
-            "get" => self.get_cells(a, None, Some(1), 4),
+            "get" => self.get_cells(a, None, Some(1), ctx),
             "getVer" => match a.i32(4) {
-                Some(n) => self.get_cells(a, None, Some(n), 5),
+                Some(n) => self.get_cells(a, None, Some(n), ctx),
                 None => Err(Fail::Io("missing argument numVersions".into())),
             },
             "getVerTs" => match (a.i64(4), a.i32(5)) {
-                (Some(ts), Some(n)) => self.get_cells(a, Some(ts), Some(n), 6),
+                (Some(ts), Some(n)) => self.get_cells(a, Some(ts), Some(n), ctx),
                 _ => Err(Fail::Io("missing argument timestamp or numVersions".into())),
             },
-            "getRow" => self.get_rows(a, false, None, None),
-            "getRowWithColumns" => self.get_rows(a, false, a.bin_list(3), None),
-            "getRowTs" => self.get_rows(a, false, None, Some(a.i64(3))),
-            "getRowWithColumnsTs" => self.get_rows(a, false, a.bin_list(3), Some(a.i64(4))),
-            "getRows" => self.get_rows(a, true, None, None),
-            "getRowsWithColumns" => self.get_rows(a, true, a.bin_list(3), None),
-            "getRowsTs" => self.get_rows(a, true, None, Some(a.i64(3))),
-            "getRowsWithColumnsTs" => self.get_rows(a, true, a.bin_list(3), Some(a.i64(4))),
+            "getRow" => self.get_rows(a, false, None, None, ctx),
+            "getRowWithColumns" => self.get_rows(a, false, a.bin_list(3), None, ctx),
+            "getRowTs" => self.get_rows(a, false, None, Some(a.i64(3)), ctx),
+            "getRowWithColumnsTs" => self.get_rows(a, false, a.bin_list(3), Some(a.i64(4)), ctx),
+            "getRows" => self.get_rows(a, true, None, None, ctx),
+            "getRowsWithColumns" => self.get_rows(a, true, a.bin_list(3), None, ctx),
+            "getRowsTs" => self.get_rows(a, true, None, Some(a.i64(3)), ctx),
+            "getRowsWithColumnsTs" => self.get_rows(a, true, a.bin_list(3), Some(a.i64(4)), ctx),
             "mutateRow" => self.mutate_row(a, None),
             "mutateRowTs" => match a.i64(4) {
                 Some(ts) => self.mutate_row(a, Some(ts)),
@@ -158,7 +266,7 @@ impl Service {
             "atomicIncrement" => self.atomic_increment(a),
             "increment" => self.increment(a),
             "incrementRows" => self.increment_rows(a),
-            "append" => self.append(a),
+            "append" => self.append(a, ctx),
             "checkAndPut" => self.check_and_put(a),
             "deleteAll" => self.delete_all(a, None),
             "deleteAllTs" => match a.i64(4) {
@@ -170,22 +278,26 @@ impl Service {
                 Some(ts) => self.delete_all_row(a, Some(ts)),
                 None => Err(Fail::Io("missing argument timestamp".into())),
             },
-            "scannerOpenWithScan" => self.scanner_open_with_scan(a),
-            "scannerOpen" => self.scanner_open(a, a.bin(2), None, a.bin_list(3), None),
+            "scannerOpenWithScan" => self.scanner_open_with_scan(a, ctx.conn),
+            "scannerOpen" => self.scanner_open(a, a.bin(2), None, a.bin_list(3), None, ctx.conn),
             "scannerOpenTs" => match a.i64(4) {
-                Some(ts) => self.scanner_open(a, a.bin(2), None, a.bin_list(3), Some(ts)),
+                Some(ts) => self.scanner_open(a, a.bin(2), None, a.bin_list(3), Some(ts), ctx.conn),
                 None => Err(Fail::Io("missing argument timestamp".into())),
             },
-            "scannerOpenWithStop" => self.scanner_open(a, a.bin(2), a.bin(3), a.bin_list(4), None),
+            "scannerOpenWithStop" => {
+                self.scanner_open(a, a.bin(2), a.bin(3), a.bin_list(4), None, ctx.conn)
+            }
             "scannerOpenWithStopTs" => match a.i64(5) {
-                Some(ts) => self.scanner_open(a, a.bin(2), a.bin(3), a.bin_list(4), Some(ts)),
+                Some(ts) => {
+                    self.scanner_open(a, a.bin(2), a.bin(3), a.bin_list(4), Some(ts), ctx.conn)
+                }
                 None => Err(Fail::Io("missing argument timestamp".into())),
             },
-            "scannerOpenWithPrefix" => self.scanner_open_with_prefix(a),
-            "scannerGet" => self.scanner_get(a.i32(1), Some(1)),
-            "scannerGetList" => self.scanner_get(a.i32(1), a.i32(2)),
+            "scannerOpenWithPrefix" => self.scanner_open_with_prefix(a, ctx.conn),
+            "scannerGet" => self.scanner_get(a.i32(1), Some(1), ctx),
+            "scannerGetList" => self.scanner_get(a.i32(1), a.i32(2), ctx),
             "scannerClose" => self.scanner_close(a.i32(1)),
-            "getRowOrBefore" => self.get_row_or_before(a),
+            "getRowOrBefore" => self.get_row_or_before(a, ctx),
             "getRegionInfo" => self.get_region_info(a),
             _ => return Dispatch::UnknownMethod,
         };
@@ -381,7 +493,13 @@ impl Service {
 
     // ---- reads -----------------------------------------------------------------------
 
-    fn get_cells(&self, a: Fields<'_>, ts: Option<i64>, versions: Option<i32>, _attr: i16) -> R {
+    fn get_cells(
+        &self,
+        a: Fields<'_>,
+        ts: Option<i64>,
+        versions: Option<i32>,
+        ctx: &mut CallCtx,
+    ) -> R {
         let t = self.arg_table(&a)?;
         let row = req(&a, 2, "row")?;
         let column = req(&a, 3, "column")?;
@@ -398,6 +516,7 @@ impl Service {
             g = g.time_range(0, ts);
         }
         let r = t.get(g)?;
+        ctx.budget.charge(cells_reply_bytes(&r))?;
         v_ok(Value::List(
             T_STRUCT,
             r.cells()
@@ -413,6 +532,7 @@ impl Service {
         many: bool,
         columns: Option<Vec<&[u8]>>,
         ts: Option<Option<i64>>,
+        ctx: &mut CallCtx,
     ) -> R {
         let t = self.arg_table(&a)?;
         let rows: Vec<&[u8]> = if many {
@@ -440,13 +560,15 @@ impl Service {
             }
             let r = t.get(g)?;
             if !r.is_empty() {
+                // Counted row by row: the reply never grows past the cap.
+                ctx.budget.charge(row_reply_bytes(&r))?;
                 out.push(trow_result(&r, false));
             }
         }
         v_ok(Value::List(T_STRUCT, out))
     }
 
-    fn get_row_or_before(&self, a: Fields<'_>) -> R {
+    fn get_row_or_before(&self, a: Fields<'_>, ctx: &mut CallCtx) -> R {
         let t = self.arg_table(&a)?;
         let row = req(&a, 2, "row")?;
         let family = req(&a, 3, "family")?;
@@ -455,6 +577,7 @@ impl Service {
         let mut cells = Vec::new();
         if let Some(r) = t.scan(s)?.next() {
             let r = r?;
+            ctx.budget.charge(cells_reply_bytes(&r))?;
             cells = r
                 .cells()
                 .iter()
@@ -553,7 +676,7 @@ impl Service {
         Ok(Outcome::Void)
     }
 
-    fn append(&self, a: Fields<'_>) -> R {
+    fn append(&self, a: Fields<'_>, ctx: &mut CallCtx) -> R {
         let ap = a
             .strct(1)
             .map(TAppend::from_fields)
@@ -576,6 +699,7 @@ impl Service {
         }
         let r = t.append(app)?;
         commit_wait(&r);
+        ctx.budget.charge(cells_reply_bytes(&r))?;
         v_ok(cells_list(&r))
     }
 
@@ -642,13 +766,13 @@ impl Service {
         s
     }
 
-    fn open(&self, t: &Table, s: Scan, sorted: bool) -> R {
+    fn open(&self, t: &Table, s: Scan, sorted: bool, conn: u64) -> R {
         let scanner = t.scan(s)?;
-        let id = self.scanners.insert(scanner, sorted)?;
+        let id = self.scanners.insert(scanner, sorted, conn)?;
         v_ok(Value::I32(id))
     }
 
-    fn scanner_open_with_scan(&self, a: Fields<'_>) -> R {
+    fn scanner_open_with_scan(&self, a: Fields<'_>, conn: u64) -> R {
         let t = self.arg_table(&a)?;
         let ts = a.strct(2).map(TScan::from_fields).unwrap_or_default();
         let mut s = Scan::new().reversed(ts.reversed);
@@ -670,7 +794,7 @@ impl Service {
             let f = Filter::parse(fs).map_err(|e| Fail::Io(format!("bad filter string: {e}")))?;
             s = s.filter(f);
         }
-        self.open(&t, s, ts.sort_columns)
+        self.open(&t, s, ts.sort_columns, conn)
     }
 
     fn scanner_open(
@@ -680,6 +804,7 @@ impl Service {
         stop: Option<&[u8]>,
         columns: Option<Vec<&[u8]>>,
         ts: Option<i64>,
+        conn: u64,
     ) -> R {
         let t = self.arg_table(&a)?;
         let mut s = Scan::new();
@@ -693,20 +818,20 @@ impl Service {
             s = s.time_range(0, ts);
         }
         s = Self::apply_columns(s, columns);
-        self.open(&t, s, false)
+        self.open(&t, s, false, conn)
     }
 
-    fn scanner_open_with_prefix(&self, a: Fields<'_>) -> R {
+    fn scanner_open_with_prefix(&self, a: Fields<'_>, conn: u64) -> R {
         let t = self.arg_table(&a)?;
         let prefix = a.bin(2).unwrap_or_default();
         let s = Self::apply_columns(Scan::new().prefix(prefix), a.bin_list(3));
-        self.open(&t, s, false)
+        self.open(&t, s, false, conn)
     }
 
-    fn scanner_get(&self, id: Option<i32>, n: Option<i32>) -> R {
+    fn scanner_get(&self, id: Option<i32>, n: Option<i32>, ctx: &mut CallCtx) -> R {
         let id = id.ok_or_else(|| Fail::Illegal("missing argument id".into()))?;
         let n = n.unwrap_or(1);
-        let rows = self.scanners.next_rows(id, n)?;
+        let rows = self.scanners.next_rows(id, n, &mut ctx.budget)?;
         v_ok(Value::List(T_STRUCT, rows))
     }
 
@@ -879,12 +1004,4 @@ fn family_to_thrift(f: &FamilyDescriptor) -> ColumnDescriptor {
             .map(|d| i32::try_from(d.as_secs()).unwrap_or(i32::MAX))
             .unwrap_or(i32::MAX),
     }
-}
-
-/// Encodes a scanner's rows (shared with the registry).
-pub fn encode_rows(rows: &[RowResult], sorted: bool) -> Vec<Value> {
-    rows.iter()
-        .filter(|r| !r.is_empty())
-        .map(|r| trow_result(r, sorted))
-        .collect()
 }

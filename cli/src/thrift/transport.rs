@@ -34,6 +34,13 @@ impl<R: Read> Replay<R> {
     }
 }
 
+impl<R> Replay<R> {
+    /// The wrapped reader.
+    pub fn inner(&self) -> &R {
+        &self.inner
+    }
+}
+
 impl<R: Read> Read for Replay<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.pos < self.prefix.len() {
@@ -173,6 +180,11 @@ pub fn read_message<R: Read>(
 pub fn write_message<W: Write>(w: &mut W, transport: Transport, msg: &[u8]) -> io::Result<()> {
     match transport {
         Transport::Buffered => w.write_all(msg)?,
+        Transport::Framed if msg.len() > 64 * 1024 => {
+            // Two writes rather than a copy of a reply that may be tens of MiB.
+            w.write_all(&(msg.len() as u32).to_be_bytes())?;
+            w.write_all(msg)?;
+        }
         Transport::Framed => {
             let mut out = Vec::with_capacity(msg.len() + 4);
             out.extend_from_slice(&(msg.len() as u32).to_be_bytes());

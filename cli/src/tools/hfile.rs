@@ -69,15 +69,14 @@ pub fn run(args: HfileArgs) -> ExitCode {
         eprintln!("ERROR: cellbase hfile: no file given (cellbase hfile [OPTIONS] FILE...)");
         return ExitCode::from(2);
     }
-    let stdout = std::io::stdout();
-    // Block-buffered: stdout's own buffer flushes every line.
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Block-buffered; a closed pipe or a full device ends the run (crate::output).
+    let mut out = crate::output::Stdout::new();
     let mut failed = false;
     for f in &files {
         match dump(&args, f, &mut out, files.len() > 1) {
             Ok(true) => {}
             Ok(false) => failed = true,
-            Err(e) if e == BROKEN_PIPE => return ExitCode::SUCCESS,
+            Err(_) if out.error().is_some() => break,
             Err(e) => {
                 let _ = out.flush();
                 eprintln!("ERROR: {e}");
@@ -85,12 +84,11 @@ pub fn run(args: HfileArgs) -> ExitCode {
             }
         }
     }
-    let _ = out.flush();
-    if failed {
+    out.finish(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
 /// The error of a failed write to standard output; a closed pipe (`hfile -p FILE | head`) ends

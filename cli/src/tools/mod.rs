@@ -96,11 +96,24 @@ impl ReadableFile for MemFile {
     }
 }
 
-/// Reads `path` into a [`MemFile`] (read-only open).
+/// Reads `path` into a [`MemFile`] (read-only open). Only regular files are read: a device,
+/// FIFO or directory is refused by name (`cellbase hfile /dev/zero` used to read forever).
 ///
 /// # Errors
-/// The I/O error, prefixed with the path.
+/// The I/O error, prefixed with the path; or that the path is not a regular file.
 pub fn read_file(path: &Path) -> Result<Arc<MemFile>, String> {
+    let md = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !md.is_file() {
+        let kind = if md.is_dir() {
+            "a directory"
+        } else {
+            "a device, FIFO or socket"
+        };
+        return Err(format!(
+            "cannot read {}: not a regular file ({kind})",
+            path.display()
+        ));
+    }
     std::fs::read(path)
         .map(|b| Arc::new(MemFile(b)))
         .map_err(|e| format!("cannot read {}: {e}", path.display()))

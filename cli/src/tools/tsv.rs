@@ -378,8 +378,14 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
     };
     let to_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
     let result = if to_stdout {
-        let stdout = std::io::stdout();
-        export(&db, &a.table, BufWriter::new(stdout.lock()), &opts)
+        let mut out = crate::output::Stdout::new();
+        let r = export(&db, &a.table, &mut out, &opts);
+        if out.error().is_some() {
+            // A closed pipe ends quietly (141), a full device with a message (1).
+            let _ = db.close();
+            return out.finish(ExitCode::SUCCESS);
+        }
+        r
     } else {
         let path = a.output.clone().unwrap_or_default();
         match std::fs::OpenOptions::new()

@@ -35,6 +35,7 @@ use clap::Args;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -226,8 +227,10 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut out = crate::output::Stdout::new();
     if report.locked_by_other {
-        println!(
+        let _ = writeln!(
+            out,
             "NOTE: {} is open in another process; in-flight work (a WAL tail being written, a \
              block file being flushed) may show as warnings. Re-run on a closed database for a \
              definitive answer.",
@@ -236,20 +239,24 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     }
     if args.verbose {
         for n in &report.notes {
-            println!("{n}");
+            if writeln!(out, "{n}").is_err() {
+                break;
+            }
         }
     }
     for f in &report.findings {
-        println!("{f}");
+        if writeln!(out, "{f}").is_err() {
+            break;
+        }
     }
-    println!("{}", report.summary());
+    let _ = writeln!(out, "{}", report.summary());
     let bad = report.errors() > 0 || (args.strict && report.warnings() > 0);
-    println!("Status: {}", if bad { "INCONSISTENT" } else { "OK" });
-    if bad {
+    let _ = writeln!(out, "Status: {}", if bad { "INCONSISTENT" } else { "OK" });
+    out.finish(if bad {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
 /// Checks the database in `dir` (read-only).

@@ -586,3 +586,76 @@ fn garbage_never_panics() {
     }
     assert!(parsed > 100, "only {parsed} strings parsed");
 }
+
+/// `(` × n, `PrefixFilter('a')`, then ` AND PrefixFilter('b'))` × n: a FilterList nested n deep.
+fn nested(n: usize) -> String {
+    let mut s = "(".repeat(n);
+    s.push_str("PrefixFilter('a')");
+    for _ in 0..n {
+        s.push_str(" AND PrefixFilter('b'))");
+    }
+    s
+}
+
+#[test]
+fn issue21_deeply_nested_filter_string_is_refused_not_a_stack_overflow() {
+    // Issue 21, item 6: a Thrift filterString nested 3,000 deep (66 KB) overflowed the
+    // connection thread's stack and aborted the gateway; the shell's FILTER did the same at
+    // 10,000 levels. Past MAX_FILTER_DEPTH the parser answers InvalidArgument naming the
+    // limit and the offset of the first parenthesis too many.
+    use crate::filter::MAX_FILTER_DEPTH;
+    for n in [3_000, 10_000] {
+        let m = bad(&nested(n));
+        assert!(
+            m.contains(&format!("deeper than {MAX_FILTER_DEPTH} levels"))
+                && m.contains(&format!("at byte {MAX_FILTER_DEPTH}:")),
+            "{m}"
+        );
+    }
+    // Exactly at the limit: accepted, and it runs.
+    let f = p(&nested(MAX_FILTER_DEPTH - 1));
+    assert_eq!(f.depth(), MAX_FILTER_DEPTH);
+    FilterRunner::new(&f, false).unwrap();
+    // Precedence can nest deeper than the parentheses (`(A OR B AND (...))` adds two levels
+    // per parenthesis): the tree's depth is checked too, at the operator's offset.
+    let mut s = "(".repeat(60);
+    s.push_str("PrefixFilter('a')");
+    for _ in 0..60 {
+        s.push_str(" AND PrefixFilter('b') OR PrefixFilter('c'))");
+    }
+    let m = bad(&s);
+    assert!(m.contains("deeper than 100 levels"), "{m}");
+    // Parentheses that do not nest filters are bounded as well (the operator stack).
+    let m = bad(&format!(
+        "{}PrefixFilter('a'){}",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    ));
+    assert!(m.contains("deeper than 100 levels"), "{m}");
+}
+
+#[test]
+fn issue21_programmatic_filter_deeper_than_the_limit_is_refused_before_evaluation() {
+    // A Filter built through the API (not the parser) is measured without recursion and
+    // refused by validate(), which every Get and Scan runs before the recursive evaluator.
+    use crate::filter::MAX_FILTER_DEPTH;
+    let mut f = Filter::KeyOnly;
+    for _ in 0..1_000 {
+        f = Filter::All(vec![f]);
+    }
+    assert_eq!(f.depth(), 1_001);
+    let m = match FilterRunner::new(&f, false) {
+        Err(Error::InvalidArgument(m)) => m,
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    };
+    assert!(
+        m.contains("1001 levels") && m.contains(&MAX_FILTER_DEPTH.to_string()),
+        "{m}"
+    );
+    let mut ok = Filter::KeyOnly;
+    for _ in 1..MAX_FILTER_DEPTH {
+        ok = Filter::Any(vec![ok, Filter::FirstKeyOnly]);
+    }
+    assert_eq!(ok.depth(), MAX_FILTER_DEPTH);
+    ok.validate().unwrap();
+}

@@ -1,0 +1,301 @@
+//! Hostile clients against a real `cellbase thrift` on 127.0.0.1 (issue 21, items 6 and 7).
+//!
+//! Each test starts its own gateway as a child process, runs one hostile case with bounded
+//! loops (they end by themselves), then checks that the gateway is still up, that its peak
+//! resident memory (`VmHWM` in /proc/PID/status) stayed under 1 GiB, and that a well-behaved
+//! client on a fresh connection is served within 5 s. The figures are printed
+//! (`-- --nocapture`).
+mod thrift_common;
+
+use cellbase_cli::thrift::protocol::{T_STRING, Value};
+use socket2::{Domain, Socket, Type};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+use thrift_common::*;
+
+const GIB_KIB: u64 = 1 << 20;
+
+/// A `VmXXX:` line of /proc/PID/status, in KiB.
+fn status_kib(pid: u32, key: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
+    s.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
+}
+
+/// Asserts the gateway process is alive and its peak RSS stayed under 1 GiB; prints both.
+fn memory_bounded(server: &mut Server, case: &str) {
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "{case}: the gateway died"
+    );
+    let pid = server.child.id();
+    let rss = status_kib(pid, "VmRSS:");
+    let hwm = status_kib(pid, "VmHWM:");
+    println!(
+        "{case}: gateway RSS now {} MiB, peak {} MiB",
+        rss / 1024,
+        hwm / 1024
+    );
+    assert!(
+        hwm < GIB_KIB,
+        "{case}: peak RSS {hwm} KiB is not under 1 GiB"
+    );
+}
+
+/// A well-behaved client on a fresh connection: its calls must all be answered within 5 s.
+fn served_within_5s(port: u16, case: &str) -> Duration {
+    let started = Instant::now();
+    let mut c = Client::binary(port);
+    let names = c.call("getTableNames", vec![]);
+    assert!(matches!(names.success(), Value::List(..)));
+    let r = c.call("getRow", vec![(1, b("t")), (2, b("small"))]);
+    assert_eq!(rows(r.success()).len(), 1, "{case}: the small row");
+    let took = started.elapsed();
+    println!("{case}: well-behaved client served in {took:?}");
+    assert!(took < Duration::from_secs(5), "{case}: took {took:?}");
+    took
+}
+
+/// Creates table `t` (family `cf`, one version) with a small row `small`.
+fn setup(port: u16) {
+    let mut c = Client::binary(port);
+    create_table(&mut c, "t", &[("cf", 1)]).void();
+    c.call(
+        "mutateRow",
+        vec![
+            (1, b("t")),
+            (2, b("small")),
+            (
+                3,
+                Value::List(
+                    cellbase_cli::thrift::protocol::T_STRUCT,
+                    vec![mutation("cf:q", Some(b"v"))],
+                ),
+            ),
+        ],
+    )
+    .void();
+}
+
+#[test]
+fn issue21_get_rows_naming_a_huge_row_100_times_is_refused_at_the_reply_cap() {
+    // Issue 21, 7a: a 736-byte getRows naming one 9 MiB row 100 times took the gateway to
+    // 1.7 GB. Now the reply is counted as it is built and refused at --max-reply-mib.
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let port = server.port;
+    setup(port);
+    let mut c = Client::binary(port);
+    let big = vec![b'x'; 9 << 20];
+    c.call(
+        "mutateRow",
+        vec![
+            (1, b("t")),
+            (2, b("big")),
+            (
+                3,
+                Value::List(
+                    cellbase_cli::thrift::protocol::T_STRUCT,
+                    vec![mutation("cf:q", Some(&big))],
+                ),
+            ),
+        ],
+    )
+    .void();
+    drop(big);
+    // A legitimate multi-row read under the cap still works.
+    let r = c.call(
+        "getRows",
+        vec![(1, b("t")), (2, Value::bin_list(["big", "small", "big"]))],
+    );
+    assert_eq!(rows(r.success()).len(), 3);
+    // The hostile call, from 8 connections at once: each is refused with an IOError naming
+    // a limit (the per-reply cap, or the shared pool when the others hold it).
+    let hostile: Vec<_> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let mut c = Client::binary(port);
+                let names = Value::List(T_STRING, (0..100).map(|_| b("big")).collect());
+                let r = c.call("getRows", vec![(1, b("t")), (2, names)]);
+                r.exception(1)
+            })
+        })
+        .collect();
+    for h in hostile {
+        let m = h.join().unwrap();
+        assert!(
+            m.contains("--max-reply-mib") || m.contains("--max-reply-memory-mib"),
+            "{m}"
+        );
+    }
+    // getRowsWithColumns and a scanner over the same data obey the same cap.
+    let cols = Value::bin_list(["cf:q"]);
+    let names = Value::List(T_STRING, (0..100).map(|_| b("big")).collect());
+    let m = c
+        .call(
+            "getRowsWithColumns",
+            vec![(1, b("t")), (2, names), (3, cols)],
+        )
+        .exception(1);
+    assert!(m.contains("--max-reply-mib"), "{m}");
+    memory_bounded(&mut server, "7a getRows x100 of a 9 MiB row");
+    served_within_5s(port, "7a");
+}
+
+#[test]
+fn issue21_stalled_and_trickling_sockets_do_not_hold_the_gateway() {
+    // Issue 21, 7b: 1,030 sockets that send one byte and stall held every connection slot.
+    // Now each client address holds at most --max-connections-per-client slots (128), and a
+    // message must arrive within --message-deadline-secs of its first byte.
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with(dir.path(), &["--message-deadline-secs", "2"]);
+    let port = server.port;
+    setup(port);
+    let target: SocketAddr = ([127, 0, 0, 1], port).into();
+    let hostile_src: SocketAddr = ([127, 0, 0, 2], 0).into();
+    let mut stalled = Vec::new();
+    for _ in 0..1_030 {
+        // The hostile client comes from 127.0.0.2, the well-behaved one from 127.0.0.1.
+        let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        s.bind(&hostile_src.into()).unwrap();
+        s.connect(&target.into()).unwrap();
+        let mut s: TcpStream = s.into();
+        let _ = s.write_all(&[0x80]); // the first byte of a strict binary call
+        stalled.push(s);
+    }
+    served_within_5s(port, "7b with 1,030 stalled sockets");
+    // One byte every 300 ms: never idle, but the message deadline still ends it.
+    let mut trickle = TcpStream::connect(target).unwrap();
+    let call = {
+        let mut m = cellbase_cli::thrift::protocol::encode_message(
+            cellbase_cli::thrift::protocol::Protocol::Binary,
+            "getTableNames",
+            cellbase_cli::thrift::protocol::MSG_CALL,
+            0,
+            &[],
+        );
+        m.truncate(12);
+        m
+    };
+    for byte in &call {
+        if trickle.write_all(&[*byte]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // Every stalled socket and the trickler are closed by the gateway (the 30 s read timeout
+    // is a safety net only: a socket still open then fails the test).
+    let started = Instant::now();
+    for s in stalled.iter_mut().chain(std::iter::once(&mut trickle)) {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut sink = Vec::new();
+        match s.read_to_end(&mut sink) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("a stalled connection was not closed: {e}"),
+        }
+        assert!(sink.is_empty());
+    }
+    println!(
+        "7b: every stalled socket found closed by the deadline ({:?} spent checking)",
+        started.elapsed()
+    );
+    memory_bounded(&mut server, "7b 1,030 stalled sockets + a trickler");
+    served_within_5s(port, "7b after");
+}
+
+#[test]
+fn issue21_scanner_flood_then_disconnect_does_not_block_scanning() {
+    // Issue 21, 7c: one client opening 10,000 scanners and disconnecting blocked scanning for
+    // every client for 10 minutes (the idle timeout). Now a connection holds at most
+    // --max-scanners-per-connection, the total is capped, and a closed connection's scanners
+    // are released at once.
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with(dir.path(), &["--max-scanners", "1000"]);
+    let port = server.port;
+    setup(port);
+    let open = |c: &mut Client| {
+        c.call(
+            "scannerOpen",
+            vec![(1, b("t")), (2, b("")), (3, Value::bin_list(["cf"]))],
+        )
+    };
+    let mut opened = 0;
+    let mut refusals = Vec::new();
+    let mut hostile: Vec<Client> = (0..4).map(|_| Client::binary(port)).collect();
+    for c in hostile.iter_mut() {
+        for _ in 0..2_500 {
+            let r = open(c);
+            match &r {
+                Reply::Ok(f) if f.iter().any(|(i, _)| *i == 0) => opened += 1,
+                _ => {
+                    refusals.push(r.exception(1));
+                    break;
+                }
+            }
+        }
+    }
+    println!("7c: {opened} scanners opened by 4 hostile connections");
+    assert_eq!(opened, 1000, "256 + 256 + 256 + 232 (the global cap)");
+    assert!(
+        refusals[0].contains("--max-scanners-per-connection"),
+        "{refusals:?}"
+    );
+    assert!(
+        refusals[3].contains("--max-scanners limit") && refusals[3].contains("1000"),
+        "{refusals:?}"
+    );
+    drop(hostile);
+    // Their scanners go when their connections close; a new client scans at once.
+    let started = Instant::now();
+    let mut c = Client::binary(port);
+    let id = loop {
+        match open(&mut c) {
+            Reply::Ok(f) if !f.is_empty() => break f[0].1.clone(),
+            other => {
+                assert!(
+                    started.elapsed() < Duration::from_secs(5),
+                    "no scanner within 5 s: {other:?}"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    };
+    let got = c.call("scannerGetList", vec![(1, id), (2, Value::I32(10))]);
+    assert_eq!(rows(got.success()).len(), 1);
+    let took = started.elapsed();
+    println!("7c: well-behaved scan served in {took:?}");
+    assert!(took < Duration::from_secs(5));
+    memory_bounded(&mut server, "7c 1,000 scanners then disconnect");
+    served_within_5s(port, "7c");
+}
+
+#[test]
+fn issue21_deeply_nested_filter_string_is_an_ioerror_and_the_gateway_stays_up() {
+    // Issue 21, item 6: a filterString nested 3,000 deep (66 KB) overflowed the connection
+    // thread's stack and aborted the gateway.
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let port = server.port;
+    setup(port);
+    let mut f = "(".repeat(3_000);
+    f.push_str("PrefixFilter('s')");
+    for _ in 0..3_000 {
+        f.push_str(" AND PrefixFilter('s'))");
+    }
+    assert!(f.len() > 66_000);
+    let scan = Value::Struct(vec![(6, b(&f))]);
+    let mut c = Client::binary(port);
+    let m = c
+        .call("scannerOpenWithScan", vec![(1, b("t")), (2, scan)])
+        .exception(1);
+    assert!(
+        m.contains("bad filter string") && m.contains("deeper than 100 levels"),
+        "{m}"
+    );
+    memory_bounded(&mut server, "6 filterString nested 3,000 deep");
+    served_within_5s(port, "6");
+}
