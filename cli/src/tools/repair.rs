@@ -17,21 +17,15 @@ pub fn run(dir: &Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut out = std::io::stdout().lock();
-    match print(&mut out, &report).and_then(|()| out.flush()) {
-        Ok(()) => {}
-        // A closed pipe (`| head`): the reader wanted no more.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => {
-            eprintln!("ERROR: writing the report failed: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if report.opens.is_ok() {
+    let code = if report.opens.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    }
+    };
+    // A closed pipe ends quietly (141), a full device with a message (1): crate::output.
+    let mut out = crate::output::Stdout::new();
+    let _ = print(&mut out, &report);
+    out.finish(code)
 }
 
 /// The report, one fact per line.
