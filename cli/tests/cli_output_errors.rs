@@ -237,3 +237,33 @@ fn issue21_gateway_limits_cannot_be_zero() {
         assert!(err.contains(flag) && err.contains("0"), "{flag}: {err}");
     }
 }
+
+/// Issue 21, item 1 at the CLI: `cellbase shell --db DIR` on an existing directory that is
+/// not a database deleted every file in `DIR/data/` on 4e0c3c2. Now the shell reports the
+/// engine's refusal, exits non-zero, and every file is as it was (no `LOCK` is created either).
+#[test]
+fn issue21_shell_on_a_directory_that_is_not_a_database_deletes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    std::fs::write(dir.path().join("data/holiday.jpg"), b"precious").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
+    let before = walk(dir.path());
+    let out = cellbase()
+        .args(["shell", "--db"])
+        .arg(dir.path())
+        .args(["-e", "list"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stderr(&out).contains("not a cellbase database"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(walk(dir.path()), before);
+    assert_eq!(
+        std::fs::read(dir.path().join("data/holiday.jpg")).unwrap(),
+        b"precious"
+    );
+}
