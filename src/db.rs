@@ -334,6 +334,10 @@ impl Db {
         state.wal_sealed.retain(|id, _| present.contains(id));
         state.wal_segments = Some(present);
 
+        // The log as replay will read it, read-only: damage in it refuses the open before
+        // anything on disk changed.
+        crate::wal::check_log(fs.as_ref(), &wal_dir)?;
+
         // (3) Files no region lists: deleted only on proof (recorded obsolete, or numbered
         // above the last recorded file: a flush or compaction that crashed before its edit),
         // before replay's flushes allocate file ids. The rest is kept and reported.

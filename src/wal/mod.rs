@@ -17,6 +17,6 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use replay::{ReplayInfo, replay, replay_discarding};
+pub use replay::{ReplayInfo, check as check_log, replay, replay_discarding};
 pub(crate) use writer::ApplyJob;
 pub use writer::{SegmentInfo, Wal, WalOptions, WalSync};

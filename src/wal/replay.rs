@@ -67,8 +67,30 @@ pub fn replay_discarding(
     fs: &dyn FileSystem,
     dir: &Path,
     before_discard: &mut dyn FnMut(u64) -> Result<()>,
+    visit: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<ReplayInfo> {
+    replay_inner(fs, dir, Some(before_discard), visit)
+}
+
+/// Checks the log as [`replay`] would read it (framing, headers, the chain of lengths,
+/// damage only at the end of the newest segment) without changing anything: no truncation,
+/// no removal, no sync. An open runs it before it changes anything on disk, so an open that
+/// fails on a damaged log leaves the database as it found it.
+///
+/// # Errors
+/// As [`replay`].
+pub fn check(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+    replay_inner(fs, dir, None, |_, _| Ok(())).map(|_| ())
+}
+
+/// `before_discard` is `None` for a read-only check.
+fn replay_inner(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    mut before_discard: Option<&mut dyn FnMut(u64) -> Result<()>>,
     mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<ReplayInfo> {
+    let mutate = before_discard.is_some();
     let mut ids: Vec<u64> = fs
         .list(dir)?
         .iter()
@@ -104,9 +126,11 @@ pub fn replay_discarding(
             }
             // The newest segment never got its header (a crash while it was created): it holds
             // no entries; remove it so it can never become an older, headerless segment.
-            before_discard(id)?;
-            fs.remove(&path)?;
-            fs.sync_dir(dir)?;
+            if let Some(discard) = before_discard.as_mut() {
+                discard(id)?;
+                fs.remove(&path)?;
+                fs.sync_dir(dir)?;
+            }
             info.torn_tail_truncated |= !bytes.is_empty();
             continue;
         }
@@ -140,7 +164,7 @@ pub fn replay_discarding(
                 }
             }
         }
-        if newest {
+        if newest && mutate {
             if valid_len < bytes.len() as u64 {
                 fs.truncate(&path, valid_len)?;
                 // Zero bytes after the last record are the writer's preallocated room (or a

@@ -597,3 +597,41 @@ fn older_wal_segment_cut_without_its_successor_is_corruption() {
         "cut short",
     );
 }
+
+/// Case 3's second half: an open that fails leaves the database exactly as it found it. On
+/// 4e0c3c2 an open switched `CURRENT` to a new manifest before it read the log, so an open
+/// failing on log damage had already rewritten the manifest (and one that was a second writer
+/// made the first one's later flushes invisible). Now the log is checked read-only first.
+#[test]
+fn open_failing_on_log_damage_changes_nothing() {
+    let dir = TempDir::new("dmg-failed-open");
+    {
+        let db = Db::open_with(dir.path(), opts().wal_segment_size(4096)).unwrap();
+        let t = db
+            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+            .unwrap();
+        for i in 0..300 {
+            t.put(Put::new(format!("r{i:05}")).add("f", "q", "x".repeat(40)))
+                .unwrap();
+        }
+        db.close().unwrap();
+    }
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    segs.sort();
+    assert!(segs.len() >= 2);
+    let mut b = std::fs::read(&segs[0]).unwrap();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x40;
+    std::fs::write(&segs[0], &b).unwrap();
+    let before = snapshot(dir.path());
+    let e = Db::open_with(dir.path(), opts()).unwrap_err();
+    assert_corruption(
+        &e,
+        &segs[0].file_name().unwrap().to_string_lossy(),
+        "offset",
+    );
+    assert_eq!(snapshot(dir.path()), before, "a failed open changed files");
+}
