@@ -201,6 +201,30 @@ pub fn read_records<'a>(
     path: &Path,
     policy: TailPolicy,
 ) -> Result<(Vec<LogRecord<'a>>, u64)> {
+    let (out, pos, damage) = frames_until_damage(bytes);
+    let Some(d) = damage else {
+        return Ok((out, pos as u64));
+    };
+    let torn = d.at_eof || bytes[pos..].iter().all(|&b| b == 0);
+    let torn_ok = match policy {
+        TailPolicy::TornTailAllowed => torn || torn_before_zeros(bytes, pos),
+        TailPolicy::TornFinalRecordOnly => {
+            torn && intact_frame_after(bytes, pos.saturating_add(1)).is_none()
+        }
+        TailPolicy::Strict => false,
+    };
+    if torn_ok {
+        return Ok((out, pos as u64));
+    }
+    Err(Error::corruption(
+        path,
+        format!("{} at offset {pos}", d.what),
+    ))
+}
+
+/// Every intact frame from the start, up to the first damaged one: the records, where they
+/// end, and the damage there (`None` when the whole file is intact).
+fn frames_until_damage(bytes: &[u8]) -> (Vec<LogRecord<'_>>, usize, Option<Damage>) {
     let mut out = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
@@ -209,44 +233,18 @@ pub fn read_records<'a>(
                 out.push(rec);
                 pos = next;
             }
-            Err(d) => {
-                let torn = d.at_eof || bytes[pos..].iter().all(|&b| b == 0);
-                let torn_ok = match policy {
-                    TailPolicy::TornTailAllowed => torn || torn_before_zeros(bytes, pos),
-                    TailPolicy::TornFinalRecordOnly => {
-                        torn && intact_frame_after(bytes, pos.saturating_add(1)).is_none()
-                    }
-                    TailPolicy::Strict => false,
-                };
-                if torn_ok {
-                    return Ok((out, pos as u64));
-                }
-                return Err(Error::corruption(
-                    path,
-                    format!("{} at offset {pos}", d.what),
-                ));
-            }
+            Err(d) => return (out, pos, Some(d)),
         }
     }
-    Ok((out, pos as u64))
+    (out, pos, None)
 }
 
 /// The records before the first damage, for salvage: never an error. Returns the records,
 /// the length of the intact prefix and what the damage at its end is (`None` when the whole
 /// file is intact).
 pub fn records_before_damage(bytes: &[u8]) -> (Vec<LogRecord<'_>>, u64, Option<String>) {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        match parse_frame(bytes, pos) {
-            Ok((rec, next)) => {
-                out.push(rec);
-                pos = next;
-            }
-            Err(d) => return (out, pos as u64, Some(d.what)),
-        }
-    }
-    (out, pos as u64, None)
+    let (out, pos, damage) = frames_until_damage(bytes);
+    (out, pos as u64, damage.map(|d| d.what))
 }
 
 #[cfg(test)]

@@ -46,6 +46,26 @@ fn populate(dir: &Path, rows: usize, unflushed: usize) {
     db.close().unwrap();
 }
 
+/// A database whose table "t" holds `rows` rows only in the log, in 4 KiB segments; returns
+/// the segments in order.
+fn log_only_rows(dir: &Path, rows: usize) -> Vec<PathBuf> {
+    let db = Db::open_with(dir, opts().wal_segment_size(4096)).unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    for i in 0..rows {
+        t.put(Put::new(format!("r{i:05}")).add("f", "q", "x".repeat(40)))
+            .unwrap();
+    }
+    db.close().unwrap();
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    segs.sort();
+    segs
+}
+
 fn row_count(dir: &Path) -> usize {
     let db = Db::open_with(dir, opts()).unwrap();
     let n = db.table("t").unwrap().scan(Scan::new()).unwrap().count();
@@ -560,22 +580,7 @@ fn repair_moves_unexplained_files_and_refuses_an_open_database() {
 fn older_wal_segment_cut_without_its_successor_is_corruption() {
     let dir = TempDir::new("dmg-wal-cut");
     let small = || opts().wal_segment_size(4096);
-    {
-        let db = Db::open_with(dir.path(), small()).unwrap();
-        let t = db
-            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
-            .unwrap();
-        for i in 0..400 {
-            t.put(Put::new(format!("r{i:05}")).add("f", "q", "x".repeat(40)))
-                .unwrap();
-        }
-        db.close().unwrap();
-    }
-    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("wal"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    segs.sort();
+    let segs = log_only_rows(dir.path(), 400);
     assert!(segs.len() >= 3, "{segs:?}");
     // Cut the first segment at its second record boundary; delete every later segment.
     let first = &segs[0];
@@ -605,23 +610,8 @@ fn older_wal_segment_cut_without_its_successor_is_corruption() {
 #[test]
 fn open_failing_on_log_damage_changes_nothing() {
     let dir = TempDir::new("dmg-failed-open");
-    {
-        let db = Db::open_with(dir.path(), opts().wal_segment_size(4096)).unwrap();
-        let t = db
-            .create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))
-            .unwrap();
-        for i in 0..300 {
-            t.put(Put::new(format!("r{i:05}")).add("f", "q", "x".repeat(40)))
-                .unwrap();
-        }
-        db.close().unwrap();
-    }
-    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("wal"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    segs.sort();
-    assert!(segs.len() >= 2);
+    let segs = log_only_rows(dir.path(), 300);
+    assert!(segs.len() >= 2, "{segs:?}");
     let mut b = std::fs::read(&segs[0]).unwrap();
     let mid = b.len() / 2;
     b[mid] ^= 0x40;

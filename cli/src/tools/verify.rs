@@ -954,22 +954,6 @@ fn check_unreferenced(
 /// must exist.
 fn check_wal(dir: &Path, state: Option<&ManifestState>, report: &mut Report) {
     let wal = dir.join("wal");
-    for (id, len) in state.map(|s| &s.wal_sealed).into_iter().flatten() {
-        let p = segment::segment_path(&wal, *id);
-        if let Ok(md) = std::fs::metadata(&p)
-            && md.len() < *len
-        {
-            report.error(
-                &p,
-                Some(md.len()),
-                format!(
-                    "log segment cut short: the manifest records it sealed at {len} bytes \
-                     ({} bytes of logged writes missing)",
-                    len - md.len()
-                ),
-            );
-        }
-    }
     for id in state
         .and_then(|s| s.wal_segments.as_ref())
         .into_iter()
@@ -1045,6 +1029,29 @@ fn check_wal(dir: &Path, state: Option<&ManifestState>, report: &mut Report) {
             report.error(&older, Some(blen.min(link.len)), msg);
         }
         before = seen.len.map(|l| (id, l));
+    }
+    // The manifest's record of each sealed segment's synced length catches a cut the chain
+    // cannot (its successors gone), for segments nothing above reported already.
+    for (id, len) in state.map(|s| &s.wal_sealed).into_iter().flatten() {
+        let p = segment::segment_path(&wal, *id);
+        let reported = report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && f.path == p);
+        if let Ok(md) = std::fs::metadata(&p)
+            && md.len() < *len
+            && !reported
+        {
+            report.error(
+                &p,
+                Some(md.len()),
+                format!(
+                    "log segment cut short: the manifest records it sealed at {len} bytes \
+                     ({} bytes of logged writes missing)",
+                    len - md.len()
+                ),
+            );
+        }
     }
 }
 
