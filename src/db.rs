@@ -624,9 +624,8 @@ impl Db {
             .collect();
         ids.sort_unstable();
         ids.dedup();
-        for id in ids {
-            let _ = self.inner.fs.remove(&sst_path(&self.inner.path, id));
-        }
+        // Recorded obsolete by the DropTable edit; no region lists them any more.
+        self.inner.remove_unlisted_files(ids);
         self.inner.delete_obsolete_wal()?;
         Ok(())
     }

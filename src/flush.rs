@@ -270,13 +270,25 @@ impl FileCtx<'_> {
         }
         drop(snapshot);
         let mut new_files = Vec::new();
-        for (fam, out) in outputs {
+        let finished = outputs.into_iter().try_for_each(|(fam, out)| {
             if let Some((id, meta)) = out.finish()? {
                 new_files.push((fam, id, meta));
             }
-        }
-        if !new_files.is_empty() {
-            self.fs.sync_dir(&self.path.join("data"))?;
+            Ok::<(), Error>(())
+        });
+        let synced = finished.and_then(|()| {
+            if !new_files.is_empty() {
+                self.fs.sync_dir(&self.path.join("data"))?;
+            }
+            Ok(())
+        });
+        if let Err(e) = synced {
+            // No edit names the files already finished: this flush's own leftovers (its
+            // unfinished outputs removed themselves). The snapshot stays for the retry.
+            for (_, id, _) in &new_files {
+                let _ = self.fs.remove(&sst_path(self.path, *id));
+            }
+            return Err(e);
         }
         // (3) Manifest.
         let refs = new_files

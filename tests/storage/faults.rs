@@ -151,6 +151,13 @@ fn check_acked(mem: &MemFs, acked: &[u64], what: &str) {
         Arc::new(mem.clone()),
     )
     .unwrap_or_else(|e| panic!("{what}: reopen failed: {e}"));
+    // [issue 21] A failed operation leaves nothing the engine cannot account for: its own
+    // unfinished outputs are removed, or recorded as deletable.
+    assert!(
+        db.recovery_report().unexplained_files.is_empty(),
+        "{what}: {:?}",
+        db.recovery_report()
+    );
     let Ok(t) = db.table("t") else {
         assert!(
             acked.is_empty(),
