@@ -18,6 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtOrd};
 
 mod skiplist;
+#[cfg(all(test, loom))]
+mod skiplist_loom;
 use skiplist::SkipList;
 
 /// One cell in the memstore: its key and payload in a shared buffer (one allocation per
