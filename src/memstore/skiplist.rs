@@ -16,6 +16,10 @@
 //! Nodes are never unlinked or freed while the list is alive: a reader's reference lives as
 //! long as its borrow of the list. An entry whose key equals an existing one replaces it
 //! [SORT-7]: the new entry goes into a node hung off the old one (`over`), which readers follow.
+//!
+//! Verified by a loom model of this protocol (`skiplist_loom.rs`, `--cfg loom`), a concurrent
+//! differential test against crossbeam-skiplist (`skiplist_oracle.rs`) and an AddressSanitizer
+//! run: docs/TESTING.md, "Verifying the memstore skiplist".
 
 #![allow(
     unsafe_code,
