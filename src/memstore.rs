@@ -18,6 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtOrd};
 
 mod skiplist;
+#[cfg(all(test, loom))]
+mod skiplist_loom;
+#[cfg(all(test, not(loom)))]
+mod skiplist_oracle;
 use skiplist::SkipList;
 
 /// One cell in the memstore: its key and payload in a shared buffer (one allocation per

@@ -16,6 +16,10 @@
 //! Nodes are never unlinked or freed while the list is alive: a reader's reference lives as
 //! long as its borrow of the list. An entry whose key equals an existing one replaces it
 //! [SORT-7]: the new entry goes into a node hung off the old one (`over`), which readers follow.
+//!
+//! Verified by a loom model of this protocol (`skiplist_loom.rs`, `--cfg loom`), a concurrent
+//! differential test against crossbeam-skiplist (`skiplist_oracle.rs`) and an AddressSanitizer
+//! run: docs/TESTING.md, "Verifying the memstore skiplist".
 
 #![allow(
     unsafe_code,
@@ -23,14 +27,77 @@
 )]
 
 use super::MemEntry;
-use parking_lot::Mutex;
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::cmp::Ordering;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
 use std::ops::Bound;
 use std::ptr::{self, null_mut};
+
+// The synchronization primitives come through this shim so that the loom model
+// (`skiplist_loom.rs`, `RUSTFLAGS="--cfg loom"`, docs/TESTING.md) checks this very code: under
+// loom every atomic access, the writer lock and every read of a node's entry are tracked.
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtOrd};
+#[cfg(not(loom))]
+use parking_lot::Mutex;
+#[cfg(not(loom))]
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtOrd};
+
+/// loom's mutex with parking_lot's `lock` (a guard, no poisoning).
+#[cfg(loom)]
+struct Mutex<T>(loom::sync::Mutex<T>);
+
+#[cfg(loom)]
+impl<T> Mutex<T> {
+    fn new(v: T) -> Mutex<T> {
+        Mutex(loom::sync::Mutex::new(v))
+    }
+
+    fn lock(&self) -> loom::sync::MutexGuard<'_, T> {
+        self.0.lock().expect("writer lock poisoned")
+    }
+}
+
+/// A node's entry, written once when the node is made. Under loom it is a checked cell, so
+/// the model fails if a reader reaches a node whose entry's write does not happen-before the
+/// read (a node published before it was fully written).
+#[cfg(not(loom))]
+type EntryCell = MemEntry;
+#[cfg(loom)]
+type EntryCell = loom::cell::UnsafeCell<MemEntry>;
+
+#[cfg(not(loom))]
+#[inline]
+fn entry_cell(e: MemEntry) -> EntryCell {
+    e
+}
+
+#[cfg(loom)]
+fn entry_cell(e: MemEntry) -> EntryCell {
+    loom::cell::UnsafeCell::new(e)
+}
+
+/// The entry of `node`.
+///
+/// # Safety
+/// `node` is a live node of a list that outlives `'a`.
+#[cfg(not(loom))]
+#[inline]
+unsafe fn entry<'a>(node: *const Node) -> &'a MemEntry {
+    // SAFETY: per the contract; an entry is never written after its node is made.
+    unsafe { &(*node).entry }
+}
+
+/// The entry of `node`; the read is recorded for loom's causality check.
+///
+/// # Safety
+/// `node` is a live node of a list that outlives `'a`.
+#[cfg(loom)]
+unsafe fn entry<'a>(node: *const Node) -> &'a MemEntry {
+    // SAFETY: per the contract; an entry is never written after its node is made.
+    unsafe { (*node).entry.with(|e| &*e) }
+}
 
 /// Tallest tower. With a branching factor of 4, 12 levels index 4^12 = 16 M entries at full
 /// speed (a 64 MiB memstore of YCSB cells holds ~300 k).
@@ -39,7 +106,7 @@ pub(super) const MAX_HEIGHT: usize = 12;
 /// A node: header, followed in the arena by `height` links (`AtomicPtr<Node>`).
 #[repr(C)]
 struct Node {
-    entry: MemEntry,
+    entry: EntryCell,
     /// A newer entry with the same key (a replacement node, never linked), or null.
     over: AtomicPtr<Node>,
     height: usize,
@@ -73,7 +140,7 @@ unsafe fn visible<'a>(node: *const Node) -> &'a MemEntry {
         let over = unsafe { (*n).over.load(AtOrd::Acquire) };
         if over.is_null() {
             // SAFETY: as above; nodes live as long as the list.
-            return unsafe { &(*n).entry };
+            return unsafe { entry(n) };
         }
         n = over;
     }
@@ -137,7 +204,7 @@ impl Arena {
             ptr::write(
                 n,
                 Node {
-                    entry,
+                    entry: entry_cell(entry),
                     over: AtomicPtr::new(null_mut()),
                     height,
                 },
@@ -273,7 +340,7 @@ impl SkipList {
             }
             // SAFETY: `next` is live; comparisons use the node's own entry (a replacement has
             // the same key).
-            let ord = unsafe { (*next).entry.cmp(key) };
+            let ord = unsafe { entry(next).cmp(key) };
             if ord == Ordering::Less || (!inclusive && ord == Ordering::Equal) {
                 // SAFETY: `next` is a live node.
                 preds[level] = unsafe { links(next) };
@@ -350,13 +417,13 @@ impl SkipList {
             let top = self.height.load(AtOrd::Relaxed);
             // SAFETY: `prev` is a live node inserted by this call.
             let after_prev =
-                prev.is_some_and(|p| after || unsafe { (*p).entry.cmp(&e) } == Ordering::Less);
+                prev.is_some_and(|p| after || unsafe { entry(p).cmp(&e) } == Ordering::Less);
             // SAFETY: preds[0] holds the head's links or a live node's.
             let succ0 = unsafe { Self::next(preds[0], 0) };
             let next = if after_prev
                 && prev_linked
                 // SAFETY: `succ0` is null or a live node.
-                && (succ0.is_null() || unsafe { (*succ0).entry.cmp(&e) } != Ordering::Less)
+                && (succ0.is_null() || unsafe { entry(succ0).cmp(&e) } != Ordering::Less)
             {
                 // Nothing lies between the previous entry (whose node is preds[0]) and `e`,
                 // so every level's predecessor of the previous entry is also `e`'s.
@@ -376,7 +443,7 @@ impl SkipList {
                 self.search(&e, true, top, &mut preds)
             };
             // SAFETY: `next` is null or a live node.
-            if !next.is_null() && unsafe { (*next).entry.cmp(&e) } == Ordering::Equal {
+            if !next.is_null() && unsafe { entry(next).cmp(&e) } == Ordering::Equal {
                 let n = w.arena.node(e, 0);
                 let mut last = next;
                 loop {
@@ -443,7 +510,8 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
-#[cfg(test)]
+// Not under loom: its atomics work only inside a loom model (skiplist_loom.rs).
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::model::key::{CellType, KeyRef, compare_encoded};
