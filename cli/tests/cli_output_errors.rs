@@ -220,6 +220,7 @@ fn issue21_gateway_limits_cannot_be_zero() {
     for flag in [
         "--max-reply-mib",
         "--max-reply-memory-mib",
+        "--max-request-memory-mib",
         "--max-scanners",
         "--max-scanners-per-connection",
         "--max-connections",
@@ -236,6 +237,17 @@ fn issue21_gateway_limits_cannot_be_zero() {
         assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
         assert!(err.contains(flag) && err.contains("0"), "{flag}: {err}");
     }
+    // The request budget must hold at least one message.
+    let o = cellbase()
+        .args(["thrift", "--port", "0", "--max-request-memory-mib", "16"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--max-request-memory-mib (16) must be at least --max-message-mib (64)"),
+        "{err}"
+    );
 }
 
 /// Issue 21, item 1 at the CLI: `cellbase shell --db DIR` on an existing directory that is
