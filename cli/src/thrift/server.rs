@@ -341,7 +341,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
         let stream = match stream {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("thrift: accept failed: {e}");
+                crate::stderr_line!("thrift: accept failed: {e}");
                 std::thread::sleep(Duration::from_millis(50));
                 continue;
             }
@@ -391,7 +391,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
                 service.scanners().release_owner(id);
             });
         if let Err(e) = spawned {
-            eprintln!("thrift: cannot start a connection thread: {e}");
+            crate::stderr_line!("thrift: cannot start a connection thread: {e}");
         }
     }
     Ok(())

@@ -223,7 +223,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let report = match verify_dir(&args.dir) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ERROR: {e}");
+            crate::stderr_line!("ERROR: {e}");
             return ExitCode::from(2);
         }
     };
