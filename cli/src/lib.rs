@@ -5,6 +5,16 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `eprintln!` that does not panic when stderr cannot be written (a closed pipe, a full
+/// device): the line is dropped instead. Every diagnostic of the CLI goes through it.
+#[macro_export]
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod lab;
 pub mod output;
 pub mod shell;
@@ -57,7 +67,10 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// Prints `msg` as `ERROR: msg` on stderr and returns a failing exit code.
+///
+/// A closed or full stderr is ignored (the exit code still says what happened): unlike
+/// `eprintln!`, this never panics.
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("ERROR: {msg}");
+    stderr_line!("ERROR: {msg}");
     ExitCode::FAILURE
 }

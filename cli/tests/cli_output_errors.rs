@@ -220,6 +220,7 @@ fn issue21_gateway_limits_cannot_be_zero() {
     for flag in [
         "--max-reply-mib",
         "--max-reply-memory-mib",
+        "--max-request-memory-mib",
         "--max-scanners",
         "--max-scanners-per-connection",
         "--max-connections",
@@ -236,6 +237,17 @@ fn issue21_gateway_limits_cannot_be_zero() {
         assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
         assert!(err.contains(flag) && err.contains("0"), "{flag}: {err}");
     }
+    // The request budget must hold at least one message.
+    let o = cellbase()
+        .args(["thrift", "--port", "0", "--max-request-memory-mib", "16"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--max-request-memory-mib (16) must be at least --max-message-mib (64)"),
+        "{err}"
+    );
 }
 
 /// Issue 21, item 1 at the CLI: `cellbase shell --db DIR` on an existing directory that is
@@ -265,5 +277,95 @@ fn issue21_shell_on_a_directory_that_is_not_a_database_deletes_nothing() {
     assert_eq!(
         std::fs::read(dir.path().join("data/holiday.jpg")).unwrap(),
         b"precious"
+    );
+}
+
+/// Runs `cmd` with its stderr the write end of a pipe whose read end is already closed.
+fn stderr_into_closed_pipe(mut cmd: Command) -> Output {
+    let (r, w) = std::io::pipe().unwrap();
+    drop(r);
+    cmd.stdout(Stdio::piped()).stderr(w).output().unwrap()
+}
+
+#[test]
+fn failing_commands_with_stderr_a_closed_pipe_do_not_panic() {
+    // `eprintln!` panics (exit 101) when stderr cannot be written; the CLI's diagnostics go
+    // through `stderr_line!`, which drops the line instead: the exit code still says what
+    // happened.
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let mut hfile = cellbase();
+    hfile.arg("hfile").arg(&missing);
+    let mut verify = cellbase();
+    verify.arg("verify").arg(&missing);
+    let mut thrift = cellbase();
+    thrift.args(["thrift", "--port", "0", "--max-request-memory-mib", "16"]);
+    let mut lab = cellbase();
+    lab.args(["lab", "run"]).arg(&missing);
+    let mut import = cellbase();
+    import
+        .args(["import-tsv", "--db"])
+        .arg(dir.path().join("db"))
+        .args(["-Dimporttsv.columns=HBASE_ROW_KEY,f:q", "t"])
+        .arg(&missing);
+    for (cmd, what) in [
+        (hfile, "hfile"),
+        (verify, "verify"),
+        (thrift, "thrift"),
+        (lab, "lab run"),
+        (import, "import-tsv"),
+    ] {
+        let o = stderr_into_closed_pipe(cmd);
+        assert_ne!(o.status.code(), Some(101), "{what}: panicked");
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)),
+            "{what}: {:?}, stdout {}",
+            o.status,
+            String::from_utf8_lossy(&o.stdout)
+        );
+    }
+}
+
+/// `cellbase lab run` of the `event` example on 200 records (a fraction of a second).
+fn lab_run(out: &Path) -> Command {
+    let design = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/lab/event.toml");
+    let mut cmd = cellbase();
+    cmd.args(["lab", "run"])
+        .arg(design)
+        .args(["--records", "200", "--out"])
+        .arg(out);
+    cmd
+}
+
+#[test]
+fn lab_output_into_a_closed_pipe_or_a_full_device() {
+    let dir = tempfile::tempdir().unwrap();
+    // The command itself works (and prints its summary).
+    let o = lab_run(&dir.path().join("ok")).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("report: "));
+    // `cellbase lab run … | head -0`: quiet, exit 141.
+    let o = into_closed_pipe(lab_run(&dir.path().join("pipe")));
+    assert_quiet_broken_pipe(&o, "lab run");
+    // `cellbase lab run … > /dev/full`: a message and exit 1.
+    let o = into_full_device(lab_run(&dir.path().join("full")));
+    assert_full_device_reported(&o, "lab run");
+    let compare = |out: &Path| {
+        let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/lab");
+        let mut cmd = cellbase();
+        cmd.args(["lab", "compare"])
+            .arg(ex.join("hotspot.toml"))
+            .arg(ex.join("salted.toml"))
+            .args(["--records", "200", "--out"])
+            .arg(out);
+        cmd
+    };
+    assert_quiet_broken_pipe(
+        &into_closed_pipe(compare(&dir.path().join("cpipe"))),
+        "lab compare",
+    );
+    assert_full_device_reported(
+        &into_full_device(compare(&dir.path().join("cfull"))),
+        "lab compare",
     );
 }

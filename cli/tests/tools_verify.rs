@@ -537,3 +537,94 @@ fn repair_restores_current_and_reports_it() {
     // The salvaged manifest is kept, not deleted.
     assert!(d.path().join("lost+found").read_dir().unwrap().count() >= 1);
 }
+
+/// Runs `cellbase verify DIR`, killing it and failing the test if it has not finished within
+/// 20 s (a read of a FIFO never ends).
+fn verify_bounded(dir: &Path) -> Out {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellbase"))
+        .arg("verify")
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("cellbase verify {} still running after 20 s", dir.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // The output is small (a few findings), so the pipes could not fill while it ran.
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    Out {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr,
+    }
+}
+
+/// Replaces `path` with a FIFO of the same name (nobody ever writes to it).
+fn mkfifo_at(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let st = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn fifos_in_the_database_directory_are_errors_not_hangs() {
+    // A FIFO at a block file's or a log segment's path blocked `verify` forever in
+    // std::fs::read. Each is now an ERROR naming it, unread; the rest is still checked.
+    let src = pristine();
+    let d = copy_of(src.path());
+    let sst = sst_files(d.path()).remove(0);
+    let seg = wal_segments(d.path()).pop().unwrap();
+    mkfifo_at(&sst);
+    mkfifo_at(&seg);
+    mkfifo_at(&d.path().join("LOCK"));
+    let out = verify_bounded(d.path());
+    assert_eq!(out.code, 1, "{out:?}");
+    for p in [&sst, &seg] {
+        let l = line_for(&out, "ERROR", p);
+        assert!(
+            l.contains("not a regular file") && l.contains("FIFO"),
+            "{l}"
+        );
+    }
+    assert!(!out.stdout.contains("panicked") && !out.stderr.contains("panicked"));
+    // Also CURRENT and the manifest: refused, not read.
+    let d = copy_of(src.path());
+    let manifest = std::fs::read_to_string(d.path().join("CURRENT")).unwrap();
+    mkfifo_at(&d.path().join(manifest.trim()));
+    let out = verify_bounded(d.path());
+    assert_eq!(out.code, 1, "{out:?}");
+    let l = line_for(&out, "ERROR", &d.path().join(manifest.trim()));
+    assert!(l.contains("not a regular file (a FIFO)"), "{l}");
+    let d = copy_of(src.path());
+    mkfifo_at(&d.path().join("CURRENT"));
+    let out = verify_bounded(d.path());
+    assert_eq!(out.code, 1, "{out:?}");
+    let l = line_for(&out, "ERROR", &d.path().join("CURRENT"));
+    assert!(l.contains("not a regular file (a FIFO)"), "{l}");
+}

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod memory;
 pub mod protocol;
 pub mod server;
 pub mod service;
@@ -39,6 +40,10 @@ pub struct ThriftArgs {
     /// Maximum MiB of replies being built or sent at once, across all connections.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_reply_memory_mib: u64,
+    /// Maximum MiB of requests being read, decoded or served at once, across all connections
+    /// (at least --max-message-mib; each message's first 64 KiB are not counted).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_request_memory_mib: u64,
     /// Seconds after which an untouched scanner is closed.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub scanner_idle_secs: u64,
@@ -76,6 +81,12 @@ pub fn run(args: ThriftArgs) -> ExitCode {
             args.max_reply_memory_mib, args.max_reply_mib
         ));
     }
+    if args.max_request_memory_mib < args.max_message_mib {
+        return crate::fail(format!(
+            "--max-request-memory-mib ({}) must be at least --max-message-mib ({})",
+            args.max_request_memory_mib, args.max_message_mib
+        ));
+    }
     let db = match cellbase::Db::open(&args.db) {
         Ok(db) => db,
         Err(e) => return crate::fail(format!("cannot open {}: {e}", args.db.display())),
@@ -108,6 +119,7 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         message_deadline: Duration::from_secs(args.message_deadline_secs),
         max_reply: mib(args.max_reply_mib),
         max_reply_memory: mib(args.max_reply_memory_mib),
+        max_request_memory: mib(args.max_request_memory_mib),
     };
     match server::serve(listener, service, cfg) {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@
 //! allocated; container counts are checked against the remaining budget, nesting depth and the
 //! number of decoded values are capped. Strings are read incrementally, never preallocated from
 //! a length the peer sent.
+use super::memory::{Reservation, VALUE_BYTES};
 use std::fmt;
 use std::io::Read;
 
@@ -180,6 +181,7 @@ pub struct Reader<R: Read> {
     values: usize,
     limits: Limits,
     started: bool,
+    meter: Reservation,
 }
 
 impl<R: Read> Reader<R> {
@@ -192,7 +194,20 @@ impl<R: Read> Reader<R> {
             values: 0,
             limits,
             started: false,
+            meter: Reservation::unmetered(),
         }
+    }
+
+    /// Charges every string's bytes (before they are allocated) and [`VALUE_BYTES`] per
+    /// decoded value to `meter` (the gateway's `--max-request-memory-mib` budget).
+    pub fn metered(mut self, meter: Reservation) -> Self {
+        self.meter = meter;
+        self
+    }
+
+    /// The reservation charged so far (it holds the decoded message's bytes until dropped).
+    pub fn into_meter(self) -> Reservation {
+        self.meter
     }
 
     fn charge(&mut self, n: usize) -> Result<(), ProtoError> {
@@ -236,6 +251,7 @@ impl<R: Read> Reader<R> {
 
     fn bytes(&mut self, n: usize) -> Result<Vec<u8>, ProtoError> {
         self.charge(n)?;
+        self.meter.charge(n)?;
         let mut v = Vec::with_capacity(n.min(64 * 1024));
         (&mut self.r)
             .take(n as u64)
@@ -364,7 +380,7 @@ impl<R: Read> Reader<R> {
                 self.limits.max_values
             )));
         }
-        Ok(())
+        self.meter.charge(VALUE_BYTES)
     }
 
     fn struct_at(&mut self, depth: usize) -> Result<Vec<(i16, Value)>, ProtoError> {

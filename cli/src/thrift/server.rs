@@ -1,10 +1,11 @@
 //! The TCP listener (a thread per connection), the per-connection message loop and the global
 //! scanner registry with idle expiry.
+use super::memory::{RequestPool, Reservation};
 use super::protocol::{
     Limits, MSG_CALL, MSG_EXCEPTION, MSG_ONEWAY, MSG_REPLY, ProtoError, Value, encode_message,
 };
 use super::service::{CallCtx, Dispatch, Fail, ReplyBudget, Service, row_reply_bytes};
-use super::transport::{Replay, detect, read_message, write_message};
+use super::transport::{Replay, detect, read_message_metered, write_message};
 use super::types::trow_result;
 use super::types::{
     APP_INTERNAL_ERROR, APP_INVALID_MESSAGE_TYPE, APP_PROTOCOL_ERROR, APP_UNKNOWN_METHOD,
@@ -272,6 +273,9 @@ pub struct Config {
     pub max_reply: usize,
     /// Maximum reply bytes being built or sent across all connections.
     pub max_reply_memory: usize,
+    /// Maximum request bytes being read, decoded or dispatched across all connections
+    /// (see [`super::memory`]); at least `max_message`.
+    pub max_request_memory: usize,
 }
 
 impl Default for Config {
@@ -284,6 +288,7 @@ impl Default for Config {
             message_deadline: Duration::from_secs(60),
             max_reply: 64 << 20,
             max_reply_memory: 256 << 20,
+            max_request_memory: 256 << 20,
         }
     }
 }
@@ -318,6 +323,7 @@ impl Drop for SlotGuard {
 pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::io::Result<()> {
     let slots = Arc::new(Mutex::new(Slots::default()));
     let reply_pool = Arc::new(AtomicUsize::new(0));
+    let request_pool = RequestPool::new(cfg.max_request_memory.max(cfg.max_message));
     let next_conn = AtomicU64::new(0);
     {
         // Expire idle scanners even when nobody opens new ones.
@@ -335,7 +341,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
         let stream = match stream {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("thrift: accept failed: {e}");
+                crate::stderr_line!("thrift: accept failed: {e}");
                 std::thread::sleep(Duration::from_millis(50));
                 continue;
             }
@@ -373,6 +379,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
             max_reply: cfg.max_reply,
             reply_pool: reply_pool.clone(),
             max_reply_memory: cfg.max_reply_memory,
+            request_pool: request_pool.clone(),
         };
         let spawned = std::thread::Builder::new()
             .name("thrift-conn".into())
@@ -384,7 +391,7 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
                 service.scanners().release_owner(id);
             });
         if let Err(e) = spawned {
-            eprintln!("thrift: cannot start a connection thread: {e}");
+            crate::stderr_line!("thrift: cannot start a connection thread: {e}");
         }
     }
     Ok(())
@@ -407,11 +414,13 @@ pub struct ConnConfig {
     pub reply_pool: Arc<AtomicUsize>,
     /// See [`Config::max_reply_memory`].
     pub max_reply_memory: usize,
+    /// Request bytes in flight across all connections ([`Config::max_request_memory`]).
+    pub request_pool: Arc<RequestPool>,
 }
 
 impl ConnConfig {
     /// Settings for a connection served outside [`serve`] (tests): default limits, its own
-    /// reply pool.
+    /// reply and request pools.
     pub fn standalone(id: u64) -> Self {
         let c = Config::default();
         ConnConfig {
@@ -422,6 +431,7 @@ impl ConnConfig {
             max_reply: c.max_reply,
             reply_pool: Arc::new(AtomicUsize::new(0)),
             max_reply_memory: c.max_reply_memory,
+            request_pool: RequestPool::new(c.max_request_memory),
         }
     }
 }
@@ -491,7 +501,8 @@ pub fn handle_connection(
     };
     let mut input = Replay::new(prefix, input);
     loop {
-        let msg = match read_message(&mut input, transport, proto, limits) {
+        let memory = Reservation::new(conn.request_pool.clone(), conn.message_deadline);
+        let msg = match read_message_metered(&mut input, transport, proto, limits, memory) {
             Ok(m) => m,
             Err(f) => {
                 if let (Some(h), ProtoError::Invalid(_) | ProtoError::TooLarge(_)) =
@@ -535,7 +546,9 @@ pub fn handle_connection(
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             service.dispatch(&h.name, &msg.body, &mut ctx)
         }));
+        // The request's memory goes back to the pool once the call is done with it.
         drop(msg.body);
+        drop(msg.memory);
         let reply = match result {
             Ok(Dispatch::Reply(body)) => encode_message(proto, &h.name, MSG_REPLY, h.seqid, &body),
             Ok(Dispatch::UnknownMethod) => encode_message(

@@ -3,6 +3,7 @@
 //! The first bytes a client sends decide, once per connection (thrift-gateway.md §3.1):
 //! `0x80` strict binary buffered, `0x82` compact buffered; otherwise the first four bytes are a
 //! frame length when the fifth is `0x80`/`0x82`, else an old non-strict binary call.
+use super::memory::Reservation;
 use super::protocol::{Limits, MessageHeader, ProtoError, Protocol, Reader, Value};
 use std::io::{self, Read, Write};
 
@@ -93,6 +94,9 @@ pub struct Incoming {
     pub header: MessageHeader,
     /// The argument struct.
     pub body: Vec<(i16, Value)>,
+    /// The message's charge to the request-memory budget: drop it (with `body`) once the
+    /// call has been dispatched.
+    pub memory: Reservation,
 }
 
 /// Why reading a message failed, with the header when it was decoded.
@@ -104,22 +108,41 @@ pub struct ReadFailure {
     pub header: Option<MessageHeader>,
 }
 
-/// Reads one message from `r` according to `transport`.
+/// Reads one message from `r` according to `transport`, charging nothing to any budget.
 pub fn read_message<R: Read>(
     r: &mut R,
     transport: Transport,
     proto: Protocol,
     limits: Limits,
 ) -> Result<Incoming, ReadFailure> {
+    read_message_metered(r, transport, proto, limits, Reservation::unmetered())
+}
+
+/// Reads one message from `r` according to `transport`, charging its memory to `memory`
+/// (see [`super::memory`]): a frame's declared length is reserved twice over (the frame and
+/// the strings decoded from it) before it is read; strings and values are charged as they
+/// are decoded. The returned [`Incoming::memory`] keeps the decoded message's charge; on
+/// failure everything is given back.
+pub fn read_message_metered<R: Read>(
+    r: &mut R,
+    transport: Transport,
+    proto: Protocol,
+    limits: Limits,
+    mut memory: Reservation,
+) -> Result<Incoming, ReadFailure> {
     let fail = |error, header| ReadFailure { error, header };
     match transport {
         Transport::Buffered => {
-            let mut rd = Reader::new(r, proto, limits.max_message, limits);
+            let mut rd = Reader::new(r, proto, limits.max_message, limits).metered(memory);
             let header = rd.read_message_header().map_err(|e| fail(e, None))?;
             let body = rd
                 .read_struct()
                 .map_err(|e| fail(e, Some(header.clone())))?;
-            Ok(Incoming { header, body })
+            Ok(Incoming {
+                header,
+                body,
+                memory: rd.into_meter(),
+            })
         }
         Transport::Framed => {
             let mut len = [0u8; 4];
@@ -149,6 +172,11 @@ pub fn read_message<R: Read>(
                 ));
             }
             let n = n as usize;
+            // Room for the frame and the strings copied out of it, before either exists.
+            memory
+                .reserve_ahead(n.saturating_mul(2))
+                .and_then(|()| memory.charge(n))
+                .map_err(|e| fail(e, None))?;
             let mut frame = Vec::with_capacity(n.min(1 << 20));
             r.take(n as u64)
                 .read_to_end(&mut frame)
@@ -159,7 +187,7 @@ pub fn read_message<R: Read>(
                     None,
                 ));
             }
-            let mut rd = Reader::new(&frame[..], proto, n, limits);
+            let mut rd = Reader::new(&frame[..], proto, n, limits).metered(memory);
             let header = rd.read_message_header().map_err(|e| {
                 // An empty frame is a protocol error, not a clean close.
                 let e = match e {
@@ -171,7 +199,14 @@ pub fn read_message<R: Read>(
             let body = rd
                 .read_struct()
                 .map_err(|e| fail(e, Some(header.clone())))?;
-            Ok(Incoming { header, body })
+            let mut memory = rd.into_meter();
+            drop(frame);
+            memory.uncharge(n);
+            Ok(Incoming {
+                header,
+                body,
+                memory,
+            })
         }
     }
 }

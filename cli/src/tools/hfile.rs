@@ -66,7 +66,9 @@ pub fn run(args: HfileArgs) -> ExitCode {
     let mut files = args.files.clone();
     files.extend(args.file.clone());
     if files.is_empty() {
-        eprintln!("ERROR: cellbase hfile: no file given (cellbase hfile [OPTIONS] FILE...)");
+        crate::stderr_line!(
+            "ERROR: cellbase hfile: no file given (cellbase hfile [OPTIONS] FILE...)"
+        );
         return ExitCode::from(2);
     }
     // Block-buffered; a closed pipe or a full device ends the run (crate::output).
@@ -79,7 +81,7 @@ pub fn run(args: HfileArgs) -> ExitCode {
             Err(_) if out.error().is_some() => break,
             Err(e) => {
                 let _ = out.flush();
-                eprintln!("ERROR: {e}");
+                crate::stderr_line!("ERROR: {e}");
                 failed = true;
             }
         }

@@ -13,7 +13,7 @@ pub fn run(dir: &Path) -> ExitCode {
     let report = match cellbase::repair::repair(dir) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ERROR: repair of {} failed: {e}", dir.display());
+            crate::stderr_line!("ERROR: repair of {} failed: {e}", dir.display());
             return ExitCode::from(2);
         }
     };

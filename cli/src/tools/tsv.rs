@@ -333,7 +333,7 @@ fn apply_props(
             | "importtsv.attributes.separator" => {
                 return Err(format!("-D{k} is not supported by cellbase"));
             }
-            _ => eprintln!("WARNING: ignoring unknown property -D{k}"),
+            _ => crate::stderr_line!("WARNING: ignoring unknown property -D{k}"),
         }
     }
     if let Some(c) = columns {
@@ -362,7 +362,7 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
         a.escaped,
         &mut opts,
     ) {
-        eprintln!("ERROR: export-tsv: {e}");
+        crate::stderr_line!("ERROR: export-tsv: {e}");
         return ExitCode::from(2);
     }
     opts.timestamps = a.timestamps;
@@ -406,9 +406,9 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
         return crate::fail(format!("export-tsv: closing the database: {e}"));
     }
     for (row, why) in &stats.skipped_examples {
-        eprintln!("WARNING: row '{}' skipped: {why}", to_string_binary(row));
+        crate::stderr_line!("WARNING: row '{}' skipped: {why}", to_string_binary(row));
     }
-    eprintln!(
+    crate::stderr_line!(
         "export-tsv: {} rows, {} lines, {} cells written; {} rows skipped (not representable in plain TSV{})",
         stats.rows,
         stats.lines,
@@ -420,7 +420,7 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
             "; --escaped represents every row"
         }
     );
-    eprintln!(
+    crate::stderr_line!(
         "export-tsv: import with: cellbase import-tsv --db DIR '-Dimporttsv.columns={}'{}{} {} FILE",
         stats.columns_spec,
         if opts.separator == b'\t' {
@@ -457,11 +457,11 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
         a.escaped,
         &mut opts,
     ) {
-        eprintln!("ERROR: import-tsv: {e}");
+        crate::stderr_line!("ERROR: import-tsv: {e}");
         return ExitCode::from(2);
     }
     if opts.columns.is_none() {
-        eprintln!(
+        crate::stderr_line!(
             "ERROR: import-tsv: no column spec: pass -Dimporttsv.columns=HBASE_ROW_KEY,cf:q,... or --columns"
         );
         return ExitCode::from(2);
@@ -492,7 +492,7 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
                     .as_ref()
                     .map_or("stdin".to_string(), |p| p.display().to_string());
                 for (n, why) in &s.bad_examples {
-                    eprintln!("WARNING: {name}: line {n}: bad line skipped: {why}");
+                    crate::stderr_line!("WARNING: {name}: line {n}: bad line skipped: {why}");
                 }
                 total.lines += s.lines;
                 total.imported += s.imported;
@@ -506,9 +506,12 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
         }
     }
     let closed = db.close();
-    eprintln!(
+    crate::stderr_line!(
         "import-tsv: {} lines read, {} rows imported, {} cells written, Bad Lines={}",
-        total.lines, total.imported, total.cells, total.bad_lines
+        total.lines,
+        total.imported,
+        total.cells,
+        total.bad_lines
     );
     if let Err(e) = result {
         return crate::fail(format!("import-tsv: {e}"));

@@ -223,7 +223,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let report = match verify_dir(&args.dir) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ERROR: {e}");
+            crate::stderr_line!("ERROR: {e}");
             return ExitCode::from(2);
         }
     };
@@ -290,7 +290,11 @@ pub fn verify_dir(dir: &Path) -> Result<Report, String> {
 /// refused lock for half a second, so the probe cannot make it fail). A missing `LOCK` file
 /// is not created.
 fn lock_held(dir: &Path) -> bool {
-    let Ok(f) = std::fs::File::open(dir.join("LOCK")) else {
+    let lock = dir.join("LOCK");
+    if !std::fs::metadata(&lock).is_ok_and(|m| m.is_file()) {
+        return false; // opening a FIFO would block
+    }
+    let Ok(f) = std::fs::File::open(lock) else {
         return false;
     };
     match f.try_lock_shared() {
@@ -301,6 +305,32 @@ fn lock_held(dir: &Path) -> bool {
         Err(std::fs::TryLockError::WouldBlock) => true,
         Err(_) => false,
     }
+}
+
+/// `std::fs::read`, but only of a regular file: a FIFO or device placed in the database
+/// directory would block the read forever (or never end), so it is refused unread with an
+/// [`std::io::ErrorKind::InvalidInput`] error naming what it is.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::metadata(path)?.file_type();
+    if !t.is_file() {
+        let kind = if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_dir() {
+            "a directory"
+        } else {
+            "not a file"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("not a regular file ({kind}), not read"),
+        ));
+    }
+    std::fs::read(path)
 }
 
 fn names(dir: &Path) -> Result<Vec<String>, String> {
@@ -316,7 +346,7 @@ fn names(dir: &Path) -> Result<Vec<String>, String> {
 /// Reads `CURRENT` and replays the manifest it names; `None` when there is no usable state.
 fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
     let current = dir.join("CURRENT");
-    let name_bytes = match std::fs::read(&current) {
+    let name_bytes = match read_regular(&current) {
         Ok(b) => b,
         Err(e) => {
             report.error(
@@ -361,7 +391,7 @@ fn check_manifest(dir: &Path, report: &mut Report) -> Option<ManifestState> {
         }
     }
     let path = dir.join(name);
-    let bytes = match std::fs::read(&path) {
+    let bytes = match read_regular(&path) {
         Ok(b) => b,
         Err(e) => {
             report.error(
@@ -575,6 +605,9 @@ fn check_identity(
     family: &[u8],
     report: &mut Report,
 ) {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return; // check_sst reported why (and opening a FIFO would block)
+    }
     let Ok(reader) = SstReader::open(&cellbase::io::StdFs, path, file_id, None) else {
         return; // check_sst reported why
     };
@@ -1065,7 +1098,7 @@ struct SegmentSeen {
 }
 
 fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report, seen: &mut SegmentSeen) {
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_regular(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && report.locked_by_other => {
             report.warn(
