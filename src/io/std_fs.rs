@@ -118,6 +118,20 @@ impl FileLock for StdLock {
     }
 }
 
+/// Refuses a path that exists and is not a regular file (a FIFO, a device, a directory, a
+/// socket) before it is opened: opening a FIFO blocks until a peer opens its other end, and
+/// reading a device may never end. Every file the engine opens is one it wrote, so anything
+/// else at its path was put there from outside. A missing path passes (the open reports it).
+fn regular_or_missing(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(md) if !md.is_file() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Takes `file`'s exclusive `flock`, or `WouldBlock`.
 fn try_lock(file: File, path: Option<std::path::PathBuf>) -> io::Result<Box<dyn FileLock>> {
     match file.try_lock() {
@@ -152,6 +166,7 @@ impl FileSystem for StdFs {
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        regular_or_missing(path)?;
         let file = options()
             .write(true)
             .create(true)
@@ -161,12 +176,14 @@ impl FileSystem for StdFs {
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        regular_or_missing(path)?;
         let mut file = options().write(true).open(path)?;
         let len = std::io::Seek::seek(&mut file, io::SeekFrom::End(0))?;
         Ok(Box::new(StdWritable { file, len }))
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
+        regular_or_missing(path)?;
         let file = File::open(path)?;
         if file.metadata()?.len() == 0 {
             return Ok(Arc::new(Mapped::Empty));
@@ -181,6 +198,7 @@ impl FileSystem for StdFs {
     }
 
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {
+        regular_or_missing(path)?;
         std::fs::read(path)
     }
 
@@ -219,6 +237,7 @@ impl FileSystem for StdFs {
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
+        regular_or_missing(path)?;
         let file = options()
             .read(true)
             .write(true)

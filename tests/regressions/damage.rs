@@ -625,3 +625,43 @@ fn open_failing_on_log_damage_changes_nothing() {
     );
     assert_eq!(snapshot(dir.path()), before, "a failed open changed files");
 }
+
+/// Something that is not a regular file where the engine expects one of its files (a FIFO at
+/// a block file's, a log segment's or `CURRENT`'s path): the open is an error naming it, never
+/// a hang (opening a FIFO blocks until a writer comes). Guarded: a hang fails the test.
+#[test]
+fn fifos_in_place_of_files_are_errors_not_hangs() {
+    for victim in ["data", "wal", "CURRENT"] {
+        let dir = TempDir::new("dmg-fifo");
+        populate(dir.path(), 10, 5);
+        let path = match victim {
+            "CURRENT" => dir.path().join("CURRENT"),
+            sub => std::fs::read_dir(dir.path().join(sub))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .min()
+                .unwrap(),
+        };
+        std::fs::remove_file(&path).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            println!("mkfifo unavailable: skipped");
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(
+                Db::open_with(&d, opts())
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+            );
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{victim}: the open hangs on a FIFO"));
+        let e = got.expect_err("opened with a FIFO in place of a file");
+        assert!(e.contains("not a regular file"), "{victim}: {e}");
+        assert!(e.contains(&path.display().to_string()), "{victim}: {e}");
+    }
+}
