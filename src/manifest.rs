@@ -119,18 +119,7 @@ pub enum Edit {
     /// The database's identity and id counters: the first edit of every snapshot, so the next
     /// file id is durable even when the files with the highest ids are gone (a file numbered at
     /// or above it can only be the output of unfinished work).
-    Ids {
-        /// The database's identity (random, fixed when it was created); block files record it.
-        db_id: u64,
-        /// Next unused file id.
-        next_file_id: u64,
-        /// Next unused table id.
-        next_table_id: u64,
-        /// Next unused region id.
-        next_region_id: u64,
-        /// Highest sequence id recorded by any flush.
-        max_flushed_seq: u64,
-    },
+    Ids(IdCounters),
     /// Block files no region lists any more that were not yet deleted (in a snapshot).
     ObsoleteFiles {
         /// Their file ids.
@@ -152,6 +141,21 @@ pub enum Edit {
         /// `(segment id, length in bytes)`.
         segments: Vec<(u64, u64)>,
     },
+}
+
+/// The database's identity and id counters, as [`Edit::Ids`] records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdCounters {
+    /// The database's identity (random, fixed when it was created); block files record it.
+    pub db_id: u64,
+    /// Next unused file id.
+    pub next_file_id: u64,
+    /// Next unused table id.
+    pub next_table_id: u64,
+    /// Next unused region id.
+    pub next_region_id: u64,
+    /// Highest sequence id recorded by any flush.
+    pub max_flushed_seq: u64,
 }
 
 /// A region as recorded.
@@ -386,24 +390,18 @@ impl ManifestState {
                 r.files.extend(added.iter().cloned());
                 self.mark_obsolete(removed.iter().copied());
             }
-            Edit::Ids {
-                db_id,
-                next_file_id,
-                next_table_id,
-                next_region_id,
-                max_flushed_seq,
-            } => {
-                if self.db_id != 0 && self.db_id != *db_id {
+            Edit::Ids(ids) => {
+                if self.db_id != 0 && self.db_id != ids.db_id {
                     return Err(format!(
-                        "database id {db_id:016x} where {:016x} was recorded",
-                        self.db_id
+                        "database id {:016x} where {:016x} was recorded",
+                        ids.db_id, self.db_id
                     ));
                 }
-                self.db_id = *db_id;
-                self.next_file_id = self.next_file_id.max(*next_file_id);
-                self.next_table_id = self.next_table_id.max(*next_table_id);
-                self.next_region_id = self.next_region_id.max(*next_region_id);
-                self.max_flushed_seq = self.max_flushed_seq.max(*max_flushed_seq);
+                self.db_id = ids.db_id;
+                self.next_file_id = self.next_file_id.max(ids.next_file_id);
+                self.next_table_id = self.next_table_id.max(ids.next_table_id);
+                self.next_region_id = self.next_region_id.max(ids.next_region_id);
+                self.max_flushed_seq = self.max_flushed_seq.max(ids.max_flushed_seq);
             }
             Edit::ObsoleteFiles { ids } => {
                 for id in ids {
@@ -435,13 +433,13 @@ impl ManifestState {
 
     /// The edits that rebuild this state from nothing: [`Edit::Ids`] first.
     pub fn snapshot_edits(&self) -> Vec<Edit> {
-        let mut out = vec![Edit::Ids {
+        let mut out = vec![Edit::Ids(IdCounters {
             db_id: self.db_id,
             next_file_id: self.next_file_id,
             next_table_id: self.next_table_id,
             next_region_id: self.next_region_id,
             max_flushed_seq: self.max_flushed_seq,
-        }];
+        })];
         for (&table_id, t) in &self.tables {
             out.push(Edit::CreateTable {
                 table_id,
@@ -621,17 +619,16 @@ impl Edit {
                 codec::put_varint(&mut o, *table_id);
                 o.push(u8::from(*enabled));
             }
-            Edit::Ids {
-                db_id,
-                next_file_id,
-                next_table_id,
-                next_region_id,
-                max_flushed_seq,
-            } => {
+            Edit::Ids(ids) => {
                 o.push(9);
-                codec::put_u64(&mut o, *db_id);
-                for v in [next_file_id, next_table_id, next_region_id, max_flushed_seq] {
-                    codec::put_varint(&mut o, *v);
+                codec::put_u64(&mut o, ids.db_id);
+                for v in [
+                    ids.next_file_id,
+                    ids.next_table_id,
+                    ids.next_region_id,
+                    ids.max_flushed_seq,
+                ] {
+                    codec::put_varint(&mut o, v);
                 }
             }
             Edit::ObsoleteFiles { ids } => {
@@ -747,13 +744,13 @@ impl Edit {
                     merged: (def, get_files(&mut r)?),
                 }
             }
-            9 => Edit::Ids {
+            9 => Edit::Ids(IdCounters {
                 db_id: r.u64("database id")?,
                 next_file_id: r.varint("next file id")?,
                 next_table_id: r.varint("next table id")?,
                 next_region_id: r.varint("next region id")?,
                 max_flushed_seq: r.varint("max flushed seq")?,
-            },
+            }),
             10 => Edit::ObsoleteFiles {
                 ids: get_ids(&mut r)?,
             },
@@ -858,7 +855,7 @@ pub fn replay_manifest(bytes: &[u8], path: &Path) -> Result<(ManifestState, bool
     let (records, valid) = read_records(bytes, path, TailPolicy::TornFinalRecordOnly)?;
     let dropped_tail_at = (valid < bytes.len() as u64).then_some(valid);
     let first_is_ids = records.first().is_some_and(|r| {
-        r.rtype == RECORD_EDIT && matches!(Edit::decode(r.payload), Ok(Edit::Ids { .. }))
+        r.rtype == RECORD_EDIT && matches!(Edit::decode(r.payload), Ok(Edit::Ids(_)))
     });
     let legacy = !records.is_empty() && !first_is_ids;
     let end = records.iter().position(|r| r.rtype == RECORD_SNAPSHOT_END);
@@ -1147,13 +1144,13 @@ mod tests {
                     vec![f.clone()],
                 ),
             },
-            Edit::Ids {
+            Edit::Ids(IdCounters {
                 db_id: 0xfeed_beef,
                 next_file_id: 9,
                 next_table_id: 2,
                 next_region_id: 6,
                 max_flushed_seq: 77,
-            },
+            }),
             Edit::ObsoleteFiles { ids: vec![3, 4] },
             Edit::WalSegmentsAdded { ids: vec![12, 13] },
             Edit::WalSegmentsDeleted { ids: vec![12] },
