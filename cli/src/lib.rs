@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 pub mod lab;
 pub mod output;
+pub mod progress;
 pub mod shell;
 pub mod thrift;
 pub mod tools;
