@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+pub mod completions;
 pub mod lab;
 pub mod output;
 pub mod progress;
@@ -17,6 +18,7 @@ pub mod tools;
 #[command(
     name = "cellbase",
     version,
+    propagate_version = true,
     about = "cellbase: an embedded HBase-model storage engine"
 )]
 pub struct Cli {
@@ -42,6 +44,8 @@ pub enum Command {
     Thrift(thrift::ThriftArgs),
     /// The rowkey lab: replay rowkey designs against real regions.
     Lab(lab::LabArgs),
+    /// Print a shell completion script (bash, zsh or fish) on standard output.
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs a parsed command line and returns the process exit code.
@@ -54,6 +58,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::ImportTsv(a) => tools::tsv::run_import(a),
         Command::Thrift(a) => thrift::run(a),
         Command::Lab(a) => lab::run(a),
+        Command::Completions(a) => completions::run(a),
     }
 }
 
