@@ -197,3 +197,80 @@ fn verify_on_a_terminal_shows_progress_unless_quiet() {
     assert!(!quiet.contains("\x1b["), "{quiet:?}");
     assert!(quiet.contains("Status: OK"), "{quiet:?}");
 }
+
+/// Runs `cellbase ARGS` on a pseudo-terminal (stdout and stderr both the terminal) and
+/// returns everything it printed.
+#[cfg(unix)]
+fn on_a_pty(args: &[String]) -> String {
+    use expectrl::{Eof, Session};
+    use std::process::Command;
+    use std::time::Duration;
+
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cellbase"));
+    cmd.args(args).env("TERM", "xterm");
+    let mut p = Session::spawn(cmd).expect("spawn on a pty");
+    p.set_expect_timeout(Some(Duration::from_secs(60)));
+    let all = p.expect(Eof).expect("the command ends");
+    String::from_utf8_lossy(all.as_bytes()).into_owned()
+}
+
+/// On a terminal, import-tsv shows bytes read, export-tsv to a file rows written, lab run
+/// its operations; export-tsv writing its rows to that same terminal shows nothing.
+#[cfg(unix)]
+#[test]
+fn the_other_commands_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("in.tsv");
+    let text: String = (0..300)
+        .map(|i| format!("row{i:05}\tvalue-{i}\n"))
+        .collect();
+    std::fs::write(&tsv, text).unwrap();
+    let db = s(&dir.path().join("db"));
+    let v = |a: &[&str]| -> Vec<String> { a.iter().map(|x| x.to_string()).collect() };
+
+    let imported = on_a_pty(&v(&[
+        "import-tsv",
+        "--db",
+        &db,
+        "-Dimporttsv.columns=HBASE_ROW_KEY,f:q",
+        "t",
+        &s(&tsv),
+    ]));
+    assert!(imported.contains("import-tsv: "), "{imported:?}");
+    assert!(imported.contains(" read ("), "{imported:?}");
+    assert!(imported.contains("300 rows imported"), "{imported:?}");
+
+    let file = s(&dir.path().join("out.tsv"));
+    let exported = on_a_pty(&v(&["export-tsv", "--db", &db, "t", &file]));
+    assert!(exported.contains("rows written"), "{exported:?}");
+    assert!(exported.contains("export-tsv: 300 rows"), "{exported:?}");
+    let quiet = on_a_pty(&v(&[
+        "export-tsv",
+        "-q",
+        "--db",
+        &db,
+        "t",
+        &(file.clone() + "2"),
+    ]));
+    assert!(!quiet.contains("rows written"), "{quiet:?}");
+    let to_terminal = on_a_pty(&v(&["export-tsv", "--db", &db, "t"]));
+    assert!(
+        to_terminal.contains("row00299\tvalue-299"),
+        "{to_terminal:?}"
+    );
+    assert!(!to_terminal.contains("rows written"), "{to_terminal:?}");
+
+    let out = s(&dir.path().join("report"));
+    let lab = on_a_pty(&v(&[
+        "lab",
+        "run",
+        &example("hotspot.toml"),
+        "--records",
+        "300",
+        "--out",
+        &out,
+    ]));
+    assert!(lab.contains("hotspot: ["), "{lab:?}");
+    assert!(lab.contains("operations"), "{lab:?}");
+    assert!(lab.contains("report: "), "{lab:?}");
+}
