@@ -104,6 +104,9 @@ pub fn complete_line(line: &str, pos: usize, tables: &[String]) -> (usize, Vec<(
 pub struct ShellHelper {
     /// The database's table names, refreshed by the shell after every statement.
     pub tables: Vec<String>,
+    /// The line being read continues a statement (its first word is not a command): no
+    /// completion.
+    pub continuing: bool,
 }
 
 impl Completer for ShellHelper {
@@ -115,6 +118,9 @@ impl Completer for ShellHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        if self.continuing {
+            return Ok((pos, Vec::new()));
+        }
         let (start, found) = complete_line(line, pos, &self.tables);
         Ok((
             start,
@@ -141,7 +147,27 @@ impl Helper for ShellHelper {}
 
 #[cfg(test)]
 mod tests {
-    use super::complete_line;
+    use super::{ShellHelper, complete_line};
+    use rustyline::completion::Completer;
+
+    #[test]
+    fn the_helper_completes_through_rustyline_except_in_a_continued_statement() {
+        let history = rustyline::history::DefaultHistory::new();
+        let ctx = rustyline::Context::new(&history);
+        let mut h = ShellHelper {
+            tables: vec!["t1".to_string()],
+            continuing: false,
+        };
+        let (start, found) = h.complete("scan 't", 7, &ctx).unwrap();
+        assert_eq!(start, 5);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].display.as_str(), found[0].replacement.as_str()),
+            ("t1", "'t1'")
+        );
+        h.continuing = true;
+        assert!(h.complete("scan 't", 7, &ctx).unwrap().1.is_empty());
+    }
 
     fn replacements(line: &str, tables: &[&str]) -> (usize, Vec<String>) {
         let tables: Vec<String> = tables.iter().map(|t| t.to_string()).collect();

@@ -388,6 +388,7 @@ impl Shell {
             rustyline::Editor::new().map_err(|e| format!("cannot start the line editor: {e}"))?;
         rl.set_helper(Some(complete::ShellHelper {
             tables: self.session.db.table_names(),
+            continuing: false,
         }));
         let history = history.or_else(|| {
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cellbase_shell_history"))
@@ -404,6 +405,9 @@ impl Shell {
         let mut buf: Vec<u8> = Vec::new();
         let mut start_line = 1;
         loop {
+            if let Some(h) = rl.helper_mut() {
+                h.continuing = !buf.is_empty();
+            }
             let line = match rl.readline(&self.prompt(&buf)) {
                 Ok(l) => l,
                 Err(ReadlineError::Interrupted) => {
