@@ -15,8 +15,10 @@ macro_rules! stderr_line {
     }};
 }
 
+pub mod completions;
 pub mod lab;
 pub mod output;
+pub mod progress;
 pub mod shell;
 pub mod thrift;
 pub mod tools;
@@ -26,6 +28,7 @@ pub mod tools;
 #[command(
     name = "cellbase",
     version,
+    propagate_version = true,
     about = "cellbase: an embedded HBase-model storage engine"
 )]
 pub struct Cli {
@@ -51,6 +54,8 @@ pub enum Command {
     Thrift(thrift::ThriftArgs),
     /// The rowkey lab: replay rowkey designs against real regions.
     Lab(lab::LabArgs),
+    /// Print a shell completion script (bash, zsh or fish) on standard output.
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs a parsed command line and returns the process exit code.
@@ -63,6 +68,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::ImportTsv(a) => tools::tsv::run_import(a),
         Command::Thrift(a) => thrift::run(a),
         Command::Lab(a) => lab::run(a),
+        Command::Completions(a) => completions::run(a),
     }
 }
 

@@ -266,6 +266,9 @@ fn run(a: RunArgs) -> Res<()> {
     // data directory and YCSB insert sequence).
     let data_of = |e: &str| a.out.join("data").join(e);
     let mut insert_next: std::collections::BTreeMap<&str, u64> = Default::default();
+    // Runs whose child failed (exited non-zero or printed no result): the other runs go on
+    // and the report is written, but the harness then exits non-zero.
+    let mut failed: Vec<String> = Vec::new();
     for e in &a.engines {
         let data = data_of(e);
         let _ = std::fs::remove_dir_all(&data);
@@ -298,7 +301,7 @@ fn run(a: RunArgs) -> Res<()> {
             let out = cmd.stderr(std::process::Stdio::inherit()).output()?;
             let text = String::from_utf8_lossy(&out.stdout);
             let line = text.lines().find_map(|l| l.strip_prefix("RESULT "));
-            match line {
+            match line.filter(|_| out.status.success()) {
                 Some(l) => {
                     let r: RunResult = serde_json::from_str(l)?;
                     eprintln!(
@@ -311,7 +314,13 @@ fn run(a: RunArgs) -> Res<()> {
                     results.push(r);
                 }
                 None => {
-                    eprintln!("FAILED ({})", out.status);
+                    let why = if out.status.success() {
+                        "no RESULT line".to_string()
+                    } else {
+                        out.status.to_string()
+                    };
+                    eprintln!("FAILED ({why})");
+                    failed.push(format!("{e} {w} ({why})"));
                 }
             }
             // Write the partial report after every run: a long run can be inspected early.
@@ -322,6 +331,15 @@ fn run(a: RunArgs) -> Res<()> {
         let _ = std::fs::remove_dir_all(data_of(e));
     }
     eprintln!("report: {}", a.out.join("report.md").display());
+    if !failed.is_empty() {
+        return Err(format!(
+            "{} of {} runs failed: {}",
+            failed.len(),
+            workloads.len() * a.engines.len(),
+            failed.join(", ")
+        )
+        .into());
+    }
     Ok(())
 }
 

@@ -45,6 +45,9 @@ pub enum LabCommand {
         /// Override the number of records of the design's workload.
         #[arg(long)]
         records: Option<u64>,
+        /// No progress line on standard error (shown only when it is a terminal).
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Run several designs on the same records and workload (the first design's) and compare.
     Compare {
@@ -57,6 +60,9 @@ pub enum LabCommand {
         /// Override the number of records of the first design's workload.
         #[arg(long)]
         records: Option<u64>,
+        /// No progress line on standard error (shown only when it is a terminal).
+        #[arg(short, long)]
+        quiet: bool,
     },
 }
 
@@ -84,8 +90,19 @@ pub fn load(path: &Path, records: Option<u64>) -> Result<Design, String> {
 /// # Errors
 /// A message for engine failures.
 pub fn run_design(d: &Design, db_dir: Option<&Path>) -> Result<RunResult, String> {
+    run_design_with(d, db_dir, false)
+}
+
+/// [`run_design`], with a progress line of the operations done on standard error when `show`.
+///
+/// # Errors
+/// As [`run_design`].
+pub fn run_design_with(d: &Design, db_dir: Option<&Path>, show: bool) -> Result<RunResult, String> {
     let records = d.records();
-    runner::run(d, &records, &d.workload, d.seed, db_dir)
+    let progress = crate::progress::bar(show, &d.name, 0, "operations");
+    let r = runner::run_with_progress(d, &records, &d.workload, d.seed, db_dir, &progress);
+    crate::progress::done(&progress);
+    r
 }
 
 /// Runs every design on the records and workload of the first.
@@ -93,6 +110,15 @@ pub fn run_design(d: &Design, db_dir: Option<&Path>) -> Result<RunResult, String
 /// # Errors
 /// When the designs do not declare the same fields, or the engine fails.
 pub fn compare(designs: &[Design]) -> Result<Vec<RunResult>, String> {
+    compare_with(designs, false)
+}
+
+/// [`compare`], with a progress line of the operations done per design on standard error
+/// when `show`.
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_with(designs: &[Design], show: bool) -> Result<Vec<RunResult>, String> {
     let Some(base) = designs.first() else {
         return Err("nothing to compare".into());
     };
@@ -112,7 +138,10 @@ pub fn compare(designs: &[Design]) -> Result<Vec<RunResult>, String> {
     let records = base.records();
     let mut out: Vec<RunResult> = Vec::new();
     for d in designs {
-        let mut r = runner::run(d, &records, &base.workload, base.seed, None)?;
+        let progress = crate::progress::bar(show, &d.name, 0, "operations");
+        let r = runner::run_with_progress(d, &records, &base.workload, base.seed, None, &progress);
+        crate::progress::done(&progress);
+        let mut r = r?;
         // Unique names for the report files.
         let mut name = r.design.clone();
         let mut k = 2;
@@ -193,6 +222,7 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             out,
             db,
             records,
+            quiet,
         } => {
             let d = match load(&design, records) {
                 Ok(d) => d,
@@ -203,7 +233,7 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
                 "lab: {} — seed {}, {} records",
                 d.name, d.seed, d.workload.records
             );
-            let r = match run_design(&d, db.as_deref()) {
+            let r = match run_design_with(&d, db.as_deref(), crate::progress::wanted(quiet)) {
                 Ok(r) => r,
                 Err(e) => return crate::fail(e),
             };
@@ -223,6 +253,7 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             designs,
             out,
             records,
+            quiet,
         } => {
             let mut ds = Vec::new();
             for (i, p) in designs.iter().enumerate() {
@@ -242,7 +273,7 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
                 ds[0].seed,
                 ds[0].workload.records
             );
-            let runs = match compare(&ds) {
+            let runs = match compare_with(&ds, crate::progress::wanted(quiet)) {
                 Ok(r) => r,
                 Err(e) => return crate::fail(e),
             };

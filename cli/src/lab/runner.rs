@@ -14,6 +14,7 @@ use cellbase::{
     Db, DbOptions, Durability, FamilyDescriptor, Filter, Get, ManualClock, Put, RegionInfo, Scan,
     Table, TableDescriptor, rowkey,
 };
+use indicatif::ProgressBar;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -305,6 +306,22 @@ pub fn run(
     seed: u64,
     dir: Option<&Path>,
 ) -> Result<RunResult, String> {
+    run_with_progress(design, records, workload, seed, dir, &ProgressBar::hidden())
+}
+
+/// [`run`], counting each operation done on `progress` (its length is set to the estimated
+/// number of operations).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_progress(
+    design: &Design,
+    records: &[Vec<Value>],
+    workload: &Workload,
+    seed: u64,
+    dir: Option<&Path>,
+    progress: &ProgressBar,
+) -> Result<RunResult, String> {
     let e = |x: cellbase::Error| format!("{}: engine error: {x}", design.name);
     // Keys first: the key space of the run fixes the heatmaps' y axis.
     let mut kd = design.key.clone();
@@ -383,6 +400,7 @@ pub fn run(
         .max(1);
     let n = records.len() as u64;
     let est_ops = n * total_weight / put_weight;
+    progress.set_length(est_ops);
     let window_ops = est_ops
         .div_ceil(u64::from(Design::windows(workload).max(1)))
         .max(1);
@@ -596,6 +614,7 @@ pub fn run(
             }
         }
         op_no += 1;
+        progress.set_position(op_no);
         if op_no.is_multiple_of(window_ops) || put_next == records.len() {
             // Close the window: counters first, then the engine's compaction and split check.
             let regs = tables.main.regions();

@@ -145,7 +145,34 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("help", "general", "help\n  help 'get'"),
     ("version", "general", "version"),
+    (
+        "show_filters",
+        "general",
+        "show_filters   (the filter names FILTER => \"...\" strings accept)",
+    ),
     ("exit", "general", "exit"),
+];
+
+/// The filter names of the filter language that the engine's `Filter::parse` builds, in the
+/// order of its registry (src/filter/parse.rs): what `show_filters` prints, one per line as
+/// HBase does. HBase also registers ColumnCountGetFilter, ColumnPaginationFilter,
+/// InclusiveStopFilter, SingleColumnValueExcludeFilter, DependentColumnFilter and (2.x)
+/// ColumnValueFilter, which `Filter` cannot represent: the parser refuses them, so they are
+/// not listed.
+pub const SUPPORTED_FILTERS: &[&str] = &[
+    "KeyOnlyFilter",
+    "FirstKeyOnlyFilter",
+    "PrefixFilter",
+    "ColumnPrefixFilter",
+    "MultipleColumnPrefixFilter",
+    "PageFilter",
+    "TimestampsFilter",
+    "RowFilter",
+    "FamilyFilter",
+    "QualifierFilter",
+    "ValueFilter",
+    "ColumnRangeFilter",
+    "SingleColumnValueFilter",
 ];
 
 /// The usage text of a command, if it exists.
@@ -588,6 +615,13 @@ impl Session {
             "split" => self.split(args),
             "merge_region" => self.merge_region(args),
             "list_regions" => self.list_regions(args, out),
+            "show_filters" => {
+                arity(args, 0, 0)?;
+                for name in SUPPORTED_FILTERS {
+                    writeln!(out, "{name}")?;
+                }
+                Ok(None)
+            }
             "version" => {
                 arity(args, 0, 0)?;
                 writeln!(
@@ -1701,7 +1735,47 @@ fn positive_interval(i: i64) -> R<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::encoded_name;
+    use super::{SUPPORTED_FILTERS, encoded_name};
+
+    /// `show_filters` lists exactly what the engine's parser builds: each listed name parses
+    /// (with arguments of its shape), and HBase's other registered names are refused.
+    #[test]
+    fn listed_filters_are_the_ones_the_parser_builds() {
+        let example = |name: &str| -> String {
+            let args = match name {
+                "KeyOnlyFilter" | "FirstKeyOnlyFilter" => "",
+                "PrefixFilter" | "ColumnPrefixFilter" => "'a'",
+                "MultipleColumnPrefixFilter" => "'a', 'b'",
+                "PageFilter" => "10",
+                "TimestampsFilter" => "1, 2",
+                "RowFilter" | "FamilyFilter" | "QualifierFilter" | "ValueFilter" => "=, 'binary:a'",
+                "ColumnRangeFilter" => "'a', true, 'b', false",
+                "SingleColumnValueFilter" => "'f', 'q', =, 'binary:v'",
+                other => panic!("no example arguments for {other}"),
+            };
+            format!("{name}({args})")
+        };
+        for name in SUPPORTED_FILTERS {
+            let text = example(name);
+            assert!(cellbase::Filter::parse(&text).is_ok(), "{text}");
+        }
+        for name in [
+            "ColumnCountGetFilter",
+            "ColumnPaginationFilter",
+            "InclusiveStopFilter",
+            "SingleColumnValueExcludeFilter",
+            "DependentColumnFilter",
+            "ColumnValueFilter",
+            "NoSuchFilter",
+        ] {
+            assert!(!SUPPORTED_FILTERS.contains(&name));
+            let e = cellbase::Filter::parse(&format!("{name}()")).expect_err(name);
+            assert!(
+                e.to_string().contains("cannot represent") || e.to_string().contains("unknown"),
+                "{name}: {e}"
+            );
+        }
+    }
 
     fn region(name: &str, start: &[u8]) -> cellbase::RegionInfo {
         cellbase::RegionInfo {

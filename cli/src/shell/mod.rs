@@ -6,6 +6,7 @@
 //! engine API ([`commands`]) and print HBase's formats ([`mod@format`]).
 
 pub mod commands;
+pub mod complete;
 pub mod format;
 pub mod ruby;
 
@@ -383,8 +384,12 @@ impl Shell {
     /// The interactive loop: rustyline editing, history, multi-line statements.
     fn interactive(&mut self, history: Option<PathBuf>, out: &mut dyn Write) -> Result<(), String> {
         use rustyline::error::ReadlineError;
-        let mut rl = rustyline::DefaultEditor::new()
-            .map_err(|e| format!("cannot start the line editor: {e}"))?;
+        let mut rl: rustyline::Editor<complete::ShellHelper, rustyline::history::DefaultHistory> =
+            rustyline::Editor::new().map_err(|e| format!("cannot start the line editor: {e}"))?;
+        rl.set_helper(Some(complete::ShellHelper {
+            tables: self.session.db.table_names(),
+            continuing: false,
+        }));
         let history = history.or_else(|| {
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cellbase_shell_history"))
         });
@@ -400,6 +405,9 @@ impl Shell {
         let mut buf: Vec<u8> = Vec::new();
         let mut start_line = 1;
         loop {
+            if let Some(h) = rl.helper_mut() {
+                h.continuing = !buf.is_empty();
+            }
             let line = match rl.readline(&self.prompt(&buf)) {
                 Ok(l) => l,
                 Err(ReadlineError::Interrupted) => {
@@ -422,6 +430,10 @@ impl Shell {
                 None => continue,
                 Some(Flow::Continue) => buf.clear(),
                 Some(_) => break,
+            }
+            // Tables created or dropped by the statement complete from now on.
+            if let Some(h) = rl.helper_mut() {
+                h.tables = self.session.db.table_names();
             }
         }
         if let Some(h) = &history {

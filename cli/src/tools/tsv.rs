@@ -16,7 +16,7 @@ use super::{from_string_binary, push_binary_byte, to_string_binary};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, Scan, TableDescriptor};
 use clap::Args;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,6 +48,10 @@ pub struct ExportArgs {
     /// Add an HBASE_TS_KEY column: one line per (row, timestamp), so timestamps round-trip.
     #[arg(long)]
     pub timestamps: bool,
+    /// No progress line on standard error (shown only when it is a terminal, and not while
+    /// the rows go to the same terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// The table to export.
     pub table: String,
     /// Output file (must not exist); `-` or absent: standard output.
@@ -74,6 +78,9 @@ pub struct ImportArgs {
     /// Fields are escaped as `export-tsv --escaped` writes them.
     #[arg(long)]
     pub escaped: bool,
+    /// No progress line on standard error (shown only when it is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// The table to import into (created with the spec's families if missing).
     pub table: String,
     /// Input file, or a directory (its files, sorted; names starting with `_` or `.` skipped),
@@ -377,9 +384,13 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
         Err(e) => return crate::fail(format!("export-tsv: opening {}: {e}", a.db.display())),
     };
     let to_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
+    // Rows written to the terminal the progress line would be drawn on would garble both.
+    let show = crate::progress::wanted(a.quiet) && !(to_stdout && std::io::stdout().is_terminal());
+    let progress = crate::progress::counter(show, "export-tsv", "rows written");
     let result = if to_stdout {
         let mut out = crate::output::Stdout::new();
-        let r = export(&db, &a.table, &mut out, &opts);
+        let r = export_with(&db, &a.table, &mut out, &opts, &progress);
+        crate::progress::done(&progress);
         if out.error().is_some() {
             // A closed pipe ends quietly (141), a full device with a message (1).
             let _ = db.close();
@@ -393,10 +404,11 @@ pub fn run_export(a: ExportArgs) -> ExitCode {
             .create_new(true)
             .open(&path)
         {
-            Ok(f) => export(&db, &a.table, BufWriter::new(f), &opts),
+            Ok(f) => export_with(&db, &a.table, BufWriter::new(f), &opts, &progress),
             Err(e) => Err(format!("cannot create {}: {e}", path.display())),
         }
     };
+    crate::progress::done(&progress);
     let closed = db.close();
     let stats = match result {
         Ok(s) => s,
@@ -478,11 +490,31 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
     };
     let mut total = ImportStats::default();
     let mut result = Ok(());
+    // Bytes read of the whole input (every file's size; unknown for standard input).
+    let size: Option<u64> = inputs
+        .iter()
+        .map(|i| {
+            i.as_ref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+        })
+        .sum();
+    let progress = crate::progress::bytes(crate::progress::wanted(a.quiet), "import-tsv", size);
     for input in &inputs {
         let r = match input {
-            None => import(&db, &a.table, std::io::stdin().lock(), &opts),
+            None => import(
+                &db,
+                &a.table,
+                progress.wrap_read(std::io::stdin().lock()),
+                &opts,
+            ),
             Some(p) => match std::fs::File::open(p) {
-                Ok(f) => import(&db, &a.table, std::io::BufReader::new(f), &opts),
+                Ok(f) => import(
+                    &db,
+                    &a.table,
+                    progress.wrap_read(std::io::BufReader::new(f)),
+                    &opts,
+                ),
                 Err(e) => Err(format!("cannot read {}: {e}", p.display())),
             },
         };
@@ -491,9 +523,11 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
                 let name = input
                     .as_ref()
                     .map_or("stdin".to_string(), |p| p.display().to_string());
-                for (n, why) in &s.bad_examples {
-                    crate::stderr_line!("WARNING: {name}: line {n}: bad line skipped: {why}");
-                }
+                progress.suspend(|| {
+                    for (n, why) in &s.bad_examples {
+                        crate::stderr_line!("WARNING: {name}: line {n}: bad line skipped: {why}");
+                    }
+                });
                 total.lines += s.lines;
                 total.imported += s.imported;
                 total.cells += s.cells;
@@ -505,6 +539,7 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
             }
         }
     }
+    crate::progress::done(&progress);
     let closed = db.close();
     crate::stderr_line!(
         "import-tsv: {} lines read, {} rows imported, {} cells written, Bad Lines={}",
@@ -779,8 +814,19 @@ fn write_field(out: &mut Vec<u8>, b: Option<&[u8]>, opts: &TsvOptions) {
 pub fn export(
     db: &Db,
     table: &str,
+    out: impl Write,
+    opts: &TsvOptions,
+) -> Result<ExportStats, String> {
+    export_with(db, table, out, opts, &indicatif::ProgressBar::hidden())
+}
+
+/// [`export`], counting each row written on `progress`.
+fn export_with(
+    db: &Db,
+    table: &str,
     mut out: impl Write,
     opts: &TsvOptions,
+    progress: &indicatif::ProgressBar,
 ) -> Result<ExportStats, String> {
     let t = db.table(table).map_err(|e| format!("table {table}: {e}"))?;
     let mut cols = match &opts.columns {
@@ -892,6 +938,7 @@ pub fn export(
             st.cells += vals.len() as u64;
         }
         st.rows += 1;
+        progress.inc(1);
     }
     out.flush().map_err(io)?;
     Ok(st)

@@ -51,6 +51,9 @@ pub struct VerifyArgs {
     /// Print one line per file checked.
     #[arg(short, long)]
     pub verbose: bool,
+    /// No progress line on standard error (shown only when it is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Salvage instead of checking (the database must be closed): rebuild the manifest from
     /// what verifies, move what cannot be placed into DIR/lost+found/ (nothing is deleted),
     /// and print what was recovered, set aside and lost.
@@ -127,6 +130,8 @@ pub struct Report {
     pub locked_by_other: bool,
     /// Per-file lines for `--verbose`.
     pub notes: Vec<String>,
+    /// Progress on standard error: one step per file checked (hidden unless asked for).
+    progress: Option<indicatif::ProgressBar>,
 }
 
 impl Report {
@@ -138,6 +143,13 @@ impl Report {
     /// Findings of severity [`Severity::Warning`].
     pub fn warnings(&self) -> usize {
         self.count(Severity::Warning)
+    }
+
+    /// Counts one more file checked on the progress line, if one is shown.
+    fn file_checked(&self) {
+        if let Some(p) = &self.progress {
+            p.inc(1);
+        }
     }
 
     fn count(&self, s: Severity) -> usize {
@@ -220,7 +232,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     if args.repair {
         return super::repair::run(&args.dir);
     }
-    let report = match verify_dir(&args.dir) {
+    let progress = crate::progress::counter(
+        crate::progress::wanted(args.quiet),
+        "verify",
+        "files checked",
+    );
+    let report = verify_dir_with(&args.dir, Some(progress.clone()));
+    crate::progress::done(&progress);
+    let report = match report {
         Ok(r) => r,
         Err(e) => {
             crate::stderr_line!("ERROR: {e}");
@@ -264,12 +283,18 @@ pub fn run(args: VerifyArgs) -> ExitCode {
 /// # Errors
 /// Only when `dir` is not a readable directory; every problem inside it is a [`Finding`].
 pub fn verify_dir(dir: &Path) -> Result<Report, String> {
+    verify_dir_with(dir, None)
+}
+
+/// [`verify_dir`], counting each block file and WAL segment checked on `progress`.
+fn verify_dir_with(dir: &Path, progress: Option<indicatif::ProgressBar>) -> Result<Report, String> {
     let md = std::fs::metadata(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     if !md.is_dir() {
         return Err(format!("{} is not a directory", dir.display()));
     }
     let mut report = Report {
         locked_by_other: lock_held(dir),
+        progress,
         ..Report::default()
     };
     let state = check_manifest(dir, &mut report);
@@ -663,6 +688,7 @@ pub fn check_sst(path: &Path, expect: Option<(&[u8], u64)>, report: &mut Report)
         }
     };
     report.block_files += 1;
+    report.file_checked();
     let bytes: &[u8] = &file.0;
     report.bytes += bytes.len() as u64;
     if let Some((_, size)) = expect
@@ -1114,6 +1140,7 @@ fn check_segment(path: &Path, id: u64, newest: bool, report: &mut Report, seen: 
         }
     };
     report.wal_segments += 1;
+    report.file_checked();
     report.bytes += bytes.len() as u64;
     seen.len = Some(bytes.len() as u64);
     let records = match read_records(&bytes, path, TailPolicy::Strict) {
