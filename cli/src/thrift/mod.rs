@@ -121,8 +121,83 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         max_reply_memory: mib(args.max_reply_memory_mib),
         max_request_memory: mib(args.max_request_memory_mib),
     };
-    match server::serve(listener, service, cfg) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => crate::fail(format!("thrift server failed: {e}")),
+    crate::stderr_line!(
+        "cellbase thrift {}: database {}, listening on {addr} (buffered or framed, binary or \
+         compact); limits: message {} MiB, reply {} MiB, request memory {} MiB, reply memory {} \
+         MiB, {} connections ({} per client), {} scanners ({} per connection), message deadline \
+         {} s",
+        env!("CARGO_PKG_VERSION"),
+        args.db.display(),
+        args.max_message_mib,
+        args.max_reply_mib,
+        args.max_request_memory_mib,
+        args.max_reply_memory_mib,
+        args.max_connections,
+        args.max_connections_per_client,
+        args.max_scanners,
+        args.max_scanners_per_connection,
+        args.message_deadline_secs,
+    );
+    let stop = Arc::new(server::Stop::default());
+    if let Err(e) = watch_signals(&stop, addr) {
+        return crate::fail(format!("cannot watch for SIGTERM/SIGINT: {e}"));
     }
+    let busy = match server::serve_until(listener, service.clone(), cfg, &stop) {
+        Ok(busy) => busy,
+        Err(e) => return crate::fail(format!("thrift server failed: {e}")),
+    };
+    // The connection threads are gone (or the grace period ran out): close the database
+    // cleanly, so the next open replays nothing.
+    match Arc::try_unwrap(service) {
+        Ok(service) => match service.close() {
+            Ok(()) => {
+                crate::stderr_line!("thrift: stopped; database closed cleanly");
+                ExitCode::SUCCESS
+            }
+            Err(e) => crate::fail(format!("closing the database failed: {e}")),
+        },
+        Err(_) => crate::fail(format!(
+            "{busy} connections still busy after {} s; exiting without a clean close (the log \
+             holds every acknowledged write)",
+            server::STOP_GRACE.as_secs()
+        )),
+    }
+}
+
+/// Turns SIGTERM and SIGINT into the gateway's stop: a thread waits for the signal (no code of
+/// ours runs in the handler), begins the stop and connects to the listener once to wake its
+/// accept loop.
+#[cfg(unix)]
+fn watch_signals(stop: &Arc<server::Stop>, addr: std::net::SocketAddr) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])?;
+    let stop = stop.clone();
+    std::thread::Builder::new()
+        .name("thrift-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let name = if sig == SIGTERM { "SIGTERM" } else { "SIGINT" };
+                crate::stderr_line!(
+                    "thrift: {name}: stopping (no new connections; requests being served finish)"
+                );
+                stop.begin();
+                let wake = match addr.ip() {
+                    ip if ip.is_unspecified() && addr.is_ipv4() => {
+                        std::net::SocketAddr::from(([127, 0, 0, 1], addr.port()))
+                    }
+                    ip if ip.is_unspecified() => {
+                        std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port()))
+                    }
+                    _ => addr,
+                };
+                let _ = std::net::TcpStream::connect_timeout(&wake, Duration::from_secs(5));
+            }
+        })?;
+    Ok(())
+}
+
+/// Without Unix signals the gateway stops only when killed.
+#[cfg(not(unix))]
+fn watch_signals(_stop: &Arc<server::Stop>, _addr: std::net::SocketAddr) -> std::io::Result<()> {
+    Ok(())
 }

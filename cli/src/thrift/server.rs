@@ -319,25 +319,84 @@ impl Drop for SlotGuard {
     }
 }
 
+/// How long a stop waits for connections to finish the request they are serving.
+pub const STOP_GRACE: Duration = Duration::from_secs(30);
+
+/// The gateway's stop: set by a signal (SIGTERM, SIGINT), it ends the accept loop, closes the
+/// read side of every connection (a request being served still gets its reply; an idle
+/// keep-alive connection ends at once) and lets [`serve_until`] return once they are gone.
+#[derive(Debug, Default)]
+pub struct Stop {
+    stopping: std::sync::atomic::AtomicBool,
+    conns: Mutex<HashMap<u64, TcpStream>>,
+}
+
+impl Stop {
+    /// Begins the stop; the accept loop sees it at its next connection (the signal thread
+    /// connects to the listener to wake it).
+    pub fn begin(&self) {
+        self.stopping.store(true, Ordering::Release);
+        for s in lock(&self.conns).values() {
+            let _ = s.shutdown(std::net::Shutdown::Read);
+        }
+    }
+
+    /// True once [`Stop::begin`] ran.
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+
+    fn register(&self, id: u64, stream: &TcpStream) {
+        if let Ok(s) = stream.try_clone() {
+            if self.stopping() {
+                let _ = s.shutdown(std::net::Shutdown::Read);
+            }
+            lock(&self.conns).insert(id, s);
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        lock(&self.conns).remove(&id);
+    }
+}
+
 /// Accepts connections forever, each on its own thread.
 pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::io::Result<()> {
+    serve_until(listener, service, cfg, &Arc::new(Stop::default())).map(|_| ())
+}
+
+/// Accepts connections, each on its own thread, until `stop` begins; then waits up to
+/// [`STOP_GRACE`] for the connections to finish. Returns how many were still running then.
+pub fn serve_until(
+    listener: TcpListener,
+    service: Arc<Service>,
+    cfg: Config,
+    stop: &Arc<Stop>,
+) -> std::io::Result<usize> {
     let slots = Arc::new(Mutex::new(Slots::default()));
     let reply_pool = Arc::new(AtomicUsize::new(0));
     let request_pool = RequestPool::new(cfg.max_request_memory.max(cfg.max_message));
     let next_conn = AtomicU64::new(0);
     {
-        // Expire idle scanners even when nobody opens new ones.
-        let service = service.clone();
+        // Expire idle scanners even when nobody opens new ones; a weak handle, so the stop
+        // can take the service back and close the database.
+        let service = Arc::downgrade(&service);
         std::thread::Builder::new()
             .name("thrift-scanner-reaper".into())
             .spawn(move || {
                 loop {
                     std::thread::sleep(Duration::from_secs(5));
+                    let Some(service) = service.upgrade() else {
+                        return;
+                    };
                     service.scanners().expire(Instant::now());
                 }
             })?;
     }
     for stream in listener.incoming() {
+        if stop.stopping() {
+            break;
+        }
         let stream = match stream {
             Ok(s) => s,
             Err(e) => {
@@ -381,6 +440,8 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
             max_reply_memory: cfg.max_reply_memory,
             request_pool: request_pool.clone(),
         };
+        stop.register(conn.id, &stream);
+        let conn_stop = stop.clone();
         let spawned = std::thread::Builder::new()
             .name("thrift-conn".into())
             .spawn(move || {
@@ -389,12 +450,25 @@ pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::
                 let _ = handle_connection(stream, &service, &conn);
                 // The connection's scanners go with it (issue 21, 7c).
                 service.scanners().release_owner(id);
+                conn_stop.forget(id);
+                // Before the slot is given back: once no slot is live, no thread holds the
+                // service, and the stop can close the database.
+                drop(service);
             });
         if let Err(e) = spawned {
             crate::stderr_line!("thrift: cannot start a connection thread: {e}");
         }
     }
-    Ok(())
+    drop(listener);
+    // Connections finish the request they serve; their read side is closed, so idle ones end.
+    let deadline = Instant::now() + STOP_GRACE;
+    loop {
+        let live = lock(&slots).live;
+        if live == 0 || Instant::now() >= deadline {
+            return Ok(live);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// What one connection's thread needs to know.

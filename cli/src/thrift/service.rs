@@ -165,6 +165,17 @@ pub struct Service {
     port: i32,
 }
 
+impl Service {
+    /// Closes the database cleanly (flushes every memstore, syncs and trims the log): the
+    /// gateway's stop, once no connection uses the service any more.
+    ///
+    /// # Errors
+    /// The engine's close error.
+    pub fn close(self) -> cellbase::Result<()> {
+        self.db.close()
+    }
+}
+
 /// Which exception ids a method declares beyond `1: IOError`.
 fn declares(method: &str) -> (bool, bool) {
     let ia = matches!(
