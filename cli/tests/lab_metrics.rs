@@ -168,3 +168,44 @@ fn same_seed_same_numbers() {
         b.regions.iter().map(|r| &r.start_key).collect::<Vec<_>>()
     );
 }
+
+/// Issue 24 (honest answers): read skew is measured and reported like write skew, and the
+/// single-process engine rate is shown but never named a winner (one process runs a fan-out
+/// scan's parts one after another, where a cluster runs them in parallel).
+#[test]
+fn read_skew_is_a_finding_and_engine_rate_is_no_contest() {
+    let feed = lab::compare(&[small("feed.toml", 3000)]).expect("runs");
+    let s = &feed[0].summary;
+    println!(
+        "feed: reads {} hottest read share {:.3} ratio {:.2} over-half {:.2}",
+        s.reads, s.mean_hottest_read_share, s.mean_hottest_read_ratio, s.read_time_over_half
+    );
+    assert!(s.reads > 0);
+    assert!(s.mean_hottest_read_share > 0.0 && s.mean_hottest_read_share <= 1.0);
+    let findings = lab::runner::findings(&feed[0]);
+    let read_finding = findings
+        .iter()
+        .find(|f| f.starts_with("Read hot spot") || f.starts_with("Reads spread"))
+        .unwrap_or_else(|| panic!("no read finding in {findings:?}"));
+    // The finding follows the numbers: a hot spot exactly when the rule says so.
+    let hot = s.mean_hottest_read_ratio >= 2.0 || s.read_time_over_half >= 0.5;
+    assert_eq!(
+        read_finding.starts_with("Read hot spot"),
+        hot,
+        "{read_finding}"
+    );
+
+    let runs =
+        lab::compare(&[small("hotspot.toml", 2000), small("salted.toml", 2000)]).expect("runs");
+    let winners = lab::report::winners(&runs);
+    assert!(
+        winners
+            .iter()
+            .all(|(m, _)| !m.contains("ops/s") && !m.contains("Throughput")),
+        "{winners:?}"
+    );
+    assert!(
+        winners.iter().any(|(m, _)| m.contains("share of reads")),
+        "{winners:?}"
+    );
+}

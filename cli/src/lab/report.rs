@@ -453,7 +453,20 @@ fn summary_rows(r: &RunResult) -> Vec<(&'static str, String)> {
         ),
         ("Operations (puts)", format!("{} ({})", s.ops, s.puts)),
         (
-            "Throughput",
+            "Hottest region's share of reads (mean per window)",
+            if s.reads == 0 {
+                "no reads".to_string()
+            } else {
+                format!(
+                    "{:.1}% ({:.2}x fair share; > 50% during {:.1}% of the run)",
+                    s.mean_hottest_read_share * 100.0,
+                    s.mean_hottest_read_ratio,
+                    s.read_time_over_half * 100.0
+                )
+            },
+        ),
+        (
+            "Single-process engine rate (not a cluster projection)",
             format!("{:.0} ops/s ({:.2} s)", s.ops_per_sec, s.wall_secs),
         ),
         ("Data written (keys + values)", fmt_bytes(s.logical_bytes)),
@@ -604,8 +617,22 @@ fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
             &|x| format!("{x:.0}"),
         ),
         num(
-            "Throughput (ops/s)",
-            Some(false),
+            "Hottest region's share of reads (mean)",
+            Some(true),
+            &|r| r.summary.mean_hottest_read_share,
+            &pctf,
+        ),
+        num(
+            "Time with one region > 50% of reads",
+            Some(true),
+            &|r| r.summary.read_time_over_half,
+            &pctf,
+        ),
+        // Not a contest: one process on this machine runs every operation, a fan-out scan's
+        // parts one after another, where a cluster runs them on many servers at once.
+        num(
+            "Single-process engine rate (ops/s; not a cluster projection)",
+            None,
             &|r| r.summary.ops_per_sec,
             &|x| format!("{x:.0}"),
         ),

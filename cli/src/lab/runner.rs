@@ -52,6 +52,8 @@ pub struct Window {
     pub hottest_share: f64,
     /// `hottest_share / (1 / regions)`.
     pub hottest_ratio: f64,
+    /// Largest share of the window's reads that one region served (0 without reads).
+    pub hottest_read_share: f64,
     /// Gini coefficient of writes across the regions.
     pub gini: f64,
     /// Every region's cell.
@@ -138,6 +140,15 @@ pub struct Summary {
     pub mean_gini: f64,
     /// Share of the run's writes made while one region took over half of its window's writes.
     pub time_over_half: f64,
+    /// Hottest region's share of reads, averaged over windows (weighted by reads); 0 when the
+    /// workload reads nothing. Reads count one per Get and one per row a scan returned.
+    pub mean_hottest_read_share: f64,
+    /// Hottest region's share of reads over its fair share `1/regions`, averaged the same way.
+    pub mean_hottest_read_ratio: f64,
+    /// Share of the run's reads served while one region served over half of its window's reads.
+    pub read_time_over_half: f64,
+    /// Reads in the run.
+    pub reads: u64,
     /// Gini coefficient of writes across the key-range buckets over the whole run.
     pub key_bucket_gini: f64,
     /// Splits the engine made.
@@ -643,13 +654,20 @@ pub fn run_with_progress(
             } else {
                 hottest as f64 / writes as f64
             };
+            let reads: u64 = cells.iter().map(|c| c.reads).sum();
+            let hottest_reads = cells.iter().map(|c| c.reads).max().unwrap_or(0);
             windows.push(Window {
                 end_op: op_no,
                 regions: regs.len(),
                 writes,
-                reads: cells.iter().map(|c| c.reads).sum(),
+                reads,
                 hottest_share: share,
                 hottest_ratio: share * regs.len() as f64,
+                hottest_read_share: if reads == 0 {
+                    0.0
+                } else {
+                    hottest_reads as f64 / reads as f64
+                },
                 gini: gini(&per_region),
                 cells,
                 bucket_writes: std::mem::replace(&mut bw, vec![0; buckets]),
@@ -708,8 +726,20 @@ pub fn run_with_progress(
             *t += x;
         }
     }
+    let rsum: u64 = windows.iter().map(|w| w.reads).sum();
+    let ravg = |f: &dyn Fn(&Window) -> f64| -> f64 {
+        if rsum == 0 {
+            0.0
+        } else {
+            windows.iter().map(|w| f(w) * w.reads as f64).sum::<f64>() / rsum as f64
+        }
+    };
     let m = db.metrics();
     let summary = Summary {
+        mean_hottest_read_share: ravg(&|w| w.hottest_read_share),
+        mean_hottest_read_ratio: ravg(&|w| w.hottest_read_share * w.regions as f64),
+        read_time_over_half: ravg(&|w| if w.hottest_read_share > 0.5 { 1.0 } else { 0.0 }),
+        reads: rsum,
         mean_hottest_share: wavg(&|w| w.hottest_share),
         mean_hottest_ratio: wavg(&|w| w.hottest_ratio),
         max_hottest_ratio: windows.iter().map(|w| w.hottest_ratio).fold(0.0, f64::max),
@@ -789,6 +819,25 @@ pub fn findings(r: &RunResult) -> Vec<String> {
             s.max_hottest_ratio,
             pct(s.time_over_half)
         ));
+    }
+    // Read skew, with the same prominence as write skew (seeds 002 and 003 warn of read hot
+    // spots): 2x the fair share on average, or one region serving a majority for half the run.
+    if s.reads > 0 {
+        if s.mean_hottest_read_ratio >= 2.0 || s.read_time_over_half >= 0.5 {
+            f.push(format!(
+                "Read hot spot: the hottest region served {} of a window's reads on average, {:.1}x its fair share; one region served a majority of reads during {} of the run.",
+                pct(s.mean_hottest_read_share),
+                s.mean_hottest_read_ratio,
+                pct(s.read_time_over_half)
+            ));
+        } else {
+            f.push(format!(
+                "Reads spread: the hottest region served {} of a window's reads on average, {:.1}x its fair share; one region served a majority during {} of the run.",
+                pct(s.mean_hottest_read_share),
+                s.mean_hottest_read_ratio,
+                pct(s.read_time_over_half)
+            ));
+        }
     }
     f.push(format!(
         "Gini of writes across regions: {:.2} per window on average (0 = even, 1 = one region takes all).",
