@@ -195,6 +195,29 @@ fn read_skew_is_a_finding_and_engine_rate_is_no_contest() {
         "{read_finding}"
     );
 
+    // Index tables too (calllog.toml reads through its index).
+    let calllog = lab::compare(&[small("calllog.toml", 3000)]).expect("runs");
+    let ix = calllog[0]
+        .summary
+        .index_reads
+        .iter()
+        .find(|ix| ix.reads > 0)
+        .expect("calllog reads its index");
+    println!(
+        "calllog index {}: reads {} share {:.3} ratio {:.2}",
+        ix.name, ix.reads, ix.mean_hottest_read_share, ix.mean_hottest_read_ratio
+    );
+    let findings = lab::runner::findings(&calllog[0]);
+    let want = if ix.mean_hottest_read_ratio >= 2.0 {
+        format!("Read hot spot in index {}", ix.name)
+    } else {
+        format!("Reads spread in index {}", ix.name)
+    };
+    assert!(
+        findings.iter().any(|f| f.starts_with(&want)),
+        "{want}: {findings:?}"
+    );
+
     let runs =
         lab::compare(&[small("hotspot.toml", 2000), small("salted.toml", 2000)]).expect("runs");
     let winners = lab::report::winners(&runs);

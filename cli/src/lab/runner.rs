@@ -126,6 +126,19 @@ pub struct RegionRow {
     pub write_requests: u64,
 }
 
+/// Read skew of one index table over the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct IndexReads {
+    /// The index's name.
+    pub name: String,
+    /// Reads its regions served (one per Get, one per row a scan returned).
+    pub reads: u64,
+    /// Hottest index region's share of a window's index reads, averaged weighted by reads.
+    pub mean_hottest_read_share: f64,
+    /// That share over the fair share `1/regions`, averaged the same way.
+    pub mean_hottest_read_ratio: f64,
+}
+
 /// The numbers that sum a run up.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -149,6 +162,8 @@ pub struct Summary {
     pub read_time_over_half: f64,
     /// Reads in the run.
     pub reads: u64,
+    /// Read skew of each index table, like the main table's.
+    pub index_reads: Vec<IndexReads>,
     /// Gini coefficient of writes across the key-range buckets over the whole run.
     pub key_bucket_gini: f64,
     /// Splits the engine made.
@@ -441,6 +456,13 @@ pub fn run_with_progress(
             .collect()
     };
     let mut prev = baseline(&tables.main.regions());
+    let mut prev_idx: Vec<_> = tables
+        .indexes
+        .iter()
+        .map(|(_, t, _)| baseline(&t.regions()))
+        .collect();
+    // Per index table: reads, and the hottest region's share and ratio weighted by reads.
+    let mut idx_reads: Vec<(u64, f64, f64)> = vec![(0, 0.0, 0.0); tables.indexes.len()];
     let mut logical = 0u64;
     let mut engine = std::time::Duration::ZERO;
 
@@ -628,6 +650,24 @@ pub fn run_with_progress(
         progress.set_position(op_no);
         if op_no.is_multiple_of(window_ops) || put_next == records.len() {
             // Close the window: counters first, then the engine's compaction and split check.
+            for (j, (_, t, _)) in tables.indexes.iter().enumerate() {
+                let regs = t.regions();
+                let reads: Vec<u64> = regs
+                    .iter()
+                    .map(|r| {
+                        let (_, pr) = prev_idx[j].get(&r.name).copied().unwrap_or((0, 0));
+                        r.read_requests.saturating_sub(pr)
+                    })
+                    .collect();
+                let total: u64 = reads.iter().sum();
+                if total > 0 {
+                    let share = reads.iter().copied().max().unwrap_or(0) as f64 / total as f64;
+                    let acc = &mut idx_reads[j];
+                    acc.0 += total;
+                    acc.1 += share * total as f64;
+                    acc.2 += share * regs.len() as f64 * total as f64;
+                }
+            }
             let regs = tables.main.regions();
             let mut cells = Vec::with_capacity(regs.len());
             let mut per_region = Vec::with_capacity(regs.len());
@@ -684,9 +724,10 @@ pub fn run_with_progress(
                     regions_after: 0,
                 });
             }
-            for (_, t, _) in &tables.indexes {
+            for (j, (_, t, _)) in tables.indexes.iter().enumerate() {
                 t.compact().map_err(e)?;
                 t.run_split_check().map_err(e)?;
+                prev_idx[j] = baseline(&t.regions());
             }
             engine += t0.elapsed();
             let now = tables.main.regions();
@@ -740,6 +781,17 @@ pub fn run_with_progress(
         mean_hottest_read_ratio: ravg(&|w| w.hottest_read_share * w.regions as f64),
         read_time_over_half: ravg(&|w| if w.hottest_read_share > 0.5 { 1.0 } else { 0.0 }),
         reads: rsum,
+        index_reads: tables
+            .indexes
+            .iter()
+            .zip(&idx_reads)
+            .map(|((name, _, _), &(n, sh, ra))| IndexReads {
+                name: name.clone(),
+                reads: n,
+                mean_hottest_read_share: if n == 0 { 0.0 } else { sh / n as f64 },
+                mean_hottest_read_ratio: if n == 0 { 0.0 } else { ra / n as f64 },
+            })
+            .collect(),
         mean_hottest_share: wavg(&|w| w.hottest_share),
         mean_hottest_ratio: wavg(&|w| w.hottest_ratio),
         max_hottest_ratio: windows.iter().map(|w| w.hottest_ratio).fold(0.0, f64::max),
@@ -838,6 +890,19 @@ pub fn findings(r: &RunResult) -> Vec<String> {
                 pct(s.read_time_over_half)
             ));
         }
+    }
+    for ix in s.index_reads.iter().filter(|ix| ix.reads > 0) {
+        let kind = if ix.mean_hottest_read_ratio >= 2.0 {
+            "Read hot spot in index"
+        } else {
+            "Reads spread in index"
+        };
+        f.push(format!(
+            "{kind} {}: the hottest index region served {} of a window's index reads on average, {:.1}x its fair share.",
+            ix.name,
+            pct(ix.mean_hottest_read_share),
+            ix.mean_hottest_read_ratio
+        ));
     }
     f.push(format!(
         "Gini of writes across regions: {:.2} per window on average (0 = even, 1 = one region takes all).",
