@@ -426,24 +426,21 @@ impl Db {
                 ..WalOptions::default()
             },
         )?;
-        {
-            let mut m = manifest.lock();
-            if let Some(p) = wal.sealed_before() {
-                m.append(&Edit::WalSegmentsSealed {
-                    segments: vec![(p.id, p.len)],
-                })?;
-            }
-            m.append(&Edit::WalSegmentsAdded {
-                ids: vec![first_segment],
-            })?;
-        }
+        let sealed_and_added = |sealed: Option<crate::wal::segment::PrevSegment>, id: u64| {
+            let sealed = sealed.map(|p| Edit::WalSegmentsSealed {
+                segments: vec![(p.id, p.len)],
+            });
+            let added = Edit::WalSegmentsAdded { ids: vec![id] };
+            sealed.into_iter().chain([added]).collect::<Vec<_>>()
+        };
+        manifest
+            .lock()
+            .append_all(&sealed_and_added(wal.sealed_before(), first_segment))?;
         let roll_manifest = manifest.clone();
         wal.set_roll_hook(Box::new(move |id, sealed| {
-            let mut m = roll_manifest.lock();
-            m.append(&Edit::WalSegmentsSealed {
-                segments: vec![(sealed.id, sealed.len)],
-            })?;
-            m.append(&Edit::WalSegmentsAdded { ids: vec![id] })
+            roll_manifest
+                .lock()
+                .append_all(&sealed_and_added(Some(sealed), id))
         }));
         wal.adopt_segments(info.segments.clone())?;
 

@@ -1011,13 +1011,24 @@ impl Manifest {
     /// [`Error::Poisoned`] after an earlier append or sync failed; [`Error::Io`] when this one
     /// fails (which poisons the manifest).
     pub fn append(&mut self, edit: &Edit) -> Result<()> {
+        self.append_all(std::slice::from_ref(edit))
+    }
+
+    /// Appends several edits with one write and one sync (each is its own record), then
+    /// applies them in order; as [`Manifest::append`] otherwise.
+    ///
+    /// # Errors
+    /// As [`Manifest::append`].
+    pub fn append_all(&mut self, edits: &[Edit]) -> Result<()> {
         if let Some(why) = &self.poisoned {
             return Err(Error::Poisoned(format!("manifest: {why}")));
         }
         let mut next = self.state.clone();
-        next.apply(edit).map_err(Error::InvalidArgument)?;
         let mut buf = Vec::new();
-        encode_record(&mut buf, RECORD_EDIT, &edit.encode());
+        for edit in edits {
+            next.apply(edit).map_err(Error::InvalidArgument)?;
+            encode_record(&mut buf, RECORD_EDIT, &edit.encode());
+        }
         if let Err(e) = self.file.append(&buf).and_then(|()| self.file.sync_data()) {
             self.poisoned = Some(e.to_string());
             return Err(Error::Io(e));
