@@ -1,0 +1,327 @@
+//! [`ManifestState`]: what the manifest describes, and how each edit changes it.
+
+use super::edit::{Edit, FileRef, IdCounters, RegionDef};
+use crate::model::schema::TableDescriptor;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A region as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionRecord {
+    /// Range.
+    pub def: RegionDef,
+    /// Highest sequence id already in the region's files.
+    pub flushed_seq: u64,
+    /// Files, oldest first.
+    pub files: Vec<FileRef>,
+}
+
+/// A table as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRecord {
+    /// Schema.
+    pub desc: TableDescriptor,
+    /// Enabled (reads and writes allowed).
+    pub enabled: bool,
+    /// Regions by id.
+    pub regions: BTreeMap<u64, RegionRecord>,
+}
+
+/// Everything the manifest describes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestState {
+    /// Tables by id.
+    pub tables: BTreeMap<u64, TableRecord>,
+    /// Next unused file id.
+    pub next_file_id: u64,
+    /// Next unused table id.
+    pub next_table_id: u64,
+    /// Next unused region id.
+    pub next_region_id: u64,
+    /// Highest sequence id recorded by any flush.
+    pub max_flushed_seq: u64,
+    /// The database's identity (0 in a manifest written before identities existed).
+    pub db_id: u64,
+    /// Block files the manifest listed once and no region lists any more: the only files of
+    /// `data/` below `next_file_id` that an open may delete.
+    pub obsolete_files: BTreeSet<u64>,
+    /// WAL segments that must exist (created and not yet deleted as flushed); `None` in a
+    /// manifest written before the log was tracked.
+    pub wal_segments: Option<BTreeSet<u64>>,
+    /// Live WAL segments closed for good, with their synced length.
+    pub wal_sealed: BTreeMap<u64, u64>,
+}
+
+impl ManifestState {
+    /// True when some region lists block file `id`.
+    pub fn references(&self, id: u64) -> bool {
+        self.tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .any(|r| r.files.iter().any(|f| f.file_id == id))
+    }
+
+    /// Every block file some region lists, with the table that lists it (a file is shared
+    /// by the regions of one table only).
+    pub fn live_files(&self) -> BTreeMap<u64, (u64, FileRef)> {
+        let mut out = BTreeMap::new();
+        for (&table_id, t) in &self.tables {
+            for r in t.regions.values() {
+                for f in &r.files {
+                    out.insert(f.file_id, (table_id, f.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Files of `candidates` that no region lists any more become obsolete.
+    fn mark_obsolete(&mut self, candidates: impl IntoIterator<Item = u64>) {
+        for id in candidates {
+            if !self.references(id) {
+                self.obsolete_files.insert(id);
+            }
+        }
+    }
+
+    fn region_mut(&mut self, table_id: u64, region_id: u64) -> Option<&mut RegionRecord> {
+        self.tables.get_mut(&table_id)?.regions.get_mut(&region_id)
+    }
+
+    /// Applies an edit; an edit that does not fit the state is an error (the caller reports it
+    /// as corruption of the manifest).
+    pub fn apply(&mut self, e: &Edit) -> std::result::Result<(), String> {
+        match e {
+            Edit::CreateTable {
+                table_id,
+                desc,
+                regions,
+            } => {
+                if self.tables.contains_key(table_id) {
+                    return Err(format!("table id {table_id} created twice"));
+                }
+                let mut map = BTreeMap::new();
+                for r in regions {
+                    self.next_region_id = self.next_region_id.max(r.id + 1);
+                    map.insert(
+                        r.id,
+                        RegionRecord {
+                            def: r.clone(),
+                            flushed_seq: 0,
+                            files: vec![],
+                        },
+                    );
+                }
+                self.next_table_id = self.next_table_id.max(table_id + 1);
+                self.tables.insert(
+                    *table_id,
+                    TableRecord {
+                        desc: desc.clone(),
+                        enabled: true,
+                        regions: map,
+                    },
+                );
+            }
+            Edit::DropTable { table_id } => {
+                let t = self
+                    .tables
+                    .remove(table_id)
+                    .ok_or(format!("drop of unknown table {table_id}"))?;
+                self.mark_obsolete(
+                    t.regions
+                        .values()
+                        .flat_map(|r| r.files.iter().map(|f| f.file_id)),
+                );
+            }
+            Edit::AlterTable { table_id, desc } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("alter of unknown table {table_id}"))?;
+                t.desc = desc.clone();
+            }
+            Edit::Split {
+                table_id,
+                parent_id,
+                daughters,
+            } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("split in unknown table {table_id}"))?;
+                let parent = t
+                    .regions
+                    .remove(parent_id)
+                    .ok_or(format!("split of unknown region {parent_id}"))?;
+                for (def, files) in daughters {
+                    self.next_region_id = self.next_region_id.max(def.id + 1);
+                    t.regions.insert(
+                        def.id,
+                        RegionRecord {
+                            def: def.clone(),
+                            flushed_seq: parent.flushed_seq,
+                            files: files.clone(),
+                        },
+                    );
+                }
+            }
+            Edit::Merge {
+                table_id,
+                parent_ids,
+                merged,
+            } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("merge in unknown table {table_id}"))?;
+                let mut flushed_seq = 0;
+                for id in parent_ids {
+                    let p = t
+                        .regions
+                        .remove(id)
+                        .ok_or(format!("merge of unknown region {id}"))?;
+                    flushed_seq = flushed_seq.max(p.flushed_seq);
+                }
+                self.next_region_id = self.next_region_id.max(merged.0.id + 1);
+                t.regions.insert(
+                    merged.0.id,
+                    RegionRecord {
+                        def: merged.0.clone(),
+                        flushed_seq,
+                        files: merged.1.clone(),
+                    },
+                );
+            }
+            Edit::SetEnabled { table_id, enabled } => {
+                let t = self
+                    .tables
+                    .get_mut(table_id)
+                    .ok_or(format!("enable of unknown table {table_id}"))?;
+                t.enabled = *enabled;
+            }
+            Edit::Flush {
+                table_id,
+                region_id,
+                flushed_seq,
+                files,
+            } => {
+                for f in files {
+                    self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                }
+                self.max_flushed_seq = self.max_flushed_seq.max(*flushed_seq);
+                let r = self
+                    .region_mut(*table_id, *region_id)
+                    .ok_or(format!("flush of unknown region {table_id}/{region_id}"))?;
+                r.flushed_seq = r.flushed_seq.max(*flushed_seq);
+                r.files.extend(files.iter().cloned());
+            }
+            Edit::Compact {
+                table_id,
+                region_id,
+                removed,
+                added,
+            } => {
+                for f in added {
+                    self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                }
+                let r = self.region_mut(*table_id, *region_id).ok_or(format!(
+                    "compaction of unknown region {table_id}/{region_id}"
+                ))?;
+                for id in removed {
+                    let before = r.files.len();
+                    r.files.retain(|f| f.file_id != *id);
+                    if r.files.len() == before {
+                        return Err(format!("compaction removes unknown file {id}"));
+                    }
+                }
+                r.files.extend(added.iter().cloned());
+                self.mark_obsolete(removed.iter().copied());
+            }
+            Edit::Ids(ids) => {
+                if self.db_id != 0 && self.db_id != ids.db_id {
+                    return Err(format!(
+                        "database id {:016x} where {:016x} was recorded",
+                        ids.db_id, self.db_id
+                    ));
+                }
+                self.db_id = ids.db_id;
+                self.next_file_id = self.next_file_id.max(ids.next_file_id);
+                self.next_table_id = self.next_table_id.max(ids.next_table_id);
+                self.next_region_id = self.next_region_id.max(ids.next_region_id);
+                self.max_flushed_seq = self.max_flushed_seq.max(ids.max_flushed_seq);
+            }
+            Edit::ObsoleteFiles { ids } => {
+                for id in ids {
+                    if self.references(*id) {
+                        return Err(format!("file {id} is listed and obsolete at once"));
+                    }
+                    self.obsolete_files.insert(*id);
+                }
+            }
+            Edit::WalSegmentsAdded { ids } => {
+                self.wal_segments.get_or_insert_default().extend(ids);
+            }
+            Edit::WalSegmentsDeleted { ids } => {
+                if let Some(live) = &mut self.wal_segments {
+                    for id in ids {
+                        live.remove(id);
+                    }
+                }
+                for id in ids {
+                    self.wal_sealed.remove(id);
+                }
+            }
+            Edit::WalSegmentsSealed { segments } => {
+                self.wal_sealed.extend(segments.iter().copied());
+            }
+        }
+        Ok(())
+    }
+
+    /// The edits that rebuild this state from nothing: [`Edit::Ids`] first.
+    pub fn snapshot_edits(&self) -> Vec<Edit> {
+        let mut out = vec![Edit::Ids(IdCounters {
+            db_id: self.db_id,
+            next_file_id: self.next_file_id,
+            next_table_id: self.next_table_id,
+            next_region_id: self.next_region_id,
+            max_flushed_seq: self.max_flushed_seq,
+        })];
+        for (&table_id, t) in &self.tables {
+            out.push(Edit::CreateTable {
+                table_id,
+                desc: t.desc.clone(),
+                regions: t.regions.values().map(|r| r.def.clone()).collect(),
+            });
+            if !t.enabled {
+                out.push(Edit::SetEnabled {
+                    table_id,
+                    enabled: false,
+                });
+            }
+            for r in t.regions.values() {
+                out.push(Edit::Flush {
+                    table_id,
+                    region_id: r.def.id,
+                    flushed_seq: r.flushed_seq,
+                    files: r.files.clone(),
+                });
+            }
+        }
+        if !self.obsolete_files.is_empty() {
+            out.push(Edit::ObsoleteFiles {
+                ids: self.obsolete_files.iter().copied().collect(),
+            });
+        }
+        if let Some(live) = &self.wal_segments {
+            out.push(Edit::WalSegmentsAdded {
+                ids: live.iter().copied().collect(),
+            });
+        }
+        if !self.wal_sealed.is_empty() {
+            out.push(Edit::WalSegmentsSealed {
+                segments: self.wal_sealed.iter().map(|(&i, &l)| (i, l)).collect(),
+            });
+        }
+        out
+    }
+}
