@@ -14,7 +14,7 @@ use crate::manifest::{Edit, Manifest, ManifestState, RegionDef};
 use crate::memstore::Mvcc;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 use crate::options::{DbOptions, WalRecovery};
-use crate::recovery::RecoveryReport;
+use crate::recovery::{RecoveryReport, check_listed_file, create_dir_durably, take_lock};
 use crate::region::{Region, StoreFile};
 use crate::sst::{BlockCache, SstReader};
 use crate::table::{Table, TableShared};
@@ -86,7 +86,7 @@ pub(crate) struct DbInner {
     /// What the open found and did beyond the ordinary ([`Db::recovery_report`]).
     pub recovery: RecoveryReport,
     /// Released by `close` so the directory can be reopened while stale handles remain.
-    lock: Mutex<Option<DirLocks>>,
+    pub(crate) lock: Mutex<Option<DirLocks>>,
     /// Last field: the temporary directory outlives everything that has files in it.
     _tempdir: Option<tempfile::TempDir>,
 }
@@ -241,17 +241,7 @@ impl Db {
                 for f in &r.files {
                     let p = sst_path(&path, f.file_id);
                     let reader = SstReader::open(fs.as_ref(), &p, f.file_id, Some(cache.clone()))?;
-                    check_identity(&reader, &p, state.db_id, table_id, f)?;
-                    if reader.meta().file_size != f.size {
-                        return Err(Error::corruption(
-                            &p,
-                            format!(
-                                "file is {} bytes, the manifest recorded {}",
-                                reader.meta().file_size,
-                                f.size
-                            ),
-                        ));
-                    }
+                    check_listed_file(&reader, &p, state.db_id, table_id, f)?;
                     max_seq = max_seq.max(reader.meta().max_seq);
                     files
                         .entry(f.family.clone())
@@ -738,233 +728,4 @@ pub struct Metrics {
     /// (the total that [`DbOptions::global_memstore_size`] bounds; a flushed memstore a
     /// reader still holds no longer counts, as in HBase).
     pub memstore_bytes: u64,
-}
-
-/// Takes one of the database's locks (the directory's, or the `LOCK` file's). A process that
-/// forks while it holds a descriptor of the lock (any fork in the embedding program, between
-/// fork and exec) keeps the lock alive for a moment after the previous holder closed it, so a
-/// refused lock is retried for up to half a second before the directory counts as locked by
-/// someone else.
-fn take_lock(
-    path: &Path,
-    lock: impl Fn() -> std::io::Result<Box<dyn FileLock>>,
-) -> Result<Box<dyn FileLock>> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-    loop {
-        match lock() {
-            Ok(l) => return Ok(l),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if std::time::Instant::now() >= deadline {
-                    return Err(Error::Locked(path.to_path_buf()));
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            Err(e) => return Err(Error::Io(e)),
-        }
-    }
-}
-
-/// Checks a block file's recorded identity (meta version 3) against the manifest entry that
-/// names it: a file copied or moved into another file's place is corruption, not that file.
-fn check_identity(
-    reader: &SstReader,
-    p: &Path,
-    db_id: u64,
-    table_id: u64,
-    f: &crate::manifest::FileRef,
-) -> Result<()> {
-    let Some(id) = &reader.meta().identity else {
-        return Ok(());
-    };
-    if id.file_id != f.file_id || id.table_id != table_id || id.family != f.family {
-        return Err(Error::corruption(
-            p,
-            format!(
-                "misplaced block file: it records itself as file {} of table {}, family {:?}, \
-                 but the manifest lists this path as file {} of table {table_id}, family {:?}",
-                id.file_id,
-                id.table_id,
-                String::from_utf8_lossy(&id.family),
-                f.file_id,
-                String::from_utf8_lossy(&f.family),
-            ),
-        ));
-    }
-    if id.db_id != db_id {
-        return Err(Error::corruption(
-            p,
-            format!(
-                "block file of another database (id {:016x}; this database is {db_id:016x})",
-                id.db_id
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Creates `path` and its missing ancestors, then syncs the parent of every directory it
-/// created: a new directory entry is durable only once its parent directory is synced, so
-/// without this a power loss can take a freshly created database directory (with everything
-/// acknowledged in it) away.
-fn create_dir_durably(fs: &dyn FileSystem, path: &Path) -> Result<()> {
-    let missing: Vec<&Path> = path
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .take_while(|a| !fs.exists(a))
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    fs.create_dir_all(path)?;
-    // Deepest first is fine: each directory's entries are made durable by syncing it.
-    for dir in missing {
-        match dir.parent() {
-            Some(p) if p.as_os_str().is_empty() => fs.sync_dir(Path::new("."))?,
-            Some(p) => fs.sync_dir(p)?,
-            None => {}
-        }
-    }
-    Ok(())
-}
-
-impl DbInner {
-    /// The clean close shared by [`Db::close`] and the drop of the last handle: refuses new
-    /// work, stops background threads, drains writers, syncs the log, then (when `flush`)
-    /// flushes each non-empty memstore and deletes the log segments whose records all reached
-    /// files. A failing flush stops the flushing: its writes stay in the log, which is synced
-    /// before any flush, so an error never loses data. Releases the directory lock last.
-    fn shut_down(&self, flush: bool) -> Result<()> {
-        // Once only: a later close (from a clone of the handle) must not flush into a
-        // directory whose lock is released and which may be open elsewhere by now.
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return Ok(());
-        }
-        self.bg.shutdown();
-        // Writers that passed the open check before `closed` was set may still be finishing;
-        // the update locks of every region drain them.
-        for (_, r) in self.all_regions() {
-            drop(r.updates.write());
-        }
-        let mut result = self.wal.sync();
-        if flush && self.opts.flush_on_close && result.is_ok() {
-            result = self.flush_on_close();
-        }
-        let closed = self.wal.close();
-        self.lock.lock().take();
-        result.and(closed)
-    }
-
-    /// Flushes every region holding unflushed cells (without the compaction a flush may wait
-    /// for; the splits and compactions it may queue never run), then rolls the log and deletes
-    /// the segments now in files.
-    fn flush_on_close(&self) -> Result<()> {
-        for (t, r) in self.all_regions() {
-            if !t.is_dropped() && r.min_unflushed_seq() != u64::MAX {
-                self.flush_now(&t, &r)?;
-            }
-        }
-        // A no-op when nothing was logged since the last roll.
-        self.wal.roll()?;
-        self.delete_obsolete_wal()
-    }
-
-    pub fn check_open(&self) -> Result<()> {
-        if self.closed.load(Ordering::Acquire) {
-            Err(Error::Closed)
-        } else {
-            Ok(())
-        }
-    }
-
-    pub fn table_shared(&self, name: &str) -> Result<Arc<TableShared>> {
-        self.tables
-            .read()
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Error::TableNotFound(name.to_string()))
-    }
-
-    /// A snapshot of every region of every table (no lock held afterwards).
-    pub fn all_regions(&self) -> Vec<(Arc<TableShared>, Arc<Region>)> {
-        let tables: Vec<Arc<TableShared>> = self.tables.read().values().cloned().collect();
-        tables
-            .into_iter()
-            .flat_map(|t| t.region_list().into_iter().map(move |r| (t.clone(), r)))
-            .collect()
-    }
-
-    /// Removes the named block files that no region lists any more (readers that have them
-    /// open keep their mapping). Best effort: the manifest records them as obsolete, so a
-    /// file left behind is removed at the next open.
-    pub fn remove_unlisted_files(&self, ids: impl IntoIterator<Item = u64>) {
-        let live = self.live_file_ids();
-        let mut removed = Vec::new();
-        for id in ids {
-            if !live.contains(&id) {
-                match self.fs.remove(&sst_path(&self.path, id)) {
-                    Ok(()) => removed.push(id),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => removed.push(id),
-                    Err(_) => {}
-                }
-            }
-        }
-        self.manifest.lock().forget_obsolete(&removed);
-    }
-
-    /// Ids of the block files some region lists (files are shared between the regions of a
-    /// split or merge until compactions rewrite them).
-    pub fn live_file_ids(&self) -> std::collections::BTreeSet<u64> {
-        self.all_regions()
-            .iter()
-            .flat_map(|(_, r)| {
-                r.current()
-                    .files
-                    .values()
-                    .flatten()
-                    .map(|f| f.id)
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    }
-
-    /// Deletes log segments every record of which is in block files.
-    pub fn delete_obsolete_wal(&self) -> Result<()> {
-        // A mutation in flight has its log record written but may not be in a memstore yet;
-        // its sequence id is above the read point, so the read point bounds it.
-        let mut min = self.mvcc.read_point() + 1;
-        for (_, r) in self.all_regions() {
-            min = min.min(r.min_unflushed_seq());
-        }
-        self.wal.delete_obsolete_with(min, &|ids| {
-            self.manifest
-                .lock()
-                .append(&Edit::WalSegmentsDeleted { ids: ids.to_vec() })
-        })?;
-        Ok(())
-    }
-
-    /// Takes the current read point and registers it as an open scanner's, atomically with
-    /// respect to [`crate::flush::FileCtx::smallest_read_point`].
-    pub fn register_scanner(&self) -> u64 {
-        let mut points = self.scanner_points.lock();
-        let rp = self.mvcc.read_point();
-        *points.entry(rp).or_insert(0) += 1;
-        rp
-    }
-
-    /// Forgets an open scanner's read point.
-    pub fn unregister_scanner(&self, rp: u64) {
-        let mut points = self.scanner_points.lock();
-        if let Some(n) = points.get_mut(&rp) {
-            *n -= 1;
-            if *n == 0 {
-                points.remove(&rp);
-            }
-        }
-    }
-
-    /// Writes buffered AsyncWal records to the OS.
-    pub fn flush_async_wal(&self) -> Result<()> {
-        self.wal.flush_buffered()
-    }
 }

@@ -15,6 +15,7 @@ mod flush;
 pub mod fuzzing;
 #[doc(hidden)]
 pub mod io;
+mod lifecycle;
 #[doc(hidden)]
 pub mod manifest;
 #[doc(hidden)]

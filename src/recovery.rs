@@ -13,8 +13,9 @@
 //! - Every WAL segment the manifest records as live must exist.
 
 use crate::error::{Error, Result};
-use crate::io::FileSystem;
+use crate::io::{FileLock, FileSystem};
 use crate::manifest::ManifestState;
+use crate::sst::SstReader;
 use crate::wal::segment::{parse_segment_name, segment_path};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -203,6 +204,114 @@ pub(crate) fn new_db_id() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
     h.finish().max(1)
+}
+
+/// Takes one of the database's locks (the directory's, or the `LOCK` file's). A process that
+/// forks while it holds a descriptor of the lock (any fork in the embedding program, between
+/// fork and exec) keeps the lock alive for a moment after the previous holder closed it, so a
+/// refused lock is retried for up to half a second before the directory counts as locked by
+/// someone else.
+pub(crate) fn take_lock(
+    path: &Path,
+    lock: impl Fn() -> std::io::Result<Box<dyn FileLock>>,
+) -> Result<Box<dyn FileLock>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    loop {
+        match lock() {
+            Ok(l) => return Ok(l),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if std::time::Instant::now() >= deadline {
+                    return Err(Error::Locked(path.to_path_buf()));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => return Err(Error::Io(e)),
+        }
+    }
+}
+
+/// Checks a block file against the manifest entry that names it: its recorded identity (meta
+/// version 3; a file copied or moved into another file's place is corruption, not that file)
+/// and its size.
+pub(crate) fn check_listed_file(
+    reader: &SstReader,
+    p: &Path,
+    db_id: u64,
+    table_id: u64,
+    f: &crate::manifest::FileRef,
+) -> Result<()> {
+    if let Some(id) = &reader.meta().identity {
+        check_identity(id, p, db_id, table_id, f)?;
+    }
+    if reader.meta().file_size != f.size {
+        return Err(Error::corruption(
+            p,
+            format!(
+                "file is {} bytes, the manifest recorded {}",
+                reader.meta().file_size,
+                f.size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_identity(
+    id: &crate::sst::meta::FileIdentity,
+    p: &Path,
+    db_id: u64,
+    table_id: u64,
+    f: &crate::manifest::FileRef,
+) -> Result<()> {
+    if id.file_id != f.file_id || id.table_id != table_id || id.family != f.family {
+        return Err(Error::corruption(
+            p,
+            format!(
+                "misplaced block file: it records itself as file {} of table {}, family {:?}, \
+                 but the manifest lists this path as file {} of table {table_id}, family {:?}",
+                id.file_id,
+                id.table_id,
+                String::from_utf8_lossy(&id.family),
+                f.file_id,
+                String::from_utf8_lossy(&f.family),
+            ),
+        ));
+    }
+    if id.db_id != db_id {
+        return Err(Error::corruption(
+            p,
+            format!(
+                "block file of another database (id {:016x}; this database is {db_id:016x})",
+                id.db_id
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates `path` and its missing ancestors, then syncs the parent of every directory it
+/// created: a new directory entry is durable only once its parent directory is synced, so
+/// without this a power loss can take a freshly created database directory (with everything
+/// acknowledged in it) away.
+pub(crate) fn create_dir_durably(fs: &dyn FileSystem, path: &Path) -> Result<()> {
+    let missing: Vec<&Path> = path
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .take_while(|a| !fs.exists(a))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    fs.create_dir_all(path)?;
+    // Deepest first is fine: each directory's entries are made durable by syncing it.
+    for dir in missing {
+        match dir.parent() {
+            Some(p) if p.as_os_str().is_empty() => fs.sync_dir(Path::new("."))?,
+            Some(p) => fs.sync_dir(p)?,
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -308,25 +308,9 @@ impl Repair {
         let reader =
             SstReader::open(self.fs.as_ref(), p, f.file_id, None).map_err(|e| e.to_string())?;
         reader.verify().map_err(|e| e.to_string())?;
-        if let Some(id) = &reader.meta().identity
-            && (id.file_id != f.file_id
-                || id.table_id != table_id
-                || id.family != f.family
-                || id.db_id != db_id)
-        {
-            return Err(format!(
-                "misplaced: it records itself as file {} of table {}",
-                id.file_id, id.table_id
-            ));
-        }
-        if reader.meta().file_size != f.size {
-            return Err(format!(
-                "{} bytes where the manifest recorded {}",
-                reader.meta().file_size,
-                f.size
-            ));
-        }
-        Ok(())
+        // The open's own check: identity, then size.
+        crate::recovery::check_listed_file(&reader, p, db_id, table_id, f)
+            .map_err(|e| e.to_string())
     }
 
     /// Step 3: files no region lists.

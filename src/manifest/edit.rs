@@ -149,7 +149,6 @@ pub struct IdCounters {
     pub max_flushed_seq: u64,
 }
 
-
 fn put_file(out: &mut Vec<u8>, f: &FileRef) {
     codec::put_bytes(out, &f.family);
     codec::put_varint(out, f.file_id);

@@ -5,7 +5,6 @@
 //! On open the log is rewritten as a snapshot into a new `MANIFEST-n` file, which `CURRENT`
 //! then names (write temp, sync, rename, sync directory), so the log stays short.
 
-
 mod edit;
 mod state;
 
