@@ -8,9 +8,9 @@
 use cellbase::FamilyDescriptor;
 use cellbase::io::{FileSystem, StdFs};
 use cellbase::memstore::{MemCursor, MemStore};
+use cellbase::model::cursor::CellCursor;
 use cellbase::model::key::{CellType, KeyRef, first_on_row};
 use cellbase::model::payload::{self, PayloadRef};
-use cellbase::read::cursor::CellCursor;
 use cellbase::read::matcher::{ReadSpec, UserMatcher};
 use cellbase::read::merge::MergeCursor;
 use cellbase::sst::block::{Block, BlockIter};

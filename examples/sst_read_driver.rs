@@ -13,9 +13,9 @@
 //! reads GETS random rows (half of them absent, so the Bloom filter answers), after a warm-up
 //! of GETS rows outside the measured function.
 use cellbase::io::{FileSystem, StdFs};
+use cellbase::model::cursor::CellCursor;
 use cellbase::model::key::{CellType, KeyRef, first_on_row};
 use cellbase::model::payload;
-use cellbase::read::cursor::CellCursor;
 use cellbase::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
 use std::hint::black_box;
 use std::path::Path;

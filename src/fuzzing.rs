@@ -8,18 +8,18 @@
 //! bytes are checked against what is left before anything is reserved); libFuzzer's
 //! `-rss_limit_mb` and `-malloc_limit_mb` enforce it when the real fuzzers run.
 
-use crate::error::Error;
-use crate::io::{FaultFs, FileSystem, MemFs, ReadableFile};
-use crate::manifest::{Edit, Manifest};
+use crate::base::error::Error;
+use crate::base::io::{FaultFs, FileSystem, MemFs, ReadableFile};
+use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
 use crate::model::payload::PayloadRef;
-use crate::read::cursor::CellCursor;
-use crate::sst::block::{Block, BlockIter};
-use crate::sst::bloom::BloomFilter;
-use crate::sst::index::Index;
-use crate::sst::trailer::Trailer;
-use crate::sst::{CachePolicy, SstReader};
-use crate::wal::record::{TailPolicy, read_records};
+use crate::storage::manifest::{Edit, Manifest};
+use crate::storage::sst::block::{Block, BlockIter};
+use crate::storage::sst::bloom::BloomFilter;
+use crate::storage::sst::index::Index;
+use crate::storage::sst::trailer::Trailer;
+use crate::storage::sst::{CachePolicy, SstReader};
+use crate::storage::wal::record::{TailPolicy, read_records};
 use crate::{
     Db, DbOptions, Delete, Durability, FamilyDescriptor, Get, Increment, ManualClock, Put, Scan,
     TableDescriptor,
@@ -186,18 +186,18 @@ pub fn raw_wal_replay(data: &[u8]) {
     };
     for (id, bytes) in std::iter::once((1u64, first)).chain(second.map(|s| (2u64, s))) {
         let mut f = fs
-            .create(&crate::wal::segment::segment_path(dir, id))
+            .create(&crate::storage::wal::segment::segment_path(dir, id))
             .expect("memfs");
         f.append(bytes).expect("memfs");
     }
     let mut seen = Vec::new();
-    match crate::wal::replay(&fs, dir, |seq, payload| {
+    match crate::storage::wal::replay(&fs, dir, |seq, payload| {
         seen.push((seq, payload.to_vec()));
         Ok(())
     }) {
         Ok(_) => {
             let mut again = Vec::new();
-            let info = crate::wal::replay(&fs, dir, |seq, payload| {
+            let info = crate::storage::wal::replay(&fs, dir, |seq, payload| {
                 again.push((seq, payload.to_vec()));
                 Ok(())
             })

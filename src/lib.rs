@@ -2,63 +2,42 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-mod alter;
-mod background;
-mod clock;
-#[doc(hidden)]
-pub mod codec;
-mod db;
-mod error;
-mod flush;
+mod api;
+mod base;
+mod engine;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[doc(hidden)]
-pub mod io;
-mod lifecycle;
-#[doc(hidden)]
-pub mod manifest;
-#[doc(hidden)]
-pub mod memstore;
-#[doc(hidden)]
 pub mod model;
-mod ops;
-mod options;
-mod picker;
 #[doc(hidden)]
 pub mod read;
-mod recovery;
-mod region;
-pub mod repair;
-pub mod rowkey;
-mod salted;
-mod scanner;
-mod split;
-#[doc(hidden)]
-pub mod split_policy;
-#[doc(hidden)]
-pub mod sst;
-mod table;
-mod table_write;
-mod util;
-#[doc(hidden)]
-pub mod wal;
-mod write;
+mod storage;
 
-pub use clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
-pub use db::{Db, Metrics};
-pub use error::{Error, Result};
+// Internal layers the command-line tools and benches still reach (being replaced by `inspect`).
+#[doc(hidden)]
+pub use base::{codec, io};
+pub use engine::repair;
+#[doc(hidden)]
+pub use engine::split_policy;
+pub use model::rowkey;
+#[doc(hidden)]
+pub use storage::{manifest, memstore, sst, wal};
+
+pub use api::db::{Db, Metrics};
+pub use api::ops::{
+    Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
+};
+pub use api::table::{RegionInfo, Scanner, Table};
+pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
+pub use base::error::{Error, Result};
+pub use engine::options::{DbOptions, Durability, WalRecovery};
+pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
     TableDescriptor,
 };
-pub use ops::{
-    Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
-};
-pub use options::{DbOptions, Durability, WalRecovery};
-pub use recovery::RecoveryReport;
+pub use read::filter;
+pub use read::filter::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
 pub use rowkey::SplitAlgorithm;
-pub use table::{RegionInfo, Scanner, Table};
-pub mod filter;
-pub use filter::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};

@@ -10,7 +10,7 @@
 //! row, family, qualifier ascending (unsigned bytes [SORT-2]), then timestamp, type code and
 //! sequence id descending [SORT-1], [SORT-3], [SORT-4], [SORT-6].
 
-use crate::codec;
+use crate::base::codec;
 use std::cmp::Ordering;
 
 /// Bytes after the qualifier: timestamp (8), type (1), sequence id (8).
@@ -417,7 +417,7 @@ mod tests {
     /// with shared prefixes, every type code, extreme timestamps and malformed encodings.
     #[test]
     fn compare_encoded_matches_parsed_order() {
-        let mut next = crate::util::test_rng(0x5eed_c0de_u64);
+        let mut next = crate::base::util::test_rng(0x5eed_c0de_u64);
         let pick = |r: u64, opts: &[&'static [u8]]| opts[r as usize % opts.len()];
         let rows: &[&[u8]] = &[b"", b"r", b"r\0", b"ra", b"rb", b"user0001", b"user00010"];
         let fams: &[&[u8]] = &[b"", b"f", b"f\0", b"g", b"family"];

@@ -1,7 +1,13 @@
-//! The data model: cell keys with HBase's total order, cell types, schema descriptors.
+//! Layer 1, `model`: the data model. Cell keys with HBase's total order and their encoding,
+//! cell types with HBase's codes, value payloads, the limits of rows, families and cells,
+//! schema descriptors, pre-split arithmetic ([`rowkey`]) and the cursor contract every source
+//! of sorted cells implements. Imports only `base`.
 
+pub mod cell;
+pub mod cursor;
 pub mod key;
+pub mod payload;
+pub mod rowkey;
 pub mod schema;
 
 pub use key::{CellType, KeyRef};
-pub mod payload;

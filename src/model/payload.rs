@@ -6,7 +6,7 @@
 //!
 //! `cell_ttl_ms` is the per-cell TTL of [TTL-3] (HBase keeps it in a tag).
 
-use crate::codec;
+use crate::base::codec;
 
 const FLAG_TTL: u8 = 1;
 

@@ -1,9 +1,9 @@
 //! Schema descriptors (HBase's `TableDescriptor` / `ColumnFamilyDescriptor`), their validation
 //! [LIM-2], [VER-1], [TTL-1], [DESC-3] and their byte encoding for the manifest.
 
-use crate::codec::{self, DecodeError, Reader};
-use crate::error::{Error, Result};
-use crate::rowkey::SplitAlgorithm;
+use crate::base::codec::{self, DecodeError, Reader};
+use crate::base::error::{Error, Result};
+use crate::model::rowkey::SplitAlgorithm;
 use std::time::Duration;
 
 /// Bloom filter kind of a family [BLOOM-1].
@@ -287,7 +287,7 @@ impl TableDescriptor {
                 "use either split_keys (SPLITS) or pre_split (NUMREGIONS/SPLITALGO), not both",
             )),
             Some((_, n)) if n > MAX_REGIONS_PER_TABLE => Err(too_many(u64::from(n))),
-            Some((alg, n)) => crate::rowkey::split_keys_checked(alg, n),
+            Some((alg, n)) => crate::model::rowkey::split_keys_checked(alg, n),
             None if self.split_keys.len() >= MAX_REGIONS_PER_TABLE as usize => {
                 Err(too_many(self.split_keys.len() as u64 + 1))
             }
@@ -302,7 +302,7 @@ impl TableDescriptor {
                 if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
                     return Err(Error::invalid(format!(
                         "All split keys must be unique, found duplicate: {}",
-                        crate::util::to_string_binary(&w[0])
+                        crate::base::util::to_string_binary(&w[0])
                     )));
                 }
                 if keys.iter().any(|k| k.len() > 32767) {

@@ -2,9 +2,9 @@
 //! (callers order children newest first: active memstore, snapshot, then files newest to oldest)
 //! [SORT-6].
 
-use crate::error::Result;
+use crate::base::error::Result;
+use crate::model::cursor::{CellCursor, SHARES_ROW};
 use crate::model::key::{compare_encoded, compare_encoded_rows};
-use crate::read::cursor::{CellCursor, SHARES_ROW};
 use std::cmp::Ordering;
 
 /// Merges sorted children into one sorted stream. `C` is the children's cursor type: the
@@ -243,9 +243,9 @@ impl<C: CellCursor> CellCursor for MergeCursor<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memstore::{MemCursor, MemStore};
     use crate::model::CellType;
     use crate::model::key::KeyRef;
+    use crate::storage::memstore::{MemCursor, MemStore};
     use std::sync::Arc;
 
     fn key(row: &str, ts: i64) -> Vec<u8> {
@@ -292,7 +292,7 @@ mod tests {
     /// forward seeks alike.
     #[test]
     fn random_merge_matches_stable_sort() {
-        let mut next = crate::util::test_rng(0x006d_6572_6765_u64);
+        let mut next = crate::base::util::test_rng(0x006d_6572_6765_u64);
         for round in 0..200 {
             let k = 1 + next(6) as usize;
             let stores: Vec<Arc<MemStore>> = (0..k).map(|_| Arc::new(MemStore::new())).collect();

@@ -1,7 +1,8 @@
-//! The read path: cursors over sorted cells, the k-way merge, the visibility matcher, row
-//! assembly.
+//! Layer 3, `read`: turning sorted cells into answers. Sources over memstores and block files,
+//! the k-way merge, the visibility matcher (every delete, version, TTL and KEEP_DELETED_CELLS
+//! rule), filters and row assembly. Imports `base`, `model` and `storage`.
 
-pub mod cursor;
+pub mod filter;
 pub mod matcher;
 pub mod merge;
 pub(crate) mod row;

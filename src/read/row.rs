@@ -1,16 +1,16 @@
 //! Row assembly: drives a merged cursor through the [`UserMatcher`] and groups the cells it
 //! includes into rows.
 
-use crate::error::{Error, Result};
-use crate::filter::eval::{CellView, FilterRunner, ReturnCode};
+use crate::base::error::{Error, Result};
 use crate::model::CellType;
+use crate::model::cell::Cell;
+use crate::model::cell::RowCells;
+use crate::model::cursor::{CellCursor, SHARES_FAMILY, SHARES_ROW};
 use crate::model::key::{
     KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, last_on_column,
 };
 use crate::model::payload::PayloadRef;
-use crate::ops::Cell;
-use crate::ops::RowCells;
-use crate::read::cursor::{CellCursor, SHARES_FAMILY, SHARES_ROW};
+use crate::read::filter::eval::{CellView, FilterRunner, ReturnCode};
 use crate::read::matcher::{Known, MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::source::SourceCursor;
@@ -369,8 +369,8 @@ impl RowReader {
 mod tests {
     use super::*;
     use crate::FamilyDescriptor;
-    use crate::memstore::{MemCursor, MemStore};
     use crate::read::matcher::ReadSpec;
+    use crate::storage::memstore::{MemCursor, MemStore};
     use std::sync::Arc;
 
     fn put(store: &MemStore, row: &str, qualifier: &str, ts: i64, seq: u64) {

@@ -1,10 +1,10 @@
 //! [`SourceCursor`]: the concrete cursors a region read merges, as one enum instead of boxed
 //! trait objects (no allocation per source, static dispatch in the merge).
 
-use crate::error::Result;
-use crate::memstore::MemCursor;
-use crate::read::cursor::CellCursor;
-use crate::sst::SstCursor;
+use crate::base::error::Result;
+use crate::model::cursor::CellCursor;
+use crate::storage::memstore::MemCursor;
+use crate::storage::sst::SstCursor;
 
 /// A cursor over one data source of a region: a memstore or a block file.
 pub(crate) enum SourceCursor {

@@ -4,9 +4,9 @@
 //! The file is read into memory (read-only, no lock); nothing is written. docs/TOOLS.md lists
 //! the options and the output format.
 use super::{key_to_string, read_file, to_string_binary, type_name};
+use cellbase::model::cursor::CellCursor;
 use cellbase::model::key::{KeyRef, compare_encoded, first_on_row};
 use cellbase::model::payload::PayloadRef;
-use cellbase::read::cursor::CellCursor;
 use cellbase::sst::bloom::BloomFilter;
 use cellbase::sst::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY};
 use cellbase::sst::trailer::Trailer;

@@ -1,0 +1,128 @@
+//! Table administration on [`Db`]: create, open, describe, alter, drop, enable and disable
+//! tables. Each method checks its input and calls the engine's catalog or alter module.
+
+use crate::api::db::Db;
+use crate::api::table::Table;
+use crate::base::error::Result;
+use crate::model::schema::{FamilyDescriptor, TableDescriptor};
+
+impl Db {
+    /// Creates a table with one region covering every row.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a bad name, no or duplicate families or bad family
+    /// settings; [`Error::TableExists`].
+    pub fn create_table(&self, desc: TableDescriptor) -> Result<Table> {
+        let shared = self.inner.create_table(desc)?;
+        Ok(self.handle(shared))
+    }
+
+    /// A handle to an existing table.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn table(&self, name: &str) -> Result<Table> {
+        self.inner.check_open()?;
+        Ok(self.handle(self.inner.table_shared(name)?))
+    }
+
+    /// Every table name, sorted.
+    pub fn table_names(&self) -> Vec<String> {
+        self.inner.table_names()
+    }
+
+    /// The table's schema as created or last altered.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
+        Ok(self.inner.table_shared(name)?.desc())
+    }
+
+    /// Adds a family or changes an existing family's settings. New settings apply to later
+    /// flushes, compactions and reads. A new family starts empty: the table is flushed and
+    /// anything a deleted family of that name left behind is removed first
+    /// ([`Db::delete_family`]).
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for bad settings; [`Error::Io`]
+    /// from that flush.
+    pub fn alter_family(&self, table: &str, family: FamilyDescriptor) -> Result<()> {
+        self.inner.alter_family(table, family)
+    }
+
+    /// Deletes a column family with its data (HBase `alter 't', 'delete' => 'f'`). The schema
+    /// change is logged first, so the family's cells are unreadable from then on (reads only
+    /// see described families) and writes to it fail; then every region is flushed (a flush
+    /// writes only described families, so the family's memstore cells are dropped and its log
+    /// records are covered) and the family's block files are removed from every region. A
+    /// family added later under the same name starts empty.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`]; [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] when it
+    /// is the table's only family; [`Error::Io`] from the log, the flush or the file removal
+    /// (the schema change stands once logged; a later flush or compaction finishes the rest).
+    pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
+        self.inner.delete_family(table, family)
+    }
+
+    /// Sets (`Some`) or unsets (`None`, back to [`crate::DbOptions::max_region_size`]) the
+    /// table's split threshold (HBase `MAX_FILESIZE`). Applies from the next split check.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for 0.
+    pub fn set_table_max_region_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_max_region_size(bytes);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Sets (`Some`) or unsets (`None`, back to [`crate::DbOptions::memstore_flush_size`]) the
+    /// table's memstore flush size (HBase `MEMSTORE_FLUSHSIZE`). Applies from the next write.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for 0.
+    pub fn set_table_memstore_flush_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_memstore_flush_size(bytes);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Drops a table and deletes its files (enabled or not).
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        self.inner.drop_table(name)
+    }
+
+    /// Disables a table: reads and writes then fail with [`Error::TableDisabled`].
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn disable_table(&self, name: &str) -> Result<()> {
+        self.inner.set_enabled(name, false)
+    }
+
+    /// Enables a disabled table.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn enable_table(&self, name: &str) -> Result<()> {
+        self.inner.set_enabled(name, true)
+    }
+
+    /// True unless the table is disabled.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`].
+    pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
+        Ok(self.inner.table_shared(name)?.is_enabled())
+    }
+}

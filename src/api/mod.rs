@@ -1,0 +1,11 @@
+//! Layer 5, `api`: what a program holds. [`Db`](db::Db), [`Table`](table::Table),
+//! [`Scanner`](scanner::Scanner), salted scans and the request builders ([`ops`]): thin handles
+//! that check their input and call the engine. Imports every lower layer.
+
+pub(crate) mod admin;
+pub(crate) mod db;
+pub(crate) mod ops;
+pub(crate) mod salted;
+pub(crate) mod scanner;
+pub(crate) mod table;
+pub(crate) mod table_write;

@@ -1,0 +1,314 @@
+//! `Scanner`: a lazy stream of rows across regions, forward or reversed, and the salted
+//! fan-out of [`crate::Table::scan_salted`].
+
+use crate::api::ops::{RowResult, Scan};
+use crate::api::table::{Query, Table};
+use crate::base::error::Result;
+use crate::engine::region::{Region, RegionVersion};
+use crate::read::row::{ReaderParts, RowReader};
+use std::sync::Arc;
+
+/// A row-range bound: the key (empty = unbounded) and whether it is included.
+#[derive(Debug, Clone)]
+pub(crate) struct Bound {
+    pub key: Vec<u8>,
+    pub inclusive: bool,
+}
+
+impl Bound {
+    pub(crate) fn unbounded(&self) -> bool {
+        self.key.is_empty()
+    }
+}
+
+/// A lazy stream of rows across regions in key order (descending for reversed scans). Sees the
+/// table as of `scan()`.
+pub struct Scanner {
+    inner: Inner,
+}
+
+enum Inner {
+    Plain(Box<RangeScanner>),
+    Salted(crate::api::salted::SaltedMerge),
+}
+
+/// Scans one row range across regions.
+pub(crate) struct RangeScanner {
+    table: Table,
+    query: Query,
+    scan: Scan,
+    read_point: u64,
+    /// Lowest and highest row of the scan.
+    lo: Bound,
+    hi: Bound,
+    /// The regions still to read, in scan order, each with the version captured at `scan()`:
+    /// every region is read as of that moment, whatever flushes, compactions, splits and
+    /// merges happen before the scan reaches it.
+    queue: std::collections::VecDeque<(Arc<Region>, Arc<RegionVersion>)>,
+    current: Option<(Arc<Region>, RowReader)>,
+    /// Parts of a wide row still to hand out [SCAN-3].
+    pending: std::collections::VecDeque<RowResult>,
+    returned: u64,
+    /// False for the sub-scanners of a salted scan: their parent registered the read point.
+    registered: bool,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Plain(s) => f
+                .debug_struct("Scanner")
+                .field("scan", &s.scan)
+                .field("returned", &s.returned)
+                .finish_non_exhaustive(),
+            Inner::Salted(m) => f
+                .debug_struct("Scanner")
+                .field("salted", m)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl Scanner {
+    /// Opens a plain scanner with a registered read point; the first region is opened now.
+    pub(crate) fn open(table: Table, query: Query, scan: Scan) -> Result<Scanner> {
+        let read_point = table.db.register_scanner();
+        let mut s = RangeScanner::new(table, query, scan, read_point);
+        // Open the first region now: the scanner sees the table as of this call, whatever
+        // flushes and compactions happen before its first `next()`.
+        s.open_next_region()?;
+        Ok(Scanner {
+            inner: Inner::Plain(Box::new(s)),
+        })
+    }
+
+    pub(crate) fn salted(m: crate::api::salted::SaltedMerge) -> Scanner {
+        Scanner {
+            inner: Inner::Salted(m),
+        }
+    }
+}
+
+/// The low and high row bounds of a scan. Forward: [start, stop). Reversed: start is the
+/// inclusive high end, stop the exclusive low end [SCAN-REV-1]. A prefix means
+/// [prefix, prefix_stop) both ways.
+pub(crate) fn scan_bounds(scan: &Scan) -> (Bound, Bound) {
+    let b = |key: &[u8], inclusive| Bound {
+        key: key.to_vec(),
+        inclusive,
+    };
+    if scan.prefix.is_some() || !scan.reversed {
+        (b(&scan.start, true), b(&scan.stop, false))
+    } else {
+        (b(&scan.stop, false), b(&scan.start, true))
+    }
+}
+
+/// True when some row of `r` can lie between `lo` and `hi`.
+fn overlaps(r: &Region, lo: &Bound, hi: &Bound) -> bool {
+    let below = !lo.unbounded() && !r.end.is_empty() && r.end <= lo.key;
+    let above = !hi.unbounded()
+        && !r.start.is_empty()
+        && (r.start > hi.key || (r.start == hi.key && !hi.inclusive));
+    !below && !above
+}
+
+impl RangeScanner {
+    pub(crate) fn new(table: Table, query: Query, scan: Scan, read_point: u64) -> RangeScanner {
+        let (lo, hi) = scan_bounds(&scan);
+        RangeScanner::with_bounds(table, query, scan, read_point, lo, hi, true)
+    }
+
+    /// A scanner of the rows between `lo` and `hi` (the scan's own bounds are ignored).
+    /// `registered`: whether dropping it unregisters `read_point`.
+    pub(crate) fn with_bounds(
+        table: Table,
+        query: Query,
+        scan: Scan,
+        read_point: u64,
+        lo: Bound,
+        hi: Bound,
+        registered: bool,
+    ) -> RangeScanner {
+        let mut queue: std::collections::VecDeque<_> = table
+            .shared
+            .region_list()
+            .into_iter()
+            .filter(|r| overlaps(r, &lo, &hi))
+            .map(|r| {
+                let v = r.current();
+                (r, v)
+            })
+            .collect();
+        if scan.reversed {
+            queue.make_contiguous().reverse();
+        }
+        RangeScanner {
+            table,
+            query,
+            scan,
+            read_point,
+            lo,
+            hi,
+            queue,
+            current: None,
+            pending: Default::default(),
+            returned: 0,
+            registered,
+        }
+    }
+
+    /// Opens the reader of the next region; false when the scan has no region left.
+    pub(crate) fn open_next_region(&mut self) -> Result<bool> {
+        let Some((region, version)) = self.queue.pop_front() else {
+            return Ok(false);
+        };
+        let reader = if self.scan.reversed {
+            self.reversed_reader(&region, &version)?
+        } else {
+            self.table.region_reader(
+                &region,
+                &version,
+                &self.query,
+                &self.lo.key,
+                None,
+                self.read_point,
+                ReaderParts::take_spare(),
+            )?
+        };
+        self.current = Some((region, reader));
+        Ok(true)
+    }
+
+    fn reversed_reader(&self, region: &Arc<Region>, version: &RegionVersion) -> Result<RowReader> {
+        // The exclusive upper bound inside this region.
+        let mut upper: Option<Vec<u8>> = if self.hi.unbounded() {
+            None
+        } else if self.hi.inclusive {
+            let mut k = self.hi.key.clone();
+            k.push(0);
+            Some(k)
+        } else {
+            Some(self.hi.key.clone())
+        };
+        if !region.end.is_empty() && upper.as_ref().is_none_or(|u| region.end < *u) {
+            upper = Some(region.end.clone());
+        }
+        // Above every possible row (rows are at most 32767 bytes).
+        let upper = upper.unwrap_or_else(|| vec![0xff; crate::engine::write::MAX_ROW_LEN + 1]);
+        let (region_start, lo) = (region.start.clone(), self.lo.clone());
+        let accept = Box::new(move |row: &[u8]| {
+            row >= region_start.as_slice()
+                && (lo.unbounded()
+                    || if lo.inclusive {
+                        row >= lo.key.as_slice()
+                    } else {
+                        row > lo.key.as_slice()
+                    })
+        });
+        self.table.region_reader_reversed(
+            region,
+            version,
+            &self.query,
+            self.read_point,
+            crate::read::row::Reverse { upper, accept },
+        )
+    }
+
+    /// Drops the current region's reader, keeping its buffers for the thread's next reader.
+    fn finish_region(&mut self) {
+        if let Some((_, reader)) = self.current.take() {
+            reader.into_parts().keep_spare();
+        }
+    }
+
+    /// True when `row` is past the scan's far bound.
+    fn past_end(&self, row: &[u8]) -> bool {
+        if self.scan.reversed {
+            !self.lo.unbounded()
+                && if self.lo.inclusive {
+                    row < self.lo.key.as_slice()
+                } else {
+                    row <= self.lo.key.as_slice()
+                }
+        } else {
+            !self.hi.unbounded() && row >= self.hi.key.as_slice()
+        }
+    }
+
+    fn advance(&mut self) -> Result<Option<RowResult>> {
+        if let Some(part) = self.pending.pop_front() {
+            return Ok(Some(part));
+        }
+        loop {
+            if self.scan.limit.is_some_and(|l| self.returned >= l) {
+                return Ok(None);
+            }
+            if self.current.is_none() && !self.open_next_region()? {
+                return Ok(None);
+            }
+            let Some((_, reader)) = self.current.as_mut() else {
+                continue;
+            };
+            match reader.next_row()? {
+                Some((row, cells)) => {
+                    if self.past_end(&row) {
+                        self.queue.clear();
+                        self.finish_region();
+                        return Ok(None);
+                    }
+                    if let Some((region, _)) = &self.current {
+                        region.bump_reads(1);
+                    }
+                    self.returned += 1;
+                    return Ok(Some(match self.scan.batch {
+                        Some(b) if cells.len() > b as usize => {
+                            let mut parts = cells
+                                .chunks(b as usize)
+                                .map(|c| RowResult::new(row.clone(), c.to_vec()));
+                            let first = parts.next().unwrap_or_default();
+                            self.pending.extend(parts);
+                            first
+                        }
+                        _ => RowResult::new(row, cells),
+                    }));
+                }
+                None => self.finish_region(),
+            }
+        }
+    }
+}
+
+impl Drop for RangeScanner {
+    fn drop(&mut self) {
+        self.finish_region();
+        if self.registered {
+            self.table.db.unregister_scanner(self.read_point);
+        }
+    }
+}
+
+impl Iterator for Scanner {
+    type Item = Result<RowResult>;
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        match &mut self.inner {
+            Inner::Plain(s) => s.next(),
+            Inner::Salted(m) => m.next(),
+        }
+    }
+}
+
+impl Iterator for RangeScanner {
+    type Item = Result<RowResult>;
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        match self.advance() {
+            Ok(r) => r.map(Ok),
+            Err(e) => {
+                self.queue.clear();
+                self.current = None;
+                self.pending.clear();
+                Some(Err(e))
+            }
+        }
+    }
+}

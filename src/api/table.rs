@@ -1,0 +1,540 @@
+//! `Table`: the user-facing handle for writes and reads of one table, and its `Scanner`.
+
+use crate::api::ops::{Columns, Get, RowResult, Scan};
+pub use crate::api::scanner::Scanner;
+use crate::base::error::{Error, Result};
+use crate::engine::Engine;
+use crate::engine::region::{FileSelection, Region, RegionVersion};
+use crate::engine::table::TableShared;
+use crate::engine::write::{check_family, check_row};
+use crate::model::cursor::CellCursor;
+use crate::model::key::first_on_row_into;
+use crate::model::schema::TableDescriptor;
+use crate::read::filter::Filter;
+use crate::read::filter::eval::FilterRunner;
+use crate::read::matcher::{ColumnMap, ColumnSelection, ReadSpec, UserMatcher};
+use crate::read::merge::MergeCursor;
+use crate::read::row::{ReaderParts, RowReader};
+use crate::storage::sst::CachePolicy;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// Per-region statistics, as HBase's region server reports them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionInfo {
+    /// Unique name, HBase style: `table,startKey,id`.
+    pub name: String,
+    /// Start key, inclusive (empty = unbounded).
+    pub start_key: Vec<u8>,
+    /// End key, exclusive (empty = unbounded).
+    pub end_key: Vec<u8>,
+    /// Bytes in the region's memstores.
+    pub memstore_bytes: u64,
+    /// Number of block files.
+    pub store_files: u32,
+    /// Bytes in block files.
+    pub store_file_bytes: u64,
+    /// One per Get, one per row a scan returns.
+    pub read_requests: u64,
+    /// One per row mutation.
+    pub write_requests: u64,
+}
+
+/// A handle to one table. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub(crate) db: Arc<Engine>,
+    /// Keeps the database open; the last user handle's drop closes it.
+    pub(crate) _open: Arc<crate::api::db::OpenHandles>,
+    pub(crate) shared: Arc<TableShared>,
+}
+
+fn cache_policy(desc: &TableDescriptor) -> impl Fn(&[u8]) -> CachePolicy + '_ {
+    move |fam: &[u8]| match desc.get_family(fam) {
+        Some(f) => CachePolicy {
+            fill: f.block_cache,
+            in_memory: f.in_memory,
+        },
+        None => CachePolicy {
+            fill: true,
+            in_memory: false,
+        },
+    }
+}
+
+fn check_time_range((min, max): (i64, i64)) -> Result<()> {
+    if min < 0 || max < 0 {
+        return Err(Error::invalid(format!(
+            "time range bounds cannot be negative: [{min}, {max})"
+        )));
+    }
+    if max < min {
+        return Err(Error::invalid(format!(
+            "maxStamp is smaller than minStamp: [{min}, {max})"
+        )));
+    }
+    Ok(())
+}
+
+fn check_columns(desc: &TableDescriptor, c: &Columns) -> Result<()> {
+    c.0.keys().try_for_each(|f| check_family(desc, f))
+}
+
+pub(crate) fn selection(c: Columns) -> ColumnSelection {
+    if c.0.is_empty() {
+        ColumnSelection::All
+    } else {
+        ColumnSelection::Families(c.0)
+    }
+}
+
+impl Table {
+    /// The table name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    pub(crate) fn check(&self) -> Result<Arc<TableDescriptor>> {
+        self.db.check_open()?;
+        if self.shared.is_dropped() {
+            return Err(Error::TableNotFound(self.shared.name.clone()));
+        }
+        let desc = self.shared.desc_arc();
+        if !self.shared.is_enabled() {
+            return Err(Error::TableDisabled(desc.name().to_string()));
+        }
+        Ok(desc)
+    }
+
+    /// A row reader over one region from `start` (a Get when `get_row` is set).
+    /// A reversed row reader over one region [SCAN-REV-1].
+    pub(crate) fn region_reader_reversed(
+        &self,
+        region: &Arc<Region>,
+        version: &RegionVersion,
+        q: &Query,
+        read_point: u64,
+        reverse: crate::read::row::Reverse,
+    ) -> Result<RowReader> {
+        let policy = cache_policy(&q.desc);
+        let sel = FileSelection {
+            families: q.families(),
+            get_row: None,
+            single_column: Default::default(),
+            start: &region.start,
+            stop: &region.end,
+            time_range: q.spec.time_range,
+            cache: &policy,
+        };
+        let merge = MergeCursor::new(version.cursors(&sel));
+        Ok(RowReader::reversed(
+            merge,
+            q.matcher(),
+            q.runner()?,
+            read_point,
+            reverse,
+        ))
+    }
+
+    /// A row reader over one region from `start` (a Get when `get_row` is set), built from
+    /// `parts` (reused buffers; [`ReaderParts::take_spare`] gives the thread's spare ones).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn region_reader(
+        &self,
+        region: &Arc<Region>,
+        version: &RegionVersion,
+        q: &Query,
+        start: &[u8],
+        get_row: Option<&[u8]>,
+        read_point: u64,
+        parts: ReaderParts,
+    ) -> Result<RowReader> {
+        let single_column = q
+            .column_map()
+            .into_iter()
+            .flatten()
+            .filter_map(|(f, qs)| match qs {
+                Some(s) if s.len() == 1 => s.iter().next().map(|x| (f.as_slice(), x.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let policy = cache_policy(&q.desc);
+        let sel = FileSelection {
+            families: q.families(),
+            get_row,
+            single_column,
+            start,
+            stop: &region.end,
+            time_range: q.spec.time_range,
+            cache: &policy,
+        };
+        let ReaderParts {
+            matcher,
+            mut children,
+            heap,
+            stop: mut buf,
+            cells,
+        } = parts;
+        version.cursors_into(&sel, &mut children);
+        let mut merge = MergeCursor::with_heap(children, heap);
+        let from = if start < region.start.as_slice() {
+            region.start.as_slice()
+        } else {
+            start
+        };
+        buf.clear();
+        first_on_row_into(from, &mut buf);
+        merge.seek(&buf)?;
+        buf.clear();
+        match get_row {
+            Some(r) => {
+                buf.extend_from_slice(r);
+                buf.push(0);
+            }
+            None => buf.extend_from_slice(&region.end),
+        }
+        let matcher = match matcher {
+            Some(mut m) => {
+                m.reinit(q.desc.families(), &q.spec);
+                m
+            }
+            None => q.matcher(),
+        };
+        Ok(RowReader::new(
+            merge,
+            matcher,
+            q.runner()?,
+            read_point,
+            buf,
+            cells,
+        ))
+    }
+
+    fn validate_read(
+        &self,
+        desc: &TableDescriptor,
+        cols: &Columns,
+        max_versions: u32,
+        tr: (i64, i64),
+    ) -> Result<()> {
+        check_columns(desc, cols)?;
+        if max_versions == 0 {
+            return Err(Error::invalid("versions must be positive"));
+        }
+        check_time_range(tr)
+    }
+
+    /// Reads one row; an empty [`RowResult`] when nothing matches [GET-2].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a bad row, zero versions or a bad time range;
+    /// [`Error::NoSuchFamily`] [GET-1]; [`Error::Corruption`] when a file is damaged.
+    pub fn get(&self, g: Get) -> Result<RowResult> {
+        let desc = self.check()?;
+        check_row(&g.row)?;
+        self.validate_read(&desc, &g.columns, g.max_versions, g.time_range)?;
+        let spec = ReadSpec {
+            now: self.db.clock().now_millis(),
+            time_range: g.time_range,
+            max_versions: g.max_versions,
+            columns: selection(g.columns),
+            raw: false,
+            has_filter: g.filter.is_some(),
+        };
+        let q = Query {
+            desc,
+            spec,
+            filter: g.filter,
+            reversed: false,
+        };
+        let region = self.shared.region_for(&g.row);
+        region.bump_reads(1);
+        let mut reader = self.region_reader(
+            &region,
+            &region.current(),
+            &q,
+            &g.row,
+            Some(&g.row),
+            self.db.read_point(),
+            ReaderParts::take_spare(),
+        )?;
+        let found = reader.next_row()?;
+        // The reader's buffers are kept per thread between reads (sources dropped).
+        reader.into_parts().keep_spare();
+        Ok(match found {
+            Some((row, cells)) => RowResult::new(row, cells),
+            None => RowResult::default(),
+        })
+    }
+
+    /// True when the Get would return at least one cell.
+    ///
+    /// # Errors
+    /// As [`Table::get`].
+    pub fn exists(&self, g: Get) -> Result<bool> {
+        Ok(!self.get(g)?.is_empty())
+    }
+
+    /// Opens a lazy scanner. Bad requests fail here, not on the first `next()`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for zero versions, a bad time range, oversized start/stop
+    /// rows, or a raw scan naming columns [SCAN-RAW-1]; [`Error::NoSuchFamily`].
+    pub fn scan(&self, s: Scan) -> Result<Scanner> {
+        let q = self.prepare_scan(&s)?;
+        Scanner::open(self.clone(), q, s)
+    }
+
+    /// `s`'s row range under every salt prefix of `buckets` ([`crate::model::rowkey::salt`]), scanned
+    /// in parallel (one thread per bucket) and merged in order of the unsalted key; rows keep
+    /// their salted keys. `limit` applies to the merged rows. The seeds' salted-scan fan-out.
+    ///
+    /// # Errors
+    /// As [`Table::scan`].
+    pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
+        let q = self.prepare_scan(&s)?;
+        crate::api::salted::open(self.clone(), q, s, buckets).map(Scanner::salted)
+    }
+
+    /// Validates a scan [SCAN-1] [SCAN-3] [SCAN-RAW-1] and fixes its `now`.
+    fn prepare_scan(&self, s: &Scan) -> Result<Query> {
+        let desc = self.check()?;
+        self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
+        if s.start.len() > crate::engine::write::MAX_ROW_LEN
+            || s.stop.len() > crate::engine::write::MAX_ROW_LEN
+        {
+            return Err(Error::invalid(
+                "scan start/stop row longer than 32767 bytes",
+            ));
+        }
+        if s.raw && s.columns.has_explicit_columns() {
+            return Err(Error::invalid("Cannot specify any column for a raw scan"));
+        }
+        if s.batch == Some(0) {
+            return Err(Error::invalid("scan batch must be at least 1 cell"));
+        }
+        let spec = ReadSpec {
+            now: self.db.clock().now_millis(),
+            time_range: s.time_range,
+            max_versions: s.max_versions,
+            columns: selection(s.columns.clone()),
+            raw: s.raw,
+            has_filter: s.filter.is_some(),
+        };
+        if let Some(f) = &s.filter {
+            f.validate()?;
+            if s.batch.is_some() && f.has_filter_row() {
+                return Err(Error::invalid(
+                    "batch cannot be combined with a filter that decides on whole rows (SingleColumnValue, Page)",
+                ));
+            }
+        }
+        Ok(Query {
+            desc,
+            spec,
+            filter: s.filter.clone(),
+            reversed: s.reversed,
+        })
+    }
+
+    /// Flushes every region's memstore to block files.
+    ///
+    /// # Errors
+    /// [`Error::Io`] / [`Error::Corruption`] from writing or reading files.
+    pub fn flush(&self) -> Result<()> {
+        self.check()?;
+        for r in self.shared.region_list() {
+            self.db.flush_region(&self.shared, &r)?;
+        }
+        Ok(())
+    }
+
+    /// Minor compaction of each store by the exploring policy (files only).
+    ///
+    /// # Errors
+    /// As [`Table::flush`].
+    pub fn compact(&self) -> Result<()> {
+        self.check()?;
+        for r in self.shared.region_list() {
+            self.db.compact_region(&self.shared, &r, false)?;
+        }
+        Ok(())
+    }
+
+    /// Major compaction: every store's files into one, purging what HBase purges [CMP-5]
+    /// [CMP-6]. The memstore is not included: flush first for that.
+    ///
+    /// # Errors
+    /// As [`Table::flush`].
+    pub fn major_compact(&self) -> Result<()> {
+        self.check()?;
+        for r in self.shared.region_list() {
+            self.db.compact_region(&self.shared, &r, true)?;
+        }
+        Ok(())
+    }
+
+    /// Splits the region holding `at` at `at`, or (with `None`) every region at its split point
+    /// [SPLIT-2]; regions without one are left alone. Each region is flushed first (by the
+    /// split itself), and a
+    /// region still holding references from an earlier split or merge is major-compacted first
+    /// (HBase refuses to split it until a compaction has run).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `at` equals its region's start key (or is not a valid
+    /// row); I/O errors from the flushes and compactions.
+    pub fn split(&self, at: Option<&[u8]>) -> Result<()> {
+        self.check()?;
+        match at {
+            Some(row) => {
+                check_row(row)?;
+                loop {
+                    let region = self.shared.region_for(row);
+                    if row == region.start.as_slice() {
+                        return Err(Error::invalid(format!(
+                            "Split row is equal to startkey: {}",
+                            crate::base::util::to_string_binary(row)
+                        )));
+                    }
+                    if region.has_references() {
+                        self.db.compact_region(&self.shared, &region, true)?;
+                    }
+                    // `None` only when a concurrent split or merge replaced the region: retry.
+                    if self
+                        .db
+                        .split_region(&self.shared, &region, Some(row))?
+                        .is_some()
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+            None => {
+                for region in self.shared.region_list() {
+                    if region.has_references() {
+                        self.db.compact_region(&self.shared, &region, true)?;
+                    }
+                    self.db.split_region(&self.shared, &region, None)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs the automatic split check now, in the calling thread: every region that the split
+    /// policy finds too big [SPLIT-1] is split at its split point [SPLIT-2] and its daughters'
+    /// references are compacted away, as a background thread does after a flush. Returns the
+    /// rows split at, in key order. For runs without background threads
+    /// (`DbOptions::background_threads(0)`), where splits otherwise never happen by themselves:
+    /// calling it at chosen points makes split timing reproducible.
+    ///
+    /// # Errors
+    /// As [`Table::flush`].
+    pub fn run_split_check(&self) -> Result<Vec<Vec<u8>>> {
+        self.check()?;
+        self.db.split_check(&self.shared)
+    }
+
+    /// Merges two adjacent regions, named as [`Table::regions`] names them [MERGE-1].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for unknown names, the same region twice, or regions that are
+    /// not adjacent.
+    pub fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
+        self.check()?;
+        let find = |name: &str| {
+            self.shared
+                .regions
+                .read()
+                .iter()
+                .find(|r| region_name(&self.shared.name, r) == name)
+                .cloned()
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "no region named {name} in table {}",
+                        self.shared.name
+                    ))
+                })
+        };
+        let (a, b) = (find(region_a)?, find(region_b)?);
+        if a.id == b.id {
+            return Err(Error::invalid("merge needs two different regions"));
+        }
+        // A region holding references (files shared with a former sibling, read clamped to
+        // its range) is major-compacted first, as HBase requires before a merge: the merged
+        // range would otherwise expose the rest of those files, rows the sibling may since have
+        // deleted and compacted away.
+        for r in [&a, &b] {
+            if r.has_references() {
+                self.db.compact_region(&self.shared, r, true)?;
+            }
+        }
+        self.db.merge_regions(&self.shared, &a, &b).map(|_| ())
+    }
+
+    /// Every region in key order with its metrics.
+    pub fn regions(&self) -> Vec<RegionInfo> {
+        let name = &self.shared.name;
+        self.shared
+            .regions
+            .read()
+            .iter()
+            .map(|r| {
+                let v = r.current();
+                let files: Vec<_> = v.files.values().flatten().collect();
+                RegionInfo {
+                    name: region_name(name, r),
+                    start_key: r.start.clone(),
+                    end_key: r.end.clone(),
+                    memstore_bytes: r.memstore_size(),
+                    store_files: files.len() as u32,
+                    store_file_bytes: files.iter().map(|f| f.size()).sum(),
+                    read_requests: r.read_requests.load(Ordering::Relaxed),
+                    write_requests: r.write_requests.load(Ordering::Relaxed),
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a Get or Scan asks of a region reader.
+#[derive(Clone, Debug)]
+pub(crate) struct Query {
+    pub desc: Arc<TableDescriptor>,
+    /// The selected columns are `spec.columns` ([`Query::column_map`]).
+    pub spec: ReadSpec,
+    pub filter: Option<Filter>,
+    pub reversed: bool,
+}
+
+impl Query {
+    /// The selected families and their qualifiers; `None` = every column.
+    fn column_map(&self) -> Option<&ColumnMap> {
+        match &self.spec.columns {
+            ColumnSelection::All => None,
+            ColumnSelection::Families(m) => Some(m),
+        }
+    }
+    fn families(&self) -> Option<Vec<&[u8]>> {
+        self.column_map()
+            .map(|m| m.keys().map(Vec::as_slice).collect())
+    }
+    fn matcher(&self) -> Box<UserMatcher> {
+        Box::new(UserMatcher::new(self.desc.families(), self.spec.clone()))
+    }
+    fn runner(&self) -> Result<Option<FilterRunner>> {
+        self.filter
+            .as_ref()
+            .map(|f| FilterRunner::new(f, self.reversed))
+            .transpose()
+    }
+}
+
+/// HBase-style region name: `table,startKey,id` (start key as `Bytes.toStringBinary`).
+fn region_name(table: &str, r: &Region) -> String {
+    format!(
+        "{table},{},{}",
+        crate::base::util::to_string_binary(&r.start),
+        r.id
+    )
+}

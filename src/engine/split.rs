@@ -1,0 +1,380 @@
+//! Region splits and merges [SPLIT-1..3] [MERGE-1], and the automatic split check.
+//!
+//! Split steps: (1) take the table's structure lock and the region's compaction and flush
+//! locks; (2) flush the region; (3) choose the split row (the caller's, or the mid-key row of
+//! the largest file [SPLIT-2]); (4) retire the region under its update lock, so writers re-route
+//! and wait; (5) flush what arrived meanwhile; (6) one manifest record `Split` naming both
+//! daughters and the parent files each overlaps, synced; (7) install the daughters in place of
+//! the parent. A crash before (6) leaves the parent (its data is in files and the WAL); after
+//! it, the daughters. Daughters read the shared files clamped to their own range (half-file
+//! references) until a compaction rewrites them; a file is deleted only when no region lists
+//! it. A merge follows the same steps with two adjacent regions and a `Merge` record; it
+//! refuses regions that hold references (the caller major-compacts them first), because the
+//! merged range would expose the parts of those files outside the old ranges.
+
+use crate::base::error::{Error, Result};
+use crate::engine::Engine;
+use crate::engine::background::Job;
+use crate::engine::region::{Region, StoreFile};
+use crate::engine::split_policy::{
+    FileSplitInfo, SplitPolicy, SplitPolicyConfig, choose_split_row, should_split,
+};
+use crate::engine::table::TableShared;
+use crate::storage::manifest::{Edit, FileRef, RegionDef};
+use parking_lot::MutexGuard;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+type Files = BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>;
+
+/// A split flushes again before retiring the region while its memstore holds at least this
+/// many bytes (HBase's `hbase.hregion.preclose.flush.size` default).
+const PRE_FLUSH_SIZE: u64 = 5 << 20;
+/// At most this many extra flushes before retiring (each one is shorter when the flush
+/// outpaces the writers; the bound keeps a split from chasing a fast writer with ever more
+/// small files).
+const PRE_FLUSH_ROUNDS: usize = 2;
+
+/// The files of `files` that hold rows in `[start, end)`.
+fn overlapping(files: &Files, start: &[u8], end: &[u8]) -> Files {
+    files
+        .iter()
+        .map(|(fam, list)| {
+            let kept: Vec<_> = list
+                .iter()
+                .filter(|f| {
+                    let m = f.reader.meta();
+                    m.last_row() >= start && (end.is_empty() || m.first_row() < end)
+                })
+                .cloned()
+                .collect();
+            (fam.clone(), kept)
+        })
+        .filter(|(_, l)| !l.is_empty())
+        .collect()
+}
+
+fn refs(files: &Files) -> Vec<FileRef> {
+    files
+        .iter()
+        .flat_map(|(fam, list)| {
+            list.iter().map(move |f| FileRef {
+                family: fam.clone(),
+                file_id: f.id,
+                size: f.size(),
+            })
+        })
+        .collect()
+}
+
+/// Marks a region retired under its update lock: no write enters it afterwards.
+fn retire(region: &Region) {
+    let _updates = region.updates.write();
+    region.retired.store(true, Ordering::Release);
+}
+
+fn unretire(region: &Region) {
+    region.retired.store(false, Ordering::Release);
+}
+
+impl Engine {
+    /// The split policy of a table (HBase's default, Stepping [SPLIT-1]).
+    fn split_policy(&self, table: &TableShared) -> SplitPolicyConfig {
+        let desc = table.desc_arc();
+        let max = desc
+            .table_max_region_size()
+            .unwrap_or(self.opts.max_region_size);
+        let flush = desc
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
+        SplitPolicyConfig::new(SplitPolicy::Stepping, max, flush)
+    }
+
+    /// The region's split row from its files [SPLIT-2]: `None` while a store holds references
+    /// or when the largest file's mid-key row is its first or last row.
+    pub(crate) fn split_point(&self, region: &Region) -> Option<Vec<u8>> {
+        let v = region.current();
+        let stores: Vec<(bool, Vec<FileSplitInfo<'_>>)> = v
+            .files
+            .values()
+            .map(|list| {
+                // Oldest first, as the policy expects.
+                let infos = list
+                    .iter()
+                    .rev()
+                    .map(|f| FileSplitInfo {
+                        size: f.size(),
+                        first_row: f.reader.meta().first_row(),
+                        last_row: f.reader.meta().last_row(),
+                        mid_row: f.reader.mid_row().unwrap_or_default(),
+                    })
+                    .collect();
+                (list.iter().any(|f| region.is_reference(f)), infos)
+            })
+            .collect();
+        choose_split_row(&stores, &region.start, &region.end)
+    }
+
+    /// After a flush or compaction (background threads only): queue a split when the policy
+    /// says the region is too big and it has a split point [SPLIT-1] [SPLIT-2] (HBase's
+    /// `checkSplit`). Returns whether a split is due (queued now or before).
+    pub(crate) fn maybe_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> bool {
+        if self.opts.background_threads == 0 {
+            return false;
+        }
+        if !self.wants_split(table, region) || self.split_point(region).is_none() {
+            return false;
+        }
+        if !region.split_queued.swap(true, Ordering::AcqRel) {
+            self.bg.submit(Job::Split(table.clone(), region.clone()));
+        }
+        true
+    }
+
+    /// The split policy's verdict on `region` now [SPLIT-1].
+    fn wants_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> bool {
+        if region.is_retired() || table.is_dropped() {
+            return false;
+        }
+        let cfg = self.split_policy(table);
+        let v = region.current();
+        let sizes: Vec<u64> = v
+            .files
+            .values()
+            .map(|l| l.iter().map(|f| f.size()).sum())
+            .collect();
+        let has_refs = v.files.values().flatten().any(|f| region.is_reference(f));
+        let count = table.regions.read().len() as u32;
+        should_split(&cfg, count, &sizes, has_refs, false, 0.0)
+    }
+
+    /// The automatic split check of every region of `table`, run in the calling thread: each
+    /// region the policy finds too big is split at its split point and both daughters are
+    /// major-compacted (what a background thread does after a flush). Returns the split rows.
+    pub(crate) fn split_check(&self, table: &Arc<TableShared>) -> Result<Vec<Vec<u8>>> {
+        let mut rows = Vec::new();
+        for region in table.region_list() {
+            if !self.wants_split(table, &region) {
+                continue;
+            }
+            if let Some(daughters) = self.split_region(table, &region, None)? {
+                rows.push(daughters[1].start.clone());
+                for d in &daughters {
+                    self.compact_region(table, d, true)?;
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Splits `region` at `at`, or at its split point. Returns the daughters, or `None` when
+    /// there is no split point (or the region was already replaced).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `at` is not strictly inside the region.
+    pub(crate) fn split_region(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        at: Option<&[u8]>,
+    ) -> Result<Option<[Arc<Region>; 2]>> {
+        let _structure = table.structure.lock();
+        let _compaction = region.compact_lock.lock();
+        let _flush = region.flush_lock.lock();
+        if region.is_retired() || table.is_dropped() {
+            return Ok(None);
+        }
+        self.flush_locked(table, region)?;
+        // Writes keep arriving during that flush. Flush again while the memstore is still
+        // large, so the last flush (with the region retired, writers waiting) is short: HBase
+        // pre-flushes before closing a region for the same reason
+        // (`hbase.hregion.preclose.flush.size`, 5 MiB).
+        for _ in 0..PRE_FLUSH_ROUNDS {
+            if region.current().active.size() < PRE_FLUSH_SIZE {
+                break;
+            }
+            self.flush_locked(table, region)?;
+        }
+        let row = match at {
+            Some(r) => r.to_vec(),
+            None => match self.split_point(region) {
+                Some(r) => r,
+                None => return Ok(None),
+            },
+        };
+        if row.as_slice() <= region.start.as_slice()
+            || (!region.end.is_empty() && row >= region.end)
+        {
+            return Err(Error::invalid(format!(
+                "split row {} is not strictly inside region [{}, {})",
+                crate::base::util::to_string_binary(&row),
+                crate::base::util::to_string_binary(&region.start),
+                crate::base::util::to_string_binary(&region.end)
+            )));
+        }
+        retire(region);
+        let installed = self.install_split(table, region, row);
+        if installed.is_err() {
+            unretire(region);
+        }
+        installed.map(Some)
+    }
+
+    fn install_split(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        row: Vec<u8>,
+    ) -> Result<[Arc<Region>; 2]> {
+        self.flush_locked(table, region)?;
+        let v = region.current();
+        let (low, high) = {
+            let mut m = self.manifest.lock();
+            (m.next_region_id(), m.next_region_id())
+        };
+        let defs = [
+            RegionDef {
+                id: low,
+                start: region.start.clone(),
+                end: row.clone(),
+            },
+            RegionDef {
+                id: high,
+                start: row,
+                end: region.end.clone(),
+            },
+        ];
+        let files: Vec<Files> = defs
+            .iter()
+            .map(|d| overlapping(&v.files, &d.start, &d.end))
+            .collect();
+        let edit = Edit::Split {
+            table_id: table.id,
+            parent_id: region.id,
+            daughters: defs
+                .iter()
+                .zip(&files)
+                .map(|(d, f)| (d.clone(), refs(f)))
+                .collect(),
+        };
+        self.manifest.lock().append(&edit)?;
+        let flushed = region.flushed_seq.load(Ordering::Acquire);
+        let [a, b] = defs;
+        let mut files = files.into_iter();
+        let da = Arc::new(Region::new(
+            a.id,
+            a.start,
+            a.end,
+            flushed,
+            files.next().unwrap_or_default(),
+            &self.memstore_bytes,
+        ));
+        let db = Arc::new(Region::new(
+            b.id,
+            b.start,
+            b.end,
+            flushed,
+            files.next().unwrap_or_default(),
+            &self.memstore_bytes,
+        ));
+        table.replace_regions(&[region.id], vec![da.clone(), db.clone()]);
+        Ok([da, db])
+    }
+
+    /// Merges two adjacent regions into one [MERGE-1].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when they are not adjacent.
+    pub(crate) fn merge_regions(
+        &self,
+        table: &Arc<TableShared>,
+        a: &Arc<Region>,
+        b: &Arc<Region>,
+    ) -> Result<Arc<Region>> {
+        let (lo, hi) = if a.end == b.start && !a.end.is_empty() {
+            (a, b)
+        } else if b.end == a.start && !b.end.is_empty() {
+            (b, a)
+        } else {
+            return Err(Error::invalid("merge: the regions are not adjacent"));
+        };
+        let _structure = table.structure.lock();
+        let locks: Vec<MutexGuard<'_, ()>> = vec![
+            lo.compact_lock.lock(),
+            hi.compact_lock.lock(),
+            lo.flush_lock.lock(),
+            hi.flush_lock.lock(),
+        ];
+        if lo.is_retired() || hi.is_retired() || table.is_dropped() {
+            return Err(Error::invalid(
+                "merge: a region was split or merged meanwhile",
+            ));
+        }
+        if lo.has_references() || hi.has_references() {
+            // Their files must lie inside their ranges (see `Table::merge`).
+            return Err(Error::invalid(
+                "merge: a region holds references; run a major compaction first",
+            ));
+        }
+        for r in [lo, hi] {
+            self.flush_locked(table, r)?;
+        }
+        retire(lo);
+        retire(hi);
+        let merged = self.install_merge(table, lo, hi);
+        if merged.is_err() {
+            unretire(lo);
+            unretire(hi);
+        }
+        drop(locks);
+        merged
+    }
+
+    fn install_merge(
+        &self,
+        table: &Arc<TableShared>,
+        lo: &Arc<Region>,
+        hi: &Arc<Region>,
+    ) -> Result<Arc<Region>> {
+        for r in [lo, hi] {
+            self.flush_locked(table, r)?;
+        }
+        let mut files: Files = lo.current().files.clone();
+        for (fam, list) in &hi.current().files {
+            let into = files.entry(fam.clone()).or_default();
+            for f in list {
+                if !into.iter().any(|g| g.id == f.id) {
+                    into.push(f.clone());
+                }
+            }
+            crate::engine::flush::sort_newest_first(into);
+        }
+        let id = self.manifest.lock().next_region_id();
+        let def = RegionDef {
+            id,
+            start: lo.start.clone(),
+            end: hi.end.clone(),
+        };
+        let edit = Edit::Merge {
+            table_id: table.id,
+            parent_ids: vec![lo.id, hi.id],
+            merged: (def.clone(), refs(&files)),
+        };
+        self.manifest.lock().append(&edit)?;
+        let flushed = lo
+            .flushed_seq
+            .load(Ordering::Acquire)
+            .max(hi.flushed_seq.load(Ordering::Acquire));
+        let merged = Arc::new(Region::new(
+            def.id,
+            def.start,
+            def.end,
+            flushed,
+            files,
+            &self.memstore_bytes,
+        ));
+        table.replace_regions(&[lo.id, hi.id], vec![merged.clone()]);
+        Ok(merged)
+    }
+}

@@ -1,0 +1,455 @@
+//! Manifest edits: one atomic structural change each, and their byte encoding
+//! (docs/FORMAT.md, section 4).
+
+use crate::base::codec::{self, DecodeError, Reader};
+use crate::model::schema::TableDescriptor;
+
+/// Record type of an edit in the manifest log.
+pub const RECORD_EDIT: u8 = 1;
+/// Record type of the end of the snapshot that every manifest starts with (payload: the number
+/// of edit records before it, a varint). Every record up to it was synced before `CURRENT`
+/// named the file, so damage anywhere before it is corruption, never a torn tail.
+pub const RECORD_SNAPSHOT_END: u8 = 2;
+/// Encoding version of edits, first byte of every edit record.
+const EDIT_VERSION: u8 = 1;
+
+/// A block file of a store as the manifest knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// The family (store) it belongs to.
+    pub family: Vec<u8>,
+    /// File id: the file is `data/{id:010}.sst`.
+    pub file_id: u64,
+    /// Size in bytes, checked when the file is opened.
+    pub size: u64,
+}
+
+/// A region's key range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionDef {
+    /// Region id, unique in the database.
+    pub id: u64,
+    /// Start key, inclusive; empty = unbounded.
+    pub start: Vec<u8>,
+    /// End key, exclusive; empty = unbounded.
+    pub end: Vec<u8>,
+}
+
+/// One atomic structural change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// A table and its initial regions.
+    CreateTable {
+        /// Table id.
+        table_id: u64,
+        /// Its schema.
+        desc: TableDescriptor,
+        /// Its regions in key order.
+        regions: Vec<RegionDef>,
+    },
+    /// A table removed with all its regions and files.
+    DropTable {
+        /// Table id.
+        table_id: u64,
+    },
+    /// A table's new schema.
+    AlterTable {
+        /// Table id.
+        table_id: u64,
+        /// The new schema.
+        desc: TableDescriptor,
+    },
+    /// A flush: new files, and every WAL record of the region up to `flushed_seq` is in files.
+    Flush {
+        /// Table id.
+        table_id: u64,
+        /// Region id.
+        region_id: u64,
+        /// Highest sequence id covered by the region's files.
+        flushed_seq: u64,
+        /// The new files (at most one per family).
+        files: Vec<FileRef>,
+    },
+    /// A compaction: `removed` replaced by `added`.
+    Compact {
+        /// Table id.
+        table_id: u64,
+        /// Region id.
+        region_id: u64,
+        /// Ids of the input files.
+        removed: Vec<u64>,
+        /// The output files (none when everything was purged).
+        added: Vec<FileRef>,
+    },
+    /// A region replaced by two daughters `[start, split)` and `[split, end)` that list the
+    /// parent's files they overlap (reads clamp them to their own range) [SPLIT-3].
+    Split {
+        /// Table id.
+        table_id: u64,
+        /// The region split.
+        parent_id: u64,
+        /// The daughters, low first, with their files.
+        daughters: Vec<(RegionDef, Vec<FileRef>)>,
+    },
+    /// Two adjacent regions replaced by one listing both parents' files [MERGE-1].
+    Merge {
+        /// Table id.
+        table_id: u64,
+        /// The merged regions.
+        parent_ids: Vec<u64>,
+        /// The new region and its files.
+        merged: (RegionDef, Vec<FileRef>),
+    },
+    /// Table enabled or disabled.
+    SetEnabled {
+        /// Table id.
+        table_id: u64,
+        /// New state.
+        enabled: bool,
+    },
+    /// The database's identity and id counters: the first edit of every snapshot, so the next
+    /// file id is durable even when the files with the highest ids are gone (a file numbered at
+    /// or above it can only be the output of unfinished work).
+    Ids(IdCounters),
+    /// Block files no region lists any more that were not yet deleted (in a snapshot).
+    ObsoleteFiles {
+        /// Their file ids.
+        ids: Vec<u64>,
+    },
+    /// WAL segments created: each must exist until a [`Edit::WalSegmentsDeleted`] names it.
+    WalSegmentsAdded {
+        /// Segment ids.
+        ids: Vec<u64>,
+    },
+    /// WAL segments about to be deleted (every record in them is in block files).
+    WalSegmentsDeleted {
+        /// Segment ids.
+        ids: Vec<u64>,
+    },
+    /// WAL segments closed for good, each with the length it was synced at: a shorter file is
+    /// a log cut short, whatever its own framing shows.
+    WalSegmentsSealed {
+        /// `(segment id, length in bytes)`.
+        segments: Vec<(u64, u64)>,
+    },
+}
+
+/// The database's identity and id counters, as [`Edit::Ids`] records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdCounters {
+    /// The database's identity (random, fixed when it was created); block files record it.
+    pub db_id: u64,
+    /// Next unused file id.
+    pub next_file_id: u64,
+    /// Next unused table id.
+    pub next_table_id: u64,
+    /// Next unused region id.
+    pub next_region_id: u64,
+    /// Highest sequence id recorded by any flush.
+    pub max_flushed_seq: u64,
+}
+
+fn put_file(out: &mut Vec<u8>, f: &FileRef) {
+    codec::put_bytes(out, &f.family);
+    codec::put_varint(out, f.file_id);
+    codec::put_varint(out, f.size);
+}
+
+fn put_ids(out: &mut Vec<u8>, ids: &[u64]) {
+    codec::put_varint(out, ids.len() as u64);
+    ids.iter().for_each(|id| codec::put_varint(out, *id));
+}
+
+fn get_ids(r: &mut Reader<'_>) -> std::result::Result<Vec<u64>, DecodeError> {
+    let n = r.len(r.remaining(), "id count")?;
+    let mut ids = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        ids.push(r.varint("id")?);
+    }
+    Ok(ids)
+}
+
+fn put_files(out: &mut Vec<u8>, files: &[FileRef]) {
+    codec::put_varint(out, files.len() as u64);
+    files.iter().for_each(|f| put_file(out, f));
+}
+
+fn put_region(out: &mut Vec<u8>, d: &RegionDef) {
+    codec::put_varint(out, d.id);
+    codec::put_bytes(out, &d.start);
+    codec::put_bytes(out, &d.end);
+}
+
+fn get_region(r: &mut Reader<'_>) -> std::result::Result<RegionDef, DecodeError> {
+    Ok(RegionDef {
+        id: r.varint("region id")?,
+        start: r.bytes("start key")?.to_vec(),
+        end: r.bytes("end key")?.to_vec(),
+    })
+}
+
+fn get_files(r: &mut Reader<'_>) -> std::result::Result<Vec<FileRef>, DecodeError> {
+    let n = r.len(r.remaining(), "file count")?;
+    let mut files = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        files.push(get_file(r)?);
+    }
+    Ok(files)
+}
+
+fn get_file(r: &mut Reader<'_>) -> std::result::Result<FileRef, DecodeError> {
+    Ok(FileRef {
+        family: r.bytes("family")?.to_vec(),
+        file_id: r.varint("file id")?,
+        size: r.varint("file size")?,
+    })
+}
+
+impl Edit {
+    /// Encodes the edit (record payload).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = vec![EDIT_VERSION];
+        match self {
+            Edit::CreateTable {
+                table_id,
+                desc,
+                regions,
+            } => {
+                o.push(1);
+                codec::put_varint(&mut o, *table_id);
+                desc.encode_into(&mut o);
+                codec::put_varint(&mut o, regions.len() as u64);
+                for r in regions {
+                    codec::put_varint(&mut o, r.id);
+                    codec::put_bytes(&mut o, &r.start);
+                    codec::put_bytes(&mut o, &r.end);
+                }
+            }
+            Edit::DropTable { table_id } => {
+                o.push(2);
+                codec::put_varint(&mut o, *table_id);
+            }
+            Edit::AlterTable { table_id, desc } => {
+                o.push(3);
+                codec::put_varint(&mut o, *table_id);
+                desc.encode_into(&mut o);
+            }
+            Edit::Flush {
+                table_id,
+                region_id,
+                flushed_seq,
+                files,
+            } => {
+                o.push(4);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *region_id);
+                codec::put_varint(&mut o, *flushed_seq);
+                put_files(&mut o, files);
+            }
+            Edit::Compact {
+                table_id,
+                region_id,
+                removed,
+                added,
+            } => {
+                o.push(5);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *region_id);
+                put_ids(&mut o, removed);
+                put_files(&mut o, added);
+            }
+            Edit::Split {
+                table_id,
+                parent_id,
+                daughters,
+            } => {
+                o.push(7);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, *parent_id);
+                codec::put_varint(&mut o, daughters.len() as u64);
+                for (def, files) in daughters {
+                    put_region(&mut o, def);
+                    put_files(&mut o, files);
+                }
+            }
+            Edit::Merge {
+                table_id,
+                parent_ids,
+                merged,
+            } => {
+                o.push(8);
+                codec::put_varint(&mut o, *table_id);
+                put_ids(&mut o, parent_ids);
+                put_region(&mut o, &merged.0);
+                put_files(&mut o, &merged.1);
+            }
+            Edit::SetEnabled { table_id, enabled } => {
+                o.push(6);
+                codec::put_varint(&mut o, *table_id);
+                o.push(u8::from(*enabled));
+            }
+            Edit::Ids(ids) => {
+                o.push(9);
+                codec::put_u64(&mut o, ids.db_id);
+                for v in [
+                    ids.next_file_id,
+                    ids.next_table_id,
+                    ids.next_region_id,
+                    ids.max_flushed_seq,
+                ] {
+                    codec::put_varint(&mut o, v);
+                }
+            }
+            Edit::ObsoleteFiles { ids } => {
+                o.push(10);
+                put_ids(&mut o, ids);
+            }
+            Edit::WalSegmentsAdded { ids } => {
+                o.push(11);
+                put_ids(&mut o, ids);
+            }
+            Edit::WalSegmentsDeleted { ids } => {
+                o.push(12);
+                put_ids(&mut o, ids);
+            }
+            Edit::WalSegmentsSealed { segments } => {
+                o.push(13);
+                codec::put_varint(&mut o, segments.len() as u64);
+                for (id, len) in segments {
+                    codec::put_varint(&mut o, *id);
+                    codec::put_varint(&mut o, *len);
+                }
+            }
+        }
+        o
+    }
+
+    /// Decodes an edit.
+    pub fn decode(b: &[u8]) -> std::result::Result<Edit, DecodeError> {
+        let mut r = Reader::new(b);
+        if r.u8("edit version")? != EDIT_VERSION {
+            return Err(DecodeError {
+                what: "unknown edit version",
+                offset: 0,
+            });
+        }
+        let tag = r.u8("edit type")?;
+        let e = match tag {
+            1 => {
+                let table_id = r.varint("table id")?;
+                let desc = TableDescriptor::decode(&mut r)?;
+                let n = r.len(r.remaining(), "region count")?;
+                let mut regions = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    regions.push(RegionDef {
+                        id: r.varint("region id")?,
+                        start: r.bytes("start key")?.to_vec(),
+                        end: r.bytes("end key")?.to_vec(),
+                    });
+                }
+                Edit::CreateTable {
+                    table_id,
+                    desc,
+                    regions,
+                }
+            }
+            2 => Edit::DropTable {
+                table_id: r.varint("table id")?,
+            },
+            3 => Edit::AlterTable {
+                table_id: r.varint("table id")?,
+                desc: TableDescriptor::decode(&mut r)?,
+            },
+            4 => {
+                let table_id = r.varint("table id")?;
+                let region_id = r.varint("region id")?;
+                let flushed_seq = r.varint("flushed seq")?;
+                let files = get_files(&mut r)?;
+                Edit::Flush {
+                    table_id,
+                    region_id,
+                    flushed_seq,
+                    files,
+                }
+            }
+            5 => {
+                let table_id = r.varint("table id")?;
+                let region_id = r.varint("region id")?;
+                let removed = get_ids(&mut r)?;
+                let added = get_files(&mut r)?;
+                Edit::Compact {
+                    table_id,
+                    region_id,
+                    removed,
+                    added,
+                }
+            }
+            6 => Edit::SetEnabled {
+                table_id: r.varint("table id")?,
+                enabled: r.u8("enabled")? != 0,
+            },
+            7 => {
+                let table_id = r.varint("table id")?;
+                let parent_id = r.varint("parent id")?;
+                let n = r.len(r.remaining(), "daughter count")?;
+                let mut daughters = Vec::with_capacity(n.min(16));
+                for _ in 0..n {
+                    let def = get_region(&mut r)?;
+                    daughters.push((def, get_files(&mut r)?));
+                }
+                Edit::Split {
+                    table_id,
+                    parent_id,
+                    daughters,
+                }
+            }
+            8 => {
+                let table_id = r.varint("table id")?;
+                let parent_ids = get_ids(&mut r)?;
+                let def = get_region(&mut r)?;
+                Edit::Merge {
+                    table_id,
+                    parent_ids,
+                    merged: (def, get_files(&mut r)?),
+                }
+            }
+            9 => Edit::Ids(IdCounters {
+                db_id: r.u64("database id")?,
+                next_file_id: r.varint("next file id")?,
+                next_table_id: r.varint("next table id")?,
+                next_region_id: r.varint("next region id")?,
+                max_flushed_seq: r.varint("max flushed seq")?,
+            }),
+            10 => Edit::ObsoleteFiles {
+                ids: get_ids(&mut r)?,
+            },
+            11 => Edit::WalSegmentsAdded {
+                ids: get_ids(&mut r)?,
+            },
+            12 => Edit::WalSegmentsDeleted {
+                ids: get_ids(&mut r)?,
+            },
+            13 => {
+                let n = r.len(r.remaining(), "segment count")?;
+                let mut segments = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    segments.push((r.varint("segment id")?, r.varint("segment length")?));
+                }
+                Edit::WalSegmentsSealed { segments }
+            }
+            _ => {
+                return Err(DecodeError {
+                    what: "unknown edit type",
+                    offset: 1,
+                });
+            }
+        };
+        if !r.is_empty() {
+            return Err(DecodeError {
+                what: "trailing bytes after edit",
+                offset: r.pos(),
+            });
+        }
+        Ok(e)
+    }
+}

@@ -1,0 +1,830 @@
+//! The MemStore: a region's in-memory sorted cells (a skiplist, `memstore/skiplist.rs`), plus
+//! the MVCC that makes a mutation's cells visible all at once [ATOM-1].
+//!
+//! Thread safety: reads never lock and run concurrently with inserts; the inserts of one
+//! memstore take turns (the skiplist's writer lock, held for one mutation's cells).
+//! Invariants: every entry's key is a valid encoded key; `size` only grows; a cell with sequence
+//! id `s` is visible to a reader whose read point is `>= s`, and the read point only passes `s`
+//! once every sequence id `<= s` has completed.
+
+use crate::base::error::Result;
+use crate::model::cursor::CellCursor;
+use crate::model::key::{KeyRef, compare_encoded};
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtOrd};
+
+mod skiplist;
+#[cfg(all(test, loom))]
+mod skiplist_loom;
+#[cfg(all(test, not(loom)))]
+mod skiplist_oracle;
+use skiplist::SkipList;
+
+/// One cell in the memstore: its key and payload in a shared buffer (one allocation per
+/// mutation: the cells of a multi-cell put lie back to back in it), plus the first bytes of
+/// the row inline so most skiplist comparisons finish without touching the buffer.
+#[derive(Clone, Debug)]
+pub struct MemEntry {
+    buf: Arc<[u8]>,
+    /// Offset of the key in `buf`.
+    off: u32,
+    key_len: u32,
+    /// Bytes of the payload after the key; [`u32::MAX`]: the rest of `buf`.
+    payload_len: u32,
+    /// False when the key does not parse: then comparisons use [`compare_encoded`] alone,
+    /// which orders malformed keys bytewise, and `prefix` is unused.
+    has_prefix: bool,
+    /// [`row_prefix`] of the key (first 16 bytes of the row).
+    prefix: [u64; 2],
+}
+
+/// Heap bytes of one memstore cell beyond its key and payload bytes and its buffer's
+/// overhead: the skiplist node in the arena (the 48-byte `MemEntry`, a replacement link and
+/// the height, 4/3 tower links on average: ~75 bytes, no per-node allocator overhead).
+///
+/// With [`BUFFER_OVERHEAD`], measured with `examples/memstore_heap.rs` (resident-set growth per
+/// cell of 16-byte rows and 100-byte values, 140 bytes of key and payload: 250 bytes alone,
+/// 217 bytes as one of a 10-cell mutation; 261 / 227 with crossbeam's skiplist, whose nodes
+/// were 84), so a memstore's accounted size matches the memory it occupies (HBase counts heap
+/// overhead in the memstore size too).
+const ENTRY_OVERHEAD: u64 = 74;
+/// Heap bytes of one entry buffer beyond its contents: the `Arc` header and the allocator's
+/// overhead and rounding (one buffer per mutation, or per cell inserted alone).
+const BUFFER_OVERHEAD: u64 = 36;
+
+thread_local! {
+    /// Scratch space of [`shared_buffer`] and [`MemStore::insert_cells`].
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Entry positions of [`MemStore::insert_cells`].
+    static POSITIONS: std::cell::RefCell<Vec<EntryPos>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Where [`MemStore::insert_cells`] put one cell in the mutation's buffer.
+struct EntryPos {
+    off: usize,
+    key_len: usize,
+    payload_len: usize,
+    prefix: [u64; 2],
+    /// Known to sort after the previous cell (see [`sorts_after`]).
+    after: bool,
+}
+
+/// True when `k` is known to sort after `prev`: both borrow the same row slice (the cells of
+/// one mutation do), both encode to valid keys (then [`compare_encoded`] orders them as
+/// [`KeyRef::cmp_key`] does), and the rest of the key orders `k` later [SORT-1]. False means
+/// unknown.
+#[inline]
+fn sorts_after(prev: &KeyRef<'_>, k: &KeyRef<'_>) -> bool {
+    std::ptr::eq(prev.row, k.row)
+        && k.row.len() <= u16::MAX as usize
+        && prev.family.len() <= u8::MAX as usize
+        && k.family.len() <= u8::MAX as usize
+        && prev
+            .family
+            .cmp(k.family)
+            .then_with(|| prev.qualifier.cmp(k.qualifier))
+            .then_with(|| k.ts.cmp(&prev.ts))
+            .then_with(|| k.type_code.cmp(&prev.type_code))
+            .then_with(|| k.seq.cmp(&prev.seq))
+            == Ordering::Less
+}
+
+/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into an `Arc`
+/// with one allocation and one memcpy (a `Vec -> Arc` conversion would allocate twice).
+fn shared_buffer(fill: impl FnOnce(&mut Vec<u8>)) -> Arc<[u8]> {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        s.clear();
+        fill(&mut s);
+        Arc::from(&s[..])
+    })
+}
+
+/// The first 16 bytes of the key's row, zero-padded, as two big-endian words (compared
+/// lexicographically, they order as the 16 bytes do). For two valid keys, unequal prefixes
+/// order them as their rows do: at the first differing position either both rows have a byte,
+/// or the shorter row is padded with 0 and is a prefix of the other (so it sorts first).
+/// Sixteen bytes cover whole db_bench-style keys and the distinguishing digits of YCSB's
+/// `user…` keys, whose first 8 bytes are often shared by many rows.
+#[inline]
+fn row_prefix(key: &[u8]) -> Option<[u64; 2]> {
+    Some(prefix_of_row(KeyRef::parse(key)?.row))
+}
+
+/// [`row_prefix`] of a key whose row is `row`.
+#[inline]
+fn prefix_of_row(row: &[u8]) -> [u64; 2] {
+    let mut p = [0u8; 16];
+    let n = row.len().min(16);
+    p[..n].copy_from_slice(&row[..n]);
+    let (hi, lo) = p.split_at(8);
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(b);
+        u64::from_be_bytes(w)
+    };
+    [word(hi), word(lo)]
+}
+
+/// `len` as a payload length field ([`u32::MAX`] = the rest of the buffer).
+fn payload_len_field(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
+impl MemEntry {
+    /// Builds an entry from an encoded key and payload.
+    pub fn new(key: &[u8], payload: &[u8]) -> MemEntry {
+        let buf = shared_buffer(|s| {
+            s.extend_from_slice(key);
+            s.extend_from_slice(payload);
+        });
+        let prefix = row_prefix(key);
+        MemEntry {
+            buf,
+            off: 0,
+            key_len: key.len() as u32,
+            payload_len: payload_len_field(payload.len()),
+            has_prefix: prefix.is_some(),
+            prefix: prefix.unwrap_or_default(),
+        }
+    }
+
+    /// The encoded key.
+    #[inline]
+    pub fn key(&self) -> &[u8] {
+        let off = self.off as usize;
+        &self.buf[off..off + self.key_len as usize]
+    }
+    /// The encoded payload.
+    #[inline]
+    pub fn payload(&self) -> &[u8] {
+        let start = self.off as usize + self.key_len as usize;
+        if self.payload_len == u32::MAX {
+            &self.buf[start..]
+        } else {
+            &self.buf[start..start + self.payload_len as usize]
+        }
+    }
+}
+
+impl PartialEq for MemEntry {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for MemEntry {}
+impl PartialOrd for MemEntry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for MemEntry {
+    /// Inlined for the common case (unequal row prefixes: two word comparisons on data inside
+    /// the skiplist nodes); keys whose prefixes tie are compared out of line.
+    #[inline(always)]
+    fn cmp(&self, o: &Self) -> Ordering {
+        if self.has_prefix && o.has_prefix && self.prefix != o.prefix {
+            return self.prefix.cmp(&o.prefix);
+        }
+        self.cmp_keys(o)
+    }
+}
+
+impl MemEntry {
+    #[inline(never)]
+    fn cmp_keys(&self, o: &Self) -> Ordering {
+        compare_encoded(self.key(), o.key())
+    }
+}
+
+/// The sorted cells of one region not yet flushed.
+#[derive(Debug)]
+pub struct MemStore {
+    set: SkipList,
+    size: AtomicU64,
+    min_seq: AtomicU64,
+    /// The database-wide total this memstore's size is also added to, and subtracted from
+    /// again when its flush completes ([`MemStore::release_account`]) or, without a flush,
+    /// when it is dropped [`crate::DbOptions::global_memstore_size`].
+    account: Option<Arc<AtomicU64>>,
+    /// The size was taken out of `account` ([`MemStore::release_account`]).
+    released: AtomicBool,
+}
+
+impl MemStore {
+    /// An empty memstore.
+    pub fn new() -> MemStore {
+        MemStore {
+            set: SkipList::new(),
+            size: AtomicU64::new(0),
+            min_seq: AtomicU64::new(u64::MAX),
+            account: None,
+            released: AtomicBool::new(false),
+        }
+    }
+
+    /// An empty memstore whose size is also counted in `account` while it lives.
+    pub(crate) fn with_account(account: Arc<AtomicU64>) -> MemStore {
+        let mut m = MemStore::new();
+        m.account = Some(account);
+        m
+    }
+
+    /// An empty memstore counted in the same account as this one (a flush's new active
+    /// memstore).
+    pub(crate) fn successor(&self) -> MemStore {
+        let mut m = MemStore::new();
+        m.account = self.account.clone();
+        m
+    }
+
+    fn count(&self, heap: u64) {
+        self.size.fetch_add(heap, AtOrd::Relaxed);
+        if let Some(a) = &self.account {
+            a.fetch_add(heap, AtOrd::Relaxed);
+        }
+    }
+
+    /// Takes this memstore's size out of its account (once; its drop does it otherwise): a
+    /// flushed snapshot, which takes no more inserts.
+    pub(crate) fn release_account(&self) {
+        if let Some(a) = &self.account
+            && !self.released.swap(true, AtOrd::AcqRel)
+        {
+            a.fetch_sub(self.size(), AtOrd::Relaxed);
+        }
+    }
+
+    /// Inserts a cell. A cell with an identical key replaces the earlier one: the last cell of a
+    /// mutation wins [SORT-7].
+    pub fn insert(&self, key: &[u8], payload: &[u8]) {
+        let seq = KeyRef::parse(key).map(|k| k.seq);
+        self.add(MemEntry::new(key, payload), seq);
+    }
+
+    /// Inserts the cells of one mutation, given as key and payload parts, in order (same rules
+    /// as [`MemStore::insert`]): each key and payload is encoded once, all into one shared
+    /// buffer (one allocation for the mutation, not one per cell).
+    pub fn insert_cells<'a>(
+        &self,
+        cells: impl IntoIterator<Item = (KeyRef<'a>, Option<u64>, &'a [u8])>,
+    ) {
+        SCRATCH.with(|bytes| {
+            POSITIONS.with(|pos| {
+                let (mut bytes, mut pos) = (bytes.borrow_mut(), pos.borrow_mut());
+                bytes.clear();
+                pos.clear();
+                let mut min_seq = u64::MAX;
+                let mut prev: Option<KeyRef<'a>> = None;
+                for (k, ttl_ms, value) in cells {
+                    let off = bytes.len();
+                    k.encode_into(&mut bytes);
+                    let key_len = bytes.len() - off;
+                    crate::model::payload::encode_into(&mut bytes, ttl_ms, value);
+                    pos.push(EntryPos {
+                        off,
+                        key_len,
+                        payload_len: bytes.len() - off - key_len,
+                        prefix: prefix_of_row(k.row),
+                        after: prev.as_ref().is_some_and(|p| sorts_after(p, &k)),
+                    });
+                    min_seq = min_seq.min(k.seq);
+                    prev = Some(k);
+                }
+                if pos.is_empty() {
+                    return;
+                }
+                if bytes.len() >= u32::MAX as usize {
+                    // Offsets would not fit: one buffer per cell.
+                    for p in pos.iter() {
+                        let key = &bytes[p.off..p.off + p.key_len];
+                        let payload = &bytes[p.off + p.key_len..p.off + p.key_len + p.payload_len];
+                        let mut b = Vec::with_capacity(key.len() + payload.len());
+                        b.extend_from_slice(key);
+                        b.extend_from_slice(payload);
+                        let e = MemEntry {
+                            buf: Arc::from(b),
+                            off: 0,
+                            key_len: p.key_len as u32,
+                            payload_len: payload_len_field(p.payload_len),
+                            has_prefix: true,
+                            prefix: p.prefix,
+                        };
+                        self.add(e, Some(min_seq));
+                    }
+                    return;
+                }
+                let buf: Arc<[u8]> = Arc::from(&bytes[..]);
+                let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
+                self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
+                self.count(heap);
+                self.set.insert(pos.iter().map(|p| {
+                    let e = MemEntry {
+                        buf: buf.clone(),
+                        off: p.off as u32,
+                        key_len: p.key_len as u32,
+                        payload_len: p.payload_len as u32,
+                        has_prefix: true,
+                        prefix: p.prefix,
+                    };
+                    (e, p.after)
+                }));
+            })
+        });
+    }
+
+    /// Adds `e`, which holds its buffer alone (sequence id `seq`, if its key parses), to the
+    /// set and the accounting.
+    fn add(&self, e: MemEntry, seq: Option<u64>) {
+        if let Some(seq) = seq {
+            self.min_seq.fetch_min(seq, AtOrd::Relaxed);
+        }
+        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
+        self.count(heap);
+        self.set.insert([(e, false)]);
+    }
+
+    /// Approximate bytes held.
+    pub fn size(&self) -> u64 {
+        self.size.load(AtOrd::Relaxed)
+    }
+
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.set.len() == 0
+    }
+
+    /// Smallest sequence id inserted (`u64::MAX` when empty).
+    pub fn min_seq(&self) -> u64 {
+        self.min_seq.load(AtOrd::Relaxed)
+    }
+
+    /// Every entry in order (for flushes).
+    pub fn iter(&self) -> impl Iterator<Item = MemEntry> + '_ {
+        self.set.iter_from(Bound::Unbounded).cloned()
+    }
+}
+
+impl Default for MemStore {
+    fn default() -> Self {
+        MemStore::new()
+    }
+}
+
+impl Drop for MemStore {
+    fn drop(&mut self) {
+        self.release_account();
+    }
+}
+
+/// Entries copied out of the skiplist right after a seek (point reads need one or two).
+const FIRST_BATCH: usize = 2;
+/// Largest batch, reached by doubling while a cursor keeps reading sequentially.
+const MAX_BATCH: usize = 64;
+
+/// A cursor over a memstore. It copies small batches of entry handles out of the skiplist
+/// (cheap `Arc` clones), so it owns no borrow of the map and never blocks writers. Cells
+/// inserted after the cursor passed their position are not seen; the MVCC read point filter
+/// (applied by the reader) hides cells committed after the read began.
+pub struct MemCursor {
+    mem: Arc<MemStore>,
+    batch: Vec<MemEntry>,
+    pos: usize,
+    /// True when the skiplist has no entries after the batch.
+    at_end: bool,
+    /// Size of the next refill.
+    next_batch: usize,
+}
+
+impl MemCursor {
+    /// An unpositioned cursor.
+    pub fn new(mem: Arc<MemStore>) -> MemCursor {
+        MemCursor {
+            mem,
+            batch: Vec::new(),
+            pos: 0,
+            at_end: true,
+            next_batch: FIRST_BATCH,
+        }
+    }
+
+    fn fill(&mut self, from: Bound<&MemEntry>, n: usize) {
+        self.batch.clear();
+        self.pos = 0;
+        for e in self.mem.set.iter_from(from).take(n) {
+            self.batch.push(e.clone());
+        }
+        self.at_end = self.batch.len() < n;
+        self.next_batch = (n * 2).min(MAX_BATCH);
+    }
+}
+
+impl MemCursor {
+    /// Answers a seek from the held batch when it can: the batch is a run of consecutive
+    /// skiplist entries starting at `batch[0]`, so for a target at or after `batch[0]` the first
+    /// batch entry `>=` the target is the skiplist's (or, when the batch ends the skiplist,
+    /// nothing is). Entries inserted since the batch was taken are not seen, as for `next`: they
+    /// were not visible at the reader's read point. Saves the second skiplist search of a Get
+    /// whose row has an older version or several columns.
+    fn seek_in_batch(&mut self, target: &[u8]) -> bool {
+        let Some(first) = self.batch.first() else {
+            return false;
+        };
+        if compare_encoded(first.key(), target) == Ordering::Greater {
+            return false;
+        }
+        let i = self
+            .batch
+            .partition_point(|e| compare_encoded(e.key(), target) == Ordering::Less);
+        if i < self.batch.len() || self.at_end {
+            self.pos = i;
+            return true;
+        }
+        false
+    }
+
+    /// Refills from `probe` (the entry form of `target`) with the target row's entries plus
+    /// the first entry after them (at least [`FIRST_BATCH`], at most [`MAX_BATCH`]): one
+    /// skiplist search then serves the rest of a Get's row, including next-column seeks.
+    ///
+    /// The batch also ends at the [`MAX_VERSIONS_IN_BATCH`]th consecutive version of one
+    /// column: a column updated many times since the last flush (a hot row under a
+    /// read-modify-write load) would otherwise fill the batch with versions the reader skips
+    /// with a next-column seek, each refill walking and copying up to [`MAX_BATCH`] entries.
+    /// Stopping there makes that seek one skiplist search straight to the next column.
+    fn fill_row(&mut self, probe: &MemEntry, target: &[u8]) {
+        self.batch.clear();
+        // A new cursor's first refill: room for a typical row at once, not by doubling.
+        self.batch.reserve(16);
+        self.pos = 0;
+        // The encoded row (length prefix and bytes) starts every key of the row.
+        let row_prefix = KeyRef::parse(target).map(|k| &target[..2 + k.row.len()]);
+        let mut exhausted = true;
+        let mut versions = 0usize;
+        for e in self.mem.set.iter_from(Bound::Included(probe)) {
+            let in_row = row_prefix.is_some_and(|p| e.key().starts_with(p));
+            versions = match self.batch.last() {
+                Some(prev) if same_column(prev.key(), e.key()) => versions + 1,
+                _ => 1,
+            };
+            self.batch.push(e.clone());
+            if self.batch.len() >= MAX_BATCH
+                || (!in_row && self.batch.len() >= FIRST_BATCH)
+                || versions >= MAX_VERSIONS_IN_BATCH
+            {
+                exhausted = false;
+                break;
+            }
+        }
+        self.at_end = exhausted;
+        self.next_batch = (self.batch.len() * 2).clamp(2 * FIRST_BATCH, MAX_BATCH);
+    }
+}
+
+/// Consecutive versions of one column a row refill takes before it stops (see
+/// [`MemCursor::fill_row`]): two versions (a value and the one it replaced) still come in
+/// one batch.
+const MAX_VERSIONS_IN_BATCH: usize = 3;
+
+/// True when two encoded keys name the same row, family and qualifier: everything before the
+/// trailer is equal (the length fields make that prefix determine the column).
+#[inline]
+fn same_column(a: &[u8], b: &[u8]) -> bool {
+    use crate::model::key::KEY_TRAILER_LEN;
+    let n = a.len();
+    // The byte before the trailer (the qualifier's last byte, usually) differs between
+    // neighbouring columns: checked first, it spares most full comparisons.
+    n == b.len()
+        && n > KEY_TRAILER_LEN
+        && a[n - KEY_TRAILER_LEN - 1] == b[n - KEY_TRAILER_LEN - 1]
+        && a[..n - KEY_TRAILER_LEN] == b[..n - KEY_TRAILER_LEN]
+}
+
+impl CellCursor for MemCursor {
+    fn valid(&self) -> bool {
+        self.pos < self.batch.len()
+    }
+    fn key(&self) -> &[u8] {
+        self.batch[self.pos].key()
+    }
+    fn payload(&self) -> &[u8] {
+        self.batch[self.pos].payload()
+    }
+    fn entry(&self) -> (&[u8], &[u8]) {
+        let e = &self.batch[self.pos];
+        (e.key(), e.payload())
+    }
+    fn next(&mut self) -> Result<()> {
+        self.pos += 1;
+        if self.pos >= self.batch.len() && !self.at_end {
+            let last = self.batch[self.batch.len() - 1].clone();
+            self.fill(Bound::Excluded(&last), self.next_batch);
+        }
+        Ok(())
+    }
+    fn seek(&mut self, target: &[u8]) -> Result<()> {
+        if self.seek_in_batch(target) {
+            return Ok(());
+        }
+        let probe = MemEntry::new(target, b"");
+        self.fill_row(&probe, target);
+        Ok(())
+    }
+    fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
+        let probe = MemEntry::new(&crate::model::key::first_on_row(row), b"");
+        Ok(self
+            .mem
+            .set
+            .last_below(&probe)
+            .and_then(|e| KeyRef::parse(e.key()).map(|k| k.row.to_vec())))
+    }
+    fn seek_to_first(&mut self) -> Result<()> {
+        self.fill(Bound::Unbounded, MAX_BATCH);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CellType;
+
+    fn key(row: &str, ts: i64, seq: u64) -> Vec<u8> {
+        KeyRef {
+            row: row.as_bytes(),
+            family: b"f",
+            qualifier: b"q",
+            ts,
+            type_code: CellType::Put.code(),
+            seq,
+        }
+        .encode()
+    }
+
+    /// Random seeks and steps over rows whose columns hold 1..200 versions (row refills stop
+    /// at a column's third version) see exactly the sorted entries at or after each target.
+    #[test]
+    fn cursor_over_many_versions_matches_sorted_model() {
+        use crate::model::key::{first_on_row, last_on_column};
+        let mut next = crate::base::util::test_rng(0x7665_7273_u64);
+        let m = Arc::new(MemStore::new());
+        let mut model: Vec<Vec<u8>> = Vec::new();
+        for r in 0..6 {
+            for q in 0..4 {
+                let versions = [1, 2, 3, 4, 200][next(5) as usize];
+                for v in 0..versions {
+                    let k = KeyRef {
+                        row: format!("row{r}").as_bytes(),
+                        family: b"f",
+                        qualifier: format!("q{q}").as_bytes(),
+                        ts: v as i64,
+                        type_code: CellType::Put.code(),
+                        seq: v,
+                    }
+                    .encode();
+                    m.insert(&k, b"\0v");
+                    model.push(k);
+                }
+            }
+        }
+        model.sort_by(|a, b| compare_encoded(a, b));
+        let mut c = MemCursor::new(m);
+        for _ in 0..2_000 {
+            let row = format!("row{}", next(7));
+            let target = match next(3) {
+                0 => first_on_row(row.as_bytes()),
+                1 => last_on_column(row.as_bytes(), b"f", format!("q{}", next(4)).as_bytes()),
+                _ => model[next(model.len() as u64) as usize].clone(),
+            };
+            c.seek(&target).unwrap();
+            let from = model.partition_point(|k| compare_encoded(k, &target).is_lt());
+            let steps = next(300) as usize;
+            for at in from..from + steps {
+                match model.get(at) {
+                    Some(want) => assert_eq!(c.key(), &want[..]),
+                    None => assert!(!c.valid()),
+                }
+                if !c.valid() {
+                    break;
+                }
+                c.next().unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn cursor_iterates_in_order_across_batches_and_seeks() {
+        let m = Arc::new(MemStore::new());
+        for i in (0..100).rev() {
+            m.insert(&key(&format!("r{i:03}"), 1, 1), b"\0v");
+        }
+        let mut c = MemCursor::new(m.clone());
+        c.seek_to_first().unwrap();
+        let mut n = 0;
+        while c.valid() {
+            assert_eq!(
+                KeyRef::parse(c.key()).unwrap().row,
+                format!("r{n:03}").as_bytes()
+            );
+            c.next().unwrap();
+            n += 1;
+        }
+        assert_eq!(n, 100);
+        c.seek(&key("r050", i64::MAX, u64::MAX)).unwrap();
+        assert_eq!(KeyRef::parse(c.key()).unwrap().row, b"r050");
+        c.seek(&key("r999", 0, 0)).unwrap();
+        assert!(!c.valid());
+    }
+
+    /// [SORT-7] identical keys in one mutation: the last one wins.
+    #[test]
+    fn identical_key_replaces() {
+        let m = MemStore::new();
+        m.insert(&key("r", 1, 1), b"\0a");
+        m.insert(&key("r", 1, 1), b"\0b");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.iter().next().unwrap().payload(), b"\0b");
+    }
+
+    /// A mutation's cells share one buffer: each entry still reads back its own key and
+    /// payload, the skiplist orders them, identical keys keep the last cell [SORT-7], and the
+    /// accounting charges one buffer plus one node per cell.
+    #[test]
+    fn mutation_cells_share_one_buffer() {
+        let m = MemStore::new();
+        let k = |q: &'static [u8], seq: u64| KeyRef {
+            row: b"row",
+            family: b"f",
+            qualifier: q,
+            ts: 5,
+            type_code: CellType::Put.code(),
+            seq,
+        };
+        m.insert_cells([
+            (k(b"b", 3), None, &b"vb"[..]),
+            (k(b"a", 3), Some(1000), &b"va"[..]),
+            (k(b"b", 3), None, &b"vb2"[..]),
+        ]);
+        m.insert_cells([(k(b"c", 4), None, &b"vc"[..])]);
+        let got: Vec<(Vec<u8>, Vec<u8>)> = m
+            .iter()
+            .map(|e| (e.key().to_vec(), e.payload().to_vec()))
+            .collect();
+        let want = vec![
+            (
+                k(b"a", 3).encode(),
+                crate::model::payload::encode(Some(1000), b"va"),
+            ),
+            (
+                k(b"b", 3).encode(),
+                crate::model::payload::encode(None, b"vb2"),
+            ),
+            (
+                k(b"c", 4).encode(),
+                crate::model::payload::encode(None, b"vc"),
+            ),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(m.min_seq(), 3);
+        let bytes: u64 = [(b"b", 2), (b"a", 2 + 8), (b"b", 3)]
+            .iter()
+            .map(|(q, v)| (k(*q, 3).encoded_len() + 1 + v) as u64)
+            .sum();
+        let c_bytes = (k(b"c", 4).encoded_len() + 1 + 2) as u64;
+        assert_eq!(
+            m.size(),
+            bytes + 3 * ENTRY_OVERHEAD + c_bytes + ENTRY_OVERHEAD + 2 * BUFFER_OVERHEAD
+        );
+        // Empty mutations add nothing.
+        m.insert_cells(std::iter::empty());
+        assert_eq!(m.len(), 3);
+    }
+
+    /// Randomized differential test of `insert_cells` (mutations of one row whose cells come
+    /// sorted, shuffled or reversed, with repeated keys [SORT-7], some rows shared with
+    /// earlier mutations) against a sorted model with last-wins; then cursor seeks.
+    #[test]
+    fn insert_cells_matches_model() {
+        let mut next = crate::base::util::test_rng(0x1ce11_u64);
+        let m = Arc::new(MemStore::new());
+        let mut model: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for seq in 1..=400u64 {
+            let row = format!("user{}", next(30));
+            let n = 1 + next(12) as usize;
+            let mut cells: Vec<(Vec<u8>, i64, u8, Vec<u8>)> = (0..n)
+                .map(|i| {
+                    let t =
+                        [CellType::Put, CellType::Delete, CellType::DeleteColumn][next(3) as usize];
+                    (
+                        format!("field{}", next(10)).into_bytes(),
+                        next(3) as i64,
+                        t.code(),
+                        format!("{seq}.{i}").into_bytes(),
+                    )
+                })
+                .collect();
+            let fam: &[u8] = if next(4) == 0 { b"g" } else { b"family" };
+            fn kf<'k>(
+                row: &'k str,
+                fam: &'k [u8],
+                seq: u64,
+                c: &'k (Vec<u8>, i64, u8, Vec<u8>),
+            ) -> KeyRef<'k> {
+                KeyRef {
+                    row: row.as_bytes(),
+                    family: fam,
+                    qualifier: &c.0,
+                    ts: c.1,
+                    type_code: c.2,
+                    seq,
+                }
+            }
+            match next(3) {
+                0 => cells.sort_by(|a, b| kf(&row, fam, seq, a).cmp_key(&kf(&row, fam, seq, b))),
+                1 => cells.sort_by(|a, b| kf(&row, fam, seq, b).cmp_key(&kf(&row, fam, seq, a))),
+                _ => {}
+            }
+            m.insert_cells(
+                cells
+                    .iter()
+                    .map(|c| (kf(&row, fam, seq, c), None, &c.3[..])),
+            );
+            for c in &cells {
+                let k = kf(&row, fam, seq, c).encode();
+                let p = crate::model::payload::encode(None, &c.3);
+                match model.iter_mut().find(|(mk, _)| *mk == k) {
+                    Some(e) => e.1 = p,
+                    None => model.push((k, p)),
+                }
+            }
+        }
+        model.sort_by(|a, b| compare_encoded(&a.0, &b.0));
+        let got: Vec<(Vec<u8>, Vec<u8>)> = m
+            .iter()
+            .map(|e| (e.key().to_vec(), e.payload().to_vec()))
+            .collect();
+        assert_eq!(got, model);
+        assert_eq!(m.len(), model.len());
+        let mut c = MemCursor::new(m.clone());
+        for _ in 0..300 {
+            let (k, p) = &model[next(model.len() as u64) as usize];
+            c.seek(k).unwrap();
+            assert_eq!((c.key(), c.payload()), (&k[..], &p[..]));
+        }
+    }
+
+    /// The inline row prefix never changes the order: MemEntry's Ord equals compare_encoded on
+    /// rows that tie, differ inside or past the first 8 and 16 bytes, end in zero bytes, are
+    /// empty, and on malformed keys.
+    #[test]
+    fn entry_order_matches_compare_encoded() {
+        use crate::model::key::CellType;
+        let seed = 0x5eed_u64;
+        println!("seed = {seed:#x}");
+        let mut x = seed;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for _ in 0..400 {
+            // Half the rows share a 14-byte stem, so they tie on the 16-byte prefix or
+            // differ right at its end or past it.
+            let mut row: Vec<u8> = if next() % 2 == 0 {
+                b"00000000000000".to_vec()
+            } else {
+                Vec::new()
+            };
+            let len = (next() % 8) as usize;
+            row.extend((0..len).map(|_| [0u8, 1, b'0', b'b', 0xff][(next() % 5) as usize]));
+            keys.push(
+                KeyRef {
+                    row: &row,
+                    family: b"f",
+                    qualifier: if next() % 2 == 0 { b"q" } else { b"" },
+                    ts: (next() % 3) as i64,
+                    type_code: CellType::Put.code(),
+                    seq: next() % 4,
+                }
+                .encode(),
+            );
+        }
+        keys.push(vec![0, 9, 1]); // malformed
+        keys.push(vec![]);
+        for a in &keys {
+            for b in &keys {
+                let (ea, eb) = (MemEntry::new(a, b"x"), MemEntry::new(b, b""));
+                assert_eq!(ea.cmp(&eb), compare_encoded(a, b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! Bloom filters over rows (ROW) or rows plus qualifiers (ROWCOL) [BLOOM-1..4].
+//!
+//! Block payload: `bloom_type: u8 (1 ROW, 2 ROWCOL) | key_count: u64 BE | filter`, where the
+//! first byte of `filter` is its version:
+//!
+//! * **2** (written since issue 6): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. One XXH64 of the
+//!   key bytes (seed 0, `xxh64`) gives `h`; probe `i` (0..k) tests bit
+//!   `((h + i·rotl(h, 32)) mod 2^64) · 8·bitmap_len >> 64` (double hashing, multiply-shift
+//!   range reduction). One hash per probe instead of SipHash's two keyed hashes per key.
+//! * **1** (older files, still read): the `bloomfilter` crate's serialization
+//!   (`Bloom::as_slice`, SipHash-1-3, fixed seed [`FIXED_SEED`]).
+//!
+//! Keys are byte strings, so both versions are platform-independent: ROW hashes the row,
+//! ROWCOL `u16 BE row length ‖ row ‖ qualifier` (version 1 streams the three parts into the
+//! hasher with `Hasher::write`, which SipHash treats as one byte stream).
+
+use crate::base::codec::{self, DecodeError, Reader};
+use crate::base::error::Result;
+use crate::model::schema::BloomType;
+use bloomfilter::Bloom;
+use std::hash::{Hash, Hasher};
+
+/// The fixed seed of every filter (changing it changes the format).
+pub const FIXED_SEED: [u8; 32] = *b"cellbase-bloom-seed-v1-000000000";
+/// Target false-positive rate [BLOOM-2].
+pub const FP_RATE: f64 = 0.01;
+/// Header of the crate's serialization: version (1), bitmap length (8, LE), k (4, LE), seed (32).
+const CRATE_HEADER_LEN: usize = 45;
+/// Most hash functions a loaded filter may use (1% needs 7).
+const MAX_HASHES: u32 = 64;
+/// Filter version written by [`BloomBuilder::finish`]: XXH64 with double hashing.
+pub const FILTER_VERSION: u8 = 2;
+/// The older filter version (the `bloomfilter` crate's SipHash-1-3), still read.
+pub const FILTER_VERSION_SIP: u8 = 1;
+/// Bytes of a version-2 filter before its bitmap: version (1), k (1), bitmap length (8).
+const V2_HEADER_LEN: usize = 10;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: makes this thread's builders write version-1 filters, as older cellbase
+    /// versions did, to check that such files are still read.
+    pub(crate) static WRITE_V1: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl BloomKey<'_> {
+    /// XXH64 (seed 0) of the key's bytes: the row, or `u16 BE row length ‖ row ‖ qualifier`.
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        match *self {
+            BloomKey::Row(row) => super::xxh64::xxh64(row, 0),
+            BloomKey::RowCol(row, q) => {
+                let n = 2 + row.len() + q.len();
+                let mut stack = [0u8; 256];
+                let mut heap = Vec::new();
+                let buf: &mut [u8] = match stack.get_mut(..n) {
+                    Some(b) => b,
+                    None => {
+                        heap.resize(n, 0);
+                        &mut heap
+                    }
+                };
+                // Rows are at most u16::MAX bytes (key encoding), so the cast is lossless.
+                let (len, rest) = buf.split_at_mut(2);
+                len.copy_from_slice(&(row.len() as u16).to_be_bytes());
+                let (r, qq) = rest.split_at_mut(row.len());
+                r.copy_from_slice(row);
+                qq.copy_from_slice(q);
+                super::xxh64::xxh64(buf, 0)
+            }
+        }
+    }
+}
+
+/// Bit positions of a version-2 filter with `bits` bits for the hash `h`: double hashing,
+/// each step mapped into `0..bits` by a multiply-shift.
+#[inline]
+fn v2_positions(h: u64, k: u32, bits: u64) -> impl Iterator<Item = u64> {
+    let delta = h.rotate_left(32);
+    (0..u64::from(k)).map(move |i| {
+        let g = h.wrapping_add(i.wrapping_mul(delta));
+        ((u128::from(g) * u128::from(bits)) >> 64) as u64
+    })
+}
+
+/// Bitmap bytes and hash count of a version-2 filter for `n` keys at [`FP_RATE`]: the
+/// optimal `m = n·ln(1/p)/ln²2` bits rounded up to whole bytes, `k = round(m/n · ln 2)`.
+fn v2_shape(n: usize) -> (usize, u32) {
+    let ln2 = std::f64::consts::LN_2;
+    let bytes = ((n as f64) * (1.0 / FP_RATE).ln() / (8.0 * ln2 * ln2)).ceil() as usize;
+    let bytes = bytes.max(1);
+    let k = ((bytes as f64 * 8.0 / n as f64) * ln2).round() as u32;
+    (bytes, k.clamp(1, 30))
+}
+
+/// A Bloom key: `Row(row)` hashes `row`; `RowCol(row, q)` hashes
+/// `u16 BE row length ‖ row ‖ qualifier`.
+#[derive(Debug, Clone, Copy)]
+pub enum BloomKey<'a> {
+    /// ROW key.
+    Row(&'a [u8]),
+    /// ROWCOL key.
+    RowCol(&'a [u8], &'a [u8]),
+}
+
+impl Hash for BloomKey<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match *self {
+            BloomKey::Row(row) => state.write(row),
+            BloomKey::RowCol(row, q) => {
+                // Rows are at most u16::MAX bytes (key encoding), so the cast is lossless.
+                state.write(&(row.len() as u16).to_be_bytes());
+                state.write(row);
+                state.write(q);
+            }
+        }
+    }
+}
+
+/// Stored bloom type code.
+pub(crate) fn bloom_code(t: BloomType) -> u8 {
+    match t {
+        BloomType::None => 0,
+        BloomType::Row => 1,
+        BloomType::RowCol => 2,
+    }
+}
+
+/// Bloom type for a stored code.
+pub(crate) fn bloom_from_code(c: u8) -> Option<BloomType> {
+    Some(match c {
+        0 => BloomType::None,
+        1 => BloomType::Row,
+        2 => BloomType::RowCol,
+        _ => return None,
+    })
+}
+
+/// Collects the distinct keys of a file being written (cells arrive sorted, so duplicates are
+/// consecutive) and builds the filter once their number is known. Memory: one 64-bit hash per
+/// distinct key (the filter needs only that), whatever the keys' length; a compaction of a
+/// million 16-byte rows holds 8 MB instead of the keys' bytes and spans (32 MB). With a bound
+/// on the key count ([`BloomBuilder::with_key_bound`]), the filter's bitmap itself, ~1.2
+/// bytes per bounded key.
+pub struct BloomBuilder {
+    kind: BloomType,
+    /// Distinct keys added.
+    count: u64,
+    /// [`BloomKey::hash64`] of each distinct key, in order (without a key bound).
+    hashes: Vec<u64>,
+    /// With a key bound ([`BloomBuilder::with_key_bound`]): the filter itself, sized for the
+    /// bound and folded down to the key count's size at the end.
+    sized: Option<SizedFilter>,
+    /// The last key added (row ‖ qualifier) and its row's length.
+    last: Vec<u8>,
+    last_row_len: usize,
+    /// Tests only: every distinct key's (row, qualifier), for version-1 filters.
+    #[cfg(test)]
+    keys: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl BloomBuilder {
+    /// A builder for `kind` (`None` collects nothing).
+    pub fn new(kind: BloomType) -> Self {
+        BloomBuilder {
+            kind,
+            count: 0,
+            hashes: Vec::new(),
+            sized: None,
+            last: Vec::new(),
+            last_row_len: 0,
+            #[cfg(test)]
+            keys: Vec::new(),
+        }
+    }
+
+    /// A builder for at most `max_keys` distinct keys (a compaction knows the sum of its
+    /// inputs' key counts): it sets the filter's bits as keys arrive, in a bitmap sized for
+    /// `max_keys` (~1.2 bytes per key at 1 %), instead of keeping an 8-byte hash per key until
+    /// the end, and [`BloomBuilder::finish`] folds that bitmap down to between one and two times
+    /// the size `v2_shape` gives for the keys actually added. Probes of the folded filter are
+    /// the version-2 probes of its size (readers need nothing new): with multiply-shift range
+    /// reduction, halving the bit count maps bit `b` to `b / 2`, so OR-ing bit pairs is exact.
+    /// More keys than `max_keys` still make a valid filter, with more false positives.
+    pub fn with_key_bound(kind: BloomType, max_keys: u64) -> Self {
+        let mut b = BloomBuilder::new(kind);
+        if kind != BloomType::None && max_keys > 0 {
+            let n = usize::try_from(max_keys).unwrap_or(usize::MAX);
+            let (bytes, k) = v2_shape(n);
+            let bytes = bytes.div_ceil(FOLD_GRAIN) * FOLD_GRAIN;
+            b.sized = Some(SizedFilter {
+                k,
+                bitmap: vec![0u8; bytes],
+            });
+        }
+        b
+    }
+
+    /// Number of distinct keys so far.
+    pub fn len(&self) -> usize {
+        usize::try_from(self.count).unwrap_or(usize::MAX)
+    }
+
+    /// True when no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
+    pub fn add(&mut self, row: &[u8], qualifier: &[u8]) {
+        let q: &[u8] = match self.kind {
+            BloomType::None => return,
+            BloomType::Row => b"",
+            BloomType::RowCol => qualifier,
+        };
+        if self.count > 0
+            && self.last_row_len == row.len()
+            && self.last.len() == row.len() + q.len()
+            && self.last.starts_with(row)
+            && self.last.ends_with(q)
+        {
+            return;
+        }
+        self.last.clear();
+        self.last.extend_from_slice(row);
+        self.last.extend_from_slice(q);
+        self.last_row_len = row.len();
+        let key = match self.kind {
+            BloomType::RowCol => BloomKey::RowCol(row, q),
+            _ => BloomKey::Row(row),
+        };
+        self.count += 1;
+        match &mut self.sized {
+            Some(f) => f.set(key.hash64()),
+            None => self.hashes.push(key.hash64()),
+        }
+        #[cfg(test)]
+        self.keys.push((row.to_vec(), q.to_vec()));
+    }
+
+    /// The block payload, or `None` when there is no filter (type NONE or no keys).
+    ///
+    /// # Errors
+    /// The crate refused to size the filter (does not happen for 1..=usize::MAX keys).
+    pub fn finish(self) -> Result<Option<Vec<u8>>> {
+        if self.kind == BloomType::None || self.count == 0 {
+            return Ok(None);
+        }
+        #[cfg(test)]
+        if WRITE_V1.with(std::cell::Cell::get) {
+            return self.finish_v1();
+        }
+        let keys = self.len();
+        let (bitmap, k) = match self.sized {
+            Some(f) => f.fold_for(keys),
+            None => {
+                let (bytes, k) = v2_shape(self.hashes.len());
+                let mut f = SizedFilter {
+                    k,
+                    bitmap: vec![0u8; bytes],
+                };
+                for &h in &self.hashes {
+                    f.set(h);
+                }
+                (f.bitmap, k)
+            }
+        };
+        let bytes = bitmap.len();
+        let mut out = Vec::with_capacity(9 + V2_HEADER_LEN + bytes);
+        out.push(bloom_code(self.kind));
+        codec::put_u64(&mut out, self.count);
+        out.push(FILTER_VERSION);
+        out.push(k as u8);
+        codec::put_u64(&mut out, bytes as u64);
+        out.extend_from_slice(&bitmap);
+        Ok(Some(out))
+    }
+
+    /// A version-1 payload (the `bloomfilter` crate's SipHash-1-3 filter), as cellbase wrote
+    /// before filter version 2; tests use it to check that old files are still read.
+    #[cfg(test)]
+    pub(crate) fn finish_v1(self) -> Result<Option<Vec<u8>>> {
+        if self.kind == BloomType::None || self.keys.is_empty() {
+            return Ok(None);
+        }
+        let mut bloom: Bloom<BloomKey<'_>> =
+            Bloom::new_for_fp_rate_with_seed(self.keys.len(), FP_RATE, &FIXED_SEED).map_err(
+                |e| crate::base::error::Error::invalid(format!("cannot build bloom filter: {e}")),
+            )?;
+        for (row, q) in &self.keys {
+            bloom.set(&match self.kind {
+                BloomType::RowCol => BloomKey::RowCol(row, q),
+                _ => BloomKey::Row(row),
+            });
+        }
+        let mut out = Vec::with_capacity(9 + bloom.as_slice().len());
+        out.push(bloom_code(self.kind));
+        codec::put_u64(&mut out, self.keys.len() as u64);
+        out.extend_from_slice(bloom.as_slice());
+        Ok(Some(out))
+    }
+}
+
+/// A sized filter's bitmap length is a multiple of this many bytes, so it can be halved up to
+/// six times ([`SizedFilter::fold_for`]).
+const FOLD_GRAIN: usize = 64;
+
+/// A version-2 bitmap being filled.
+struct SizedFilter {
+    k: u32,
+    bitmap: Vec<u8>,
+}
+
+impl SizedFilter {
+    fn set(&mut self, h: u64) {
+        let bits = self.bitmap.len() as u64 * 8;
+        for b in v2_positions(h, self.k, bits) {
+            if let Some(byte) = self.bitmap.get_mut((b >> 3) as usize) {
+                *byte |= 1 << (b & 7);
+            }
+        }
+    }
+
+    /// The bitmap halved while it stays at least the size `v2_shape` gives for `keys`, and its
+    /// hash count. Halving ORs each pair of adjacent bits: bit `b` of the larger filter is bit
+    /// `b / 2` of the smaller, exactly where a probe of the smaller filter looks (see
+    /// [`BloomBuilder::with_key_bound`]).
+    fn fold_for(self, keys: usize) -> (Vec<u8>, u32) {
+        let (want, _) = v2_shape(keys);
+        let mut bitmap = self.bitmap;
+        while bitmap.len().is_multiple_of(2) && bitmap.len() / 2 >= want {
+            bitmap = bitmap
+                .chunks_exact(2)
+                .map(|p| or_bit_pairs(p[0]) | (or_bit_pairs(p[1]) << 4))
+                .collect();
+        }
+        (bitmap, self.k)
+    }
+}
+
+/// The four ORs of `x`'s adjacent bit pairs (bits 0|1, 2|3, 4|5, 6|7) in bits 0..4.
+fn or_bit_pairs(x: u8) -> u8 {
+    let y = (x | (x >> 1)) & 0x55;
+    let y = (y | (y >> 1)) & 0x33;
+    (y | (y >> 2)) & 0x0f
+}
+
+/// The probing structure of a loaded filter.
+enum Filter {
+    /// Version 2: XXH64 and double hashing over `bitmap` (`bits = 8 · bitmap.len() > 0`).
+    Xx {
+        k: u32,
+        bits: u64,
+        bitmap: Box<[u8]>,
+    },
+    /// Version 1: the crate's filter. Covariant in the key lifetime, so it can probe keys
+    /// borrowed for any lifetime.
+    Sip(Bloom<BloomKey<'static>>),
+}
+
+/// A loaded filter.
+pub struct BloomFilter {
+    kind: BloomType,
+    keys: u64,
+    filter: Filter,
+}
+
+impl std::fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("kind", &self.kind)
+            .field("keys", &self.keys)
+            .field("version", &self.version())
+            .finish()
+    }
+}
+
+impl BloomFilter {
+    /// Decodes and validates a bloom block payload (offsets relative to it).
+    ///
+    /// # Errors
+    /// Unknown type, bad crate header (version, length, hash count, seed) or short data.
+    pub fn decode(payload: &[u8]) -> std::result::Result<BloomFilter, DecodeError> {
+        let bad = |what, offset| DecodeError { what, offset };
+        let mut r = Reader::new(payload);
+        let kind = match bloom_from_code(r.u8("bloom type")?) {
+            Some(k @ (BloomType::Row | BloomType::RowCol)) => k,
+            _ => return Err(bad("bloom type", 0)),
+        };
+        let keys = r.u64("bloom key count")?;
+        let body_off = r.pos();
+        let body = r.take(r.remaining(), "bloom filter")?;
+        let shifted = |e: DecodeError| DecodeError {
+            what: e.what,
+            offset: e.offset + body_off,
+        };
+        let filter = match body.first() {
+            Some(&FILTER_VERSION) => {
+                let mut h = Reader::new(body);
+                h.u8("bloom filter version").map_err(shifted)?;
+                let k = u32::from(h.u8("bloom hash count").map_err(shifted)?);
+                let len = h.u64("bloom bitmap length").map_err(shifted)?;
+                debug_assert_eq!(h.pos(), V2_HEADER_LEN);
+                if k == 0 || k > MAX_HASHES {
+                    return Err(bad("bloom hash count", body_off + 1));
+                }
+                if len == 0 || len != h.remaining() as u64 {
+                    return Err(bad("bloom bitmap length", body_off + 2));
+                }
+                let bitmap: Box<[u8]> = h.take(h.remaining(), "bloom bitmap")?.into();
+                Filter::Xx {
+                    k,
+                    bits: len * 8,
+                    bitmap,
+                }
+            }
+            Some(&FILTER_VERSION_SIP) => Filter::Sip(decode_v1(body).map_err(shifted)?),
+            _ => return Err(bad("bloom filter version", body_off)),
+        };
+        Ok(BloomFilter { kind, keys, filter })
+    }
+
+    /// ROW or ROWCOL.
+    pub fn kind(&self) -> BloomType {
+        self.kind
+    }
+
+    /// Distinct keys the writer inserted.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// The filter version (2 XXH64, 1 SipHash-1-3).
+    pub fn version(&self) -> u8 {
+        match self.filter {
+            Filter::Xx { .. } => FILTER_VERSION,
+            Filter::Sip(_) => FILTER_VERSION_SIP,
+        }
+    }
+
+    /// Number of hash functions (bits probed per key).
+    pub fn hash_count(&self) -> u32 {
+        match &self.filter {
+            Filter::Xx { k, .. } => *k,
+            Filter::Sip(b) => b.number_of_hash_functions(),
+        }
+    }
+
+    /// The bitmap (bit `b` is bit `b % 8`, LSB first, of byte `b / 8`).
+    pub fn bitmap(&self) -> &[u8] {
+        match &self.filter {
+            Filter::Xx { bitmap, .. } => bitmap,
+            Filter::Sip(b) => b.as_slice().get(CRATE_HEADER_LEN..).unwrap_or_default(),
+        }
+    }
+
+    /// Filter probe: false means `key` was certainly not inserted.
+    #[inline]
+    pub fn contains(&self, key: BloomKey<'_>) -> bool {
+        match &self.filter {
+            Filter::Xx { k, bits, bitmap } => v2_positions(key.hash64(), *k, *bits).all(|b| {
+                bitmap
+                    .get((b >> 3) as usize)
+                    .is_some_and(|byte| byte & (1 << (b & 7)) != 0)
+            }),
+            Filter::Sip(bloom) => {
+                let b: &Bloom<BloomKey<'_>> = bloom;
+                b.check(&key)
+            }
+        }
+    }
+
+    /// [BLOOM-3]: could `row` be present? A ROWCOL filter cannot tell (true).
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        match self.kind {
+            BloomType::Row => self.contains(BloomKey::Row(row)),
+            _ => true,
+        }
+    }
+
+    /// [BLOOM-4]: could a cell of `row`/`qualifier` be present, or a family-level delete
+    /// marker of `row` (empty qualifier) that masks it?
+    pub fn may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        match self.kind {
+            BloomType::RowCol => {
+                self.contains(BloomKey::RowCol(row, qualifier))
+                    || self.contains(BloomKey::RowCol(row, b""))
+            }
+            BloomType::Row => self.contains(BloomKey::Row(row)),
+            BloomType::None => true,
+        }
+    }
+}
+
+/// Decodes and validates a version-1 filter (the crate's serialization; offsets relative to
+/// it).
+fn decode_v1(body: &[u8]) -> std::result::Result<Bloom<BloomKey<'static>>, DecodeError> {
+    let bad = |what, offset| DecodeError { what, offset };
+    // Validate the crate header ourselves: `from_slice` accepts an empty bitmap, which would
+    // make probes divide by zero, and an absurd hash count.
+    let mut h = Reader::new(body);
+    let version = h.u8("bloom filter version")?;
+    let len_le = h.take(8, "bloom bitmap length")?;
+    let k_le = h.take(4, "bloom hash count")?;
+    let seed = h.take(32, "bloom seed")?;
+    let mut a8 = [0u8; 8];
+    a8.copy_from_slice(len_le);
+    let mut a4 = [0u8; 4];
+    a4.copy_from_slice(k_le);
+    let (bits_len, k) = (u64::from_le_bytes(a8), u32::from_le_bytes(a4));
+    if version != FILTER_VERSION_SIP {
+        return Err(bad("bloom filter version", 0));
+    }
+    if bits_len == 0 || bits_len != h.remaining() as u64 {
+        return Err(bad("bloom bitmap length", 1));
+    }
+    if k == 0 || k > MAX_HASHES {
+        return Err(bad("bloom hash count", 9));
+    }
+    if seed != FIXED_SEED {
+        return Err(bad("bloom seed", 13));
+    }
+    debug_assert_eq!(CRATE_HEADER_LEN, h.pos());
+    Bloom::from_slice(body).map_err(|_| bad("bloom filter", 0))
+}
+
+#[cfg(test)]
+#[path = "bloom_tests.rs"]
+mod tests;
