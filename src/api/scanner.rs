@@ -195,7 +195,7 @@ impl RangeScanner {
             upper = Some(region.end.clone());
         }
         // Above every possible row (rows are at most 32767 bytes).
-        let upper = upper.unwrap_or_else(|| vec![0xff; crate::engine::write::MAX_ROW_LEN + 1]);
+        let upper = upper.unwrap_or_else(|| vec![0xff; crate::model::mutation::MAX_ROW_LEN + 1]);
         let (region_start, lo) = (region.start.clone(), self.lo.clone());
         let accept = Box::new(move |row: &[u8]| {
             row >= region_start.as_slice()

@@ -6,9 +6,9 @@ use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::region::{FileSelection, Region, RegionVersion};
 use crate::engine::table::TableShared;
-use crate::engine::write::{check_family, check_row};
 use crate::model::cursor::CellCursor;
 use crate::model::key::first_on_row_into;
+use crate::model::mutation::{check_family, check_row};
 use crate::model::schema::TableDescriptor;
 use crate::read::filter::Filter;
 use crate::read::filter::eval::FilterRunner;
@@ -300,8 +300,8 @@ impl Table {
     fn prepare_scan(&self, s: &Scan) -> Result<Query> {
         let desc = self.check()?;
         self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
-        if s.start.len() > crate::engine::write::MAX_ROW_LEN
-            || s.stop.len() > crate::engine::write::MAX_ROW_LEN
+        if s.start.len() > crate::model::mutation::MAX_ROW_LEN
+            || s.stop.len() > crate::model::mutation::MAX_ROW_LEN
         {
             return Err(Error::invalid(
                 "scan start/stop row longer than 32767 bytes",

@@ -9,6 +9,7 @@
 //!
 //! docs/FORMAT.md (section 3) describes the bytes.
 
+pub mod entry;
 pub mod record;
 mod replay;
 pub mod segment;
@@ -18,5 +19,4 @@ mod writer;
 mod tests;
 
 pub use replay::{ReplayInfo, check as check_log, replay, replay_discarding};
-pub(crate) use writer::ApplyJob;
 pub use writer::{SegmentInfo, Wal, WalOptions, WalSync};

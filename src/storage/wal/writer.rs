@@ -107,25 +107,8 @@ impl SegmentInfo {
     }
 }
 
-/// Work that the group commit leader does for an appender once the batch holding the
-/// appender's entry is written (and synced, as the appender asked): it gets the entry's
-/// sequence id and payload. The write path inserts the entry into its memstore and publishes
-/// the sequence id there, so the writers of a batch need not wake one after another to apply
-/// and complete their mutations in sequence-id order ([`Wal::append_with_job`]).
-pub(crate) type ApplyJob = Box<dyn FnOnce(u64, &[u8]) + Send>;
-
-/// An [`ApplyJob`] queued with its entry: the payload's position in `pending`.
-struct PendingJob {
-    at: usize,
-    len: usize,
-    seq: u64,
-    job: ApplyJob,
-}
-
 /// Spare batch buffers larger than this are dropped instead of reused.
 const SPARE_CAPACITY_LIMIT: usize = 4 << 20;
-/// Spare job lists longer than this are dropped instead of reused.
-const SPARE_JOBS_LIMIT: usize = 1 << 10;
 
 /// State shared by appenders; guarded by `Wal::state`.
 struct Shared {
@@ -135,10 +118,6 @@ struct Shared {
     pending_seqs: Option<(u64, u64)>,
     /// A cleared buffer to swap in for `pending` (keeps its allocation).
     spare: Vec<u8>,
-    /// The jobs of entries in `pending`, in log order.
-    pending_jobs: Vec<PendingJob>,
-    /// A cleared job list to swap in for `pending_jobs`.
-    spare_jobs: Vec<PendingJob>,
     /// Logical position after the last byte appended to `pending`.
     pending_end: u64,
     /// Logical position written to the OS.
@@ -272,8 +251,6 @@ impl Wal {
                 pending: Vec::new(),
                 pending_seqs: None,
                 spare: Vec::new(),
-                pending_jobs: Vec::new(),
-                spare_jobs: Vec::new(),
                 pending_end: 0,
                 written: 0,
                 synced: 0,
@@ -358,29 +335,6 @@ impl Wal {
         sync: WalSync,
         entry: impl FnOnce(&mut Vec<u8>) -> u64,
     ) -> Result<u64> {
-        self.append_inner(len_hint, sync, entry, None)
-    }
-
-    /// As [`Wal::append_with`] with `sync` [`WalSync::Fsync`], but once the entry is durable
-    /// the leader of its batch runs `job` with the entry's sequence id and payload, before it
-    /// releases the batch's waiters and before this call returns `Ok`; batches apply their
-    /// jobs in log order. On an error the job has not run and never will.
-    pub(crate) fn append_with_job(
-        &self,
-        len_hint: usize,
-        entry: impl FnOnce(&mut Vec<u8>) -> u64,
-        job: ApplyJob,
-    ) -> Result<u64> {
-        self.append_inner(len_hint, WalSync::Fsync, entry, Some(job))
-    }
-
-    fn append_inner(
-        &self,
-        len_hint: usize,
-        sync: WalSync,
-        entry: impl FnOnce(&mut Vec<u8>) -> u64,
-        job: Option<ApplyJob>,
-    ) -> Result<u64> {
         let mut g = self.state.lock();
         check_open(&g)?;
         let start = g.pending.len();
@@ -398,14 +352,6 @@ impl Wal {
         g.pending[body..body + ENTRY_HEADER_LEN].copy_from_slice(&seq.to_be_bytes());
         let header = record::frame_header(REC_ENTRY, &g.pending[body..], &[]);
         g.pending[start..body].copy_from_slice(&header);
-        if let Some(job) = job {
-            g.pending_jobs.push(PendingJob {
-                at: body + ENTRY_HEADER_LEN,
-                len: len - ENTRY_HEADER_LEN,
-                seq,
-                job,
-            });
-        }
         g.pending_end += (record::HEADER_LEN + len) as u64;
         g.pending_seqs = Some(match g.pending_seqs {
             Some((lo, hi)) => (lo.min(seq), hi.max(seq)),
@@ -646,8 +592,6 @@ impl Wal {
         let batch_fsyncs = std::mem::take(&mut g.pending_fsyncs);
         let mut batch = std::mem::take(&mut g.spare);
         std::mem::swap(&mut batch, &mut g.pending);
-        let mut jobs = std::mem::take(&mut g.spare_jobs);
-        std::mem::swap(&mut jobs, &mut g.pending_jobs);
         let seqs = g.pending_seqs.take();
         let end = g.pending_end;
         let want_sync = g.fsync_wanted > g.synced;
@@ -655,24 +599,7 @@ impl Wal {
         let started = Instant::now();
         let res = MutexGuard::unlocked(g, || self.write_batch(&batch, want_sync, want_roll));
         let took = started.elapsed();
-        let applied = res.is_ok();
         let wake = self.publish(g, res, end, seqs, batch_fsyncs, took);
-        // Every entry of the batch is durable (a batch with a job is always synced): wake the
-        // next leader, so that the log goes on, and apply the batch's jobs before its waiters
-        // (which return at once) are released. On an error the jobs are dropped: their
-        // appenders get the error.
-        if applied && !jobs.is_empty() {
-            MutexGuard::unlocked(g, || {
-                wake.unpark_first();
-                for j in jobs.drain(..) {
-                    (j.job)(j.seq, &batch[j.at..j.at + j.len]);
-                }
-            });
-        }
-        jobs.clear();
-        if jobs.capacity() <= SPARE_JOBS_LIMIT {
-            g.spare_jobs = jobs;
-        }
         batch.clear();
         if batch.capacity() <= SPARE_CAPACITY_LIMIT {
             g.spare = batch;
