@@ -106,10 +106,10 @@ pub(crate) fn scan_bounds(scan: &Scan) -> (Bound, Bound) {
 
 /// True when some row of `r` can lie between `lo` and `hi`.
 fn overlaps(r: &Region, lo: &Bound, hi: &Bound) -> bool {
-    let below = !lo.unbounded() && !r.end.is_empty() && r.end <= lo.key;
+    let below = !lo.unbounded() && !r.end().is_empty() && r.end() <= lo.key.as_slice();
     let above = !hi.unbounded()
-        && !r.start.is_empty()
-        && (r.start > hi.key || (r.start == hi.key && !hi.inclusive));
+        && !r.start().is_empty()
+        && (r.start() > hi.key.as_slice() || (r.start() == hi.key.as_slice() && !hi.inclusive));
     !below && !above
 }
 
@@ -191,12 +191,12 @@ impl RangeScanner {
         } else {
             Some(self.hi.key.clone())
         };
-        if !region.end.is_empty() && upper.as_ref().is_none_or(|u| region.end < *u) {
-            upper = Some(region.end.clone());
+        if !region.end().is_empty() && upper.as_ref().is_none_or(|u| region.end() < u.as_slice()) {
+            upper = Some(region.end().to_vec());
         }
         // Above every possible row (rows are at most 32767 bytes).
         let upper = upper.unwrap_or_else(|| vec![0xff; crate::model::mutation::MAX_ROW_LEN + 1]);
-        let (region_start, lo) = (region.start.clone(), self.lo.clone());
+        let (region_start, lo) = (region.start().to_vec(), self.lo.clone());
         let accept = Box::new(move |row: &[u8]| {
             row >= region_start.as_slice()
                 && (lo.unbounded()

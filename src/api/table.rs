@@ -17,7 +17,6 @@ use crate::read::merge::MergeCursor;
 use crate::read::row::{ReaderParts, RowReader};
 use crate::storage::sst::CachePolicy;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 /// Per-region statistics, as HBase's region server reports them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,8 +120,8 @@ impl Table {
             families: q.families(),
             get_row: None,
             single_column: Default::default(),
-            start: &region.start,
-            stop: &region.end,
+            start: &region.start(),
+            stop: &region.end(),
             time_range: q.spec.time_range,
             cache: &policy,
         };
@@ -164,7 +163,7 @@ impl Table {
             get_row,
             single_column,
             start,
-            stop: &region.end,
+            stop: &region.end(),
             time_range: q.spec.time_range,
             cache: &policy,
         };
@@ -177,8 +176,8 @@ impl Table {
         } = parts;
         version.cursors_into(&sel, &mut children);
         let mut merge = MergeCursor::with_heap(children, heap);
-        let from = if start < region.start.as_slice() {
-            region.start.as_slice()
+        let from = if start < region.start() {
+            region.start()
         } else {
             start
         };
@@ -191,7 +190,7 @@ impl Table {
                 buf.extend_from_slice(r);
                 buf.push(0);
             }
-            None => buf.extend_from_slice(&region.end),
+            None => buf.extend_from_slice(&region.end()),
         }
         let matcher = match matcher {
             Some(mut m) => {
@@ -390,7 +389,7 @@ impl Table {
                 check_row(row)?;
                 loop {
                     let region = self.shared.region_for(row);
-                    if row == region.start.as_slice() {
+                    if row == region.start() {
                         return Err(Error::invalid(format!(
                             "Split row is equal to startkey: {}",
                             crate::base::util::to_string_binary(row)
@@ -444,8 +443,7 @@ impl Table {
         self.check()?;
         let find = |name: &str| {
             self.shared
-                .regions
-                .read()
+                .region_list()
                 .iter()
                 .find(|r| region_name(&self.shared.name, r) == name)
                 .cloned()
@@ -457,7 +455,7 @@ impl Table {
                 })
         };
         let (a, b) = (find(region_a)?, find(region_b)?);
-        if a.id == b.id {
+        if a.id() == b.id() {
             return Err(Error::invalid("merge needs two different regions"));
         }
         // A region holding references (files shared with a former sibling, read clamped to
@@ -476,21 +474,20 @@ impl Table {
     pub fn regions(&self) -> Vec<RegionInfo> {
         let name = &self.shared.name;
         self.shared
-            .regions
-            .read()
+            .region_list()
             .iter()
             .map(|r| {
                 let v = r.current();
                 let files: Vec<_> = v.files.values().flatten().collect();
                 RegionInfo {
                     name: region_name(name, r),
-                    start_key: r.start.clone(),
-                    end_key: r.end.clone(),
+                    start_key: r.start().to_vec(),
+                    end_key: r.end().to_vec(),
                     memstore_bytes: r.memstore_size(),
                     store_files: files.len() as u32,
                     store_file_bytes: files.iter().map(|f| f.size()).sum(),
-                    read_requests: r.read_requests.load(Ordering::Relaxed),
-                    write_requests: r.write_requests.load(Ordering::Relaxed),
+                    read_requests: r.request_counts().0,
+                    write_requests: r.request_counts().1,
                 }
             })
             .collect()
@@ -534,7 +531,7 @@ impl Query {
 fn region_name(table: &str, r: &Region) -> String {
     format!(
         "{table},{},{}",
-        crate::base::util::to_string_binary(&r.start),
-        r.id
+        crate::base::util::to_string_binary(&r.start()),
+        r.id()
     )
 }

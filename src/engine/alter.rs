@@ -99,7 +99,7 @@ impl Engine {
     ) -> Result<()> {
         // No compaction of this region runs meanwhile (one that started before the schema
         // change could otherwise add a file for the family after this purge).
-        let _one = region.compact_lock.lock();
+        let _one = region.compaction_guard();
         if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
@@ -109,16 +109,11 @@ impl Engine {
         };
         self.manifest.lock().append(&Edit::Compact {
             table_id: table.id,
-            region_id: region.id,
+            region_id: region.id(),
             removed: removed.clone(),
             added: Vec::new(),
         })?;
-        {
-            let mut v = region.version.write();
-            let mut files = v.files.clone();
-            files.remove(family);
-            *v = v.with_files(files);
-        }
+        region.drop_family_files(family);
         self.remove_unlisted_files(removed);
         Ok(())
     }

@@ -8,7 +8,7 @@
 //! `MemStoreFlusher` threads, RocksDB in its high-priority pool).
 
 use crate::engine::Engine;
-use crate::engine::region::Region;
+use crate::engine::region::{Queued, Region};
 use crate::engine::table::TableShared;
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
@@ -144,7 +144,7 @@ impl Background {
             let other = job.as_ref().is_some_and(|j| !j.is_flush());
             let result = match job {
                 Some(Job::Flush(t, r)) => {
-                    r.flush_queued.store(false, Ordering::Release);
+                    r.clear_queued(Queued::Flush);
                     db.flush_requested(&t, &r)
                 }
                 Some(Job::GlobalFlush) => {
@@ -153,14 +153,14 @@ impl Background {
                     res
                 }
                 Some(Job::Compact(t, r)) => {
-                    r.compact_queued.store(false, Ordering::Release);
+                    r.clear_queued(Queued::Compaction);
                     db.compact_region(&t, &r, false)
                 }
                 Some(Job::Split(t, r)) => {
                     // The flag stays set during the split, so its own flushes do not queue it
                     // again.
                     let res = db.split_region(&t, &r, None);
-                    r.split_queued.store(false, Ordering::Release);
+                    r.clear_queued(Queued::Split);
                     res.map(|daughters| match daughters {
                         Some(ds) => {
                             for d in ds {

@@ -80,8 +80,7 @@ impl Engine {
         drop(tables);
         t.mark_dropped();
         let mut ids: Vec<u64> = t
-            .regions
-            .read()
+            .region_list()
             .iter()
             .flat_map(|r| {
                 r.current()

@@ -11,7 +11,7 @@ use crate::base::io::FileSystem;
 use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::picker::{PickerConfig, pick};
-use crate::engine::region::{Region, RegionVersion, StoreFile};
+use crate::engine::region::{Queued, Region, StoreFile, sort_newest_first};
 use crate::engine::table::TableShared;
 use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
@@ -38,11 +38,6 @@ const BLOCKING_STORE_FILES: usize = 16;
 /// Writes wait while a region's memstores exceed this multiple of the flush size
 /// (`hbase.hregion.memstore.block.multiplier`).
 const BLOCK_MULTIPLIER: u64 = 4;
-
-/// Orders a store's files newest first.
-pub(crate) fn sort_newest_first(files: &mut [Arc<StoreFile>]) {
-    files.sort_by_key(|f| f.recency());
-}
 
 fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {
     SstWriterConfig {
@@ -232,27 +227,8 @@ impl FileCtx<'_> {
         last_seq: &dyn Fn() -> u64,
     ) -> Result<Option<u64>> {
         // (1) Swap memstores; a snapshot left by a failed flush is retried first.
-        let (snapshot, flush_seq) = {
-            let _updates = region.updates.write();
-            let mut v = region.version.write();
-            if let Some(s) = &v.snapshot {
-                // Retry with the sequence id of the original swap: the active memstore holds
-                // later writes that this flush does not cover.
-                (s.clone(), v.snapshot_seq)
-            } else {
-                if v.active.is_empty() {
-                    return Ok(None);
-                }
-                let snap = v.active.clone();
-                let seq = last_seq();
-                *v = Arc::new(RegionVersion {
-                    active: Arc::new(snap.successor()),
-                    snapshot: Some(snap.clone()),
-                    snapshot_seq: seq,
-                    files: v.files.clone(),
-                });
-                (snap, seq)
-            }
+        let Some((snapshot, flush_seq)) = region.begin_flush(last_seq) else {
+            return Ok(None);
         };
         // (2) One file per family through the flush matcher [CMP-1].
         let desc = table.desc_arc();
@@ -304,7 +280,7 @@ impl FileCtx<'_> {
             .collect();
         self.manifest.lock().append(&Edit::Flush {
             table_id: table.id,
-            region_id: region.id,
+            region_id: region.id(),
             flushed_seq: flush_seq,
             files: refs,
         })?;
@@ -313,28 +289,9 @@ impl FileCtx<'_> {
         for (fam, id, _) in &new_files {
             opened.push(self.open_new_file(fam, *id)?);
         }
-        {
-            let mut v = region.version.write();
-            let mut files = v.files.clone();
-            for f in opened {
-                let list = files.entry(f.family.clone()).or_default();
-                list.push(f);
-                sort_newest_first(list);
-            }
-            // Its cells are in files now: the global total stops counting the snapshot, as
-            // HBase decrements its memstore size when a flush completes, even while a reader
-            // still holds the snapshot (waiting writers would otherwise wait for that reader).
-            if let Some(s) = &v.snapshot {
-                s.release_account();
-            }
-            *v = Arc::new(RegionVersion {
-                active: v.active.clone(),
-                snapshot: None,
-                snapshot_seq: 0,
-                files,
-            });
-        }
-        region.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
+        // Its cells are in files now: the global total stops counting the snapshot, as HBase
+        // decrements its memstore size when a flush completes.
+        region.finish_flush(opened, flush_seq);
         // The snapshot's memory is free now (unless a reader still holds it): every flush,
         // the running database's, replay's and the closing one, hands it back.
         crate::base::util::release_free_memory();
@@ -390,7 +347,7 @@ impl Engine {
             return Ok(());
         }
         self.wait_for_store_files(table, region)?;
-        let _one = region.flush_lock.lock();
+        let _one = region.flush_guard();
         if region.is_retired() {
             return Ok(());
         }
@@ -416,7 +373,7 @@ impl Engine {
     /// [`Engine::flush_region`] without waiting for a compaction to bring the store's file
     /// count down (the closing flush: no compaction runs any more).
     pub(crate) fn flush_now(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
-        let _one = region.flush_lock.lock();
+        let _one = region.flush_guard();
         // A split or merge may have replaced the region meanwhile (it flushed it first).
         if region.is_retired() {
             return Ok(());
@@ -473,7 +430,7 @@ impl Engine {
         // HBase's `needsCompaction` (at least `compaction.min` files) or `hasReferences`.
         let needs =
             region.current().files.values().any(|l| l.len() >= 3) || region.has_references();
-        if needs && !region.compact_queued.swap(true, Ordering::AcqRel) {
+        if needs && region.try_queue(Queued::Compaction) {
             self.bg.submit(Job::Compact(table.clone(), region.clone()));
         }
     }
@@ -554,7 +511,7 @@ impl Engine {
         if self.opts.background_threads == 0 {
             return self.flush_region(table, region);
         }
-        if !region.flush_queued.swap(true, Ordering::AcqRel) {
+        if region.try_queue(Queued::Flush) {
             self.bg.submit(Job::Flush(table.clone(), region.clone()));
         }
         // Back-pressure [REG-2]: wait for the background flush while the region holds more than
@@ -593,7 +550,7 @@ impl Engine {
         region: &Arc<Region>,
         major: bool,
     ) -> Result<()> {
-        let _one = region.compact_lock.lock();
+        let _one = region.compaction_guard();
         if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
@@ -673,13 +630,13 @@ impl Engine {
         let mut merge = MergeCursor::new(cursors);
         // Files shared with another region (references) hold rows outside this region: the
         // output keeps only the region's own [start, end).
-        merge.seek(&crate::model::key::first_on_row(&region.start))?;
+        merge.seek(&crate::model::key::first_on_row(&region.start()))?;
         let ctx = self.file_ctx();
         let mut out =
             Output::new(&ctx, table.id, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
         while merge.valid() {
-            if !region.end.is_empty()
-                && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end.as_slice())
+            if !region.end().is_empty()
+                && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end())
             {
                 break;
             }
@@ -701,7 +658,7 @@ impl Engine {
         let removed: Vec<u64> = chosen.iter().map(|f| f.id).collect();
         self.manifest.lock().append(&Edit::Compact {
             table_id: table.id,
-            region_id: region.id,
+            region_id: region.id(),
             removed: removed.clone(),
             added,
         })?;
@@ -709,15 +666,7 @@ impl Engine {
             Some((id, _)) => Some(ctx.open_new_file(&fd.name, *id)?),
             None => None,
         };
-        {
-            let mut v = region.version.write();
-            let mut files = v.files.clone();
-            let list = files.entry(fd.name.clone()).or_default();
-            list.retain(|f| !removed.contains(&f.id));
-            list.extend(opened);
-            sort_newest_first(list);
-            *v = v.with_files(files);
-        }
+        region.replace_files(&fd.name, &removed, opened);
         // Open readers keep their mapping; the names go now, unless another region still lists
         // the file.
         self.remove_unlisted_files(removed);

@@ -27,7 +27,7 @@ impl Engine {
         // Writers that passed the open check before `closed` was set may still be finishing;
         // the update locks of every region drain them.
         for (_, r) in self.all_regions() {
-            drop(r.updates.write());
+            r.drain_writers();
         }
         let mut result = self.wal.sync();
         if flush && self.opts.flush_on_close && result.is_ok() {

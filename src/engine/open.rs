@@ -101,7 +101,7 @@ impl Engine {
                         }));
                 }
                 for list in files.values_mut() {
-                    crate::engine::flush::sort_newest_first(list);
+                    crate::engine::region::sort_newest_first(list);
                 }
                 regions.push(Arc::new(Region::new(
                     r.def.id,
@@ -112,7 +112,7 @@ impl Engine {
                     &memstore_bytes,
                 )));
             }
-            regions.sort_by(|a, b| a.start.cmp(&b.start));
+            regions.sort_by(|a, b| a.start().cmp(&b.start()));
             let t = Arc::new(TableShared::new(
                 table_id,
                 rec.desc.clone(),

@@ -13,7 +13,7 @@
 use crate::read::source::SourceCursor;
 use crate::storage::memstore::{MemCursor, MemStore};
 use crate::storage::sst::{CachePolicy, SstReader};
-use parking_lot::{Mutex, MutexGuard, RwLock};
+use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -37,6 +37,11 @@ impl StoreFile {
     pub fn recency(&self) -> std::cmp::Reverse<(u64, u64)> {
         std::cmp::Reverse((self.reader.meta().max_seq, self.id))
     }
+}
+
+/// Orders a store's files newest first [SORT-6].
+pub(crate) fn sort_newest_first(files: &mut [Arc<StoreFile>]) {
+    files.sort_by_key(|f| f.recency());
 }
 
 /// An immutable view of a region's data sources.
@@ -66,35 +71,47 @@ impl RegionVersion {
 
 const ROW_LOCK_STRIPES: usize = 256;
 
-/// A region of a table.
+/// A region of a table. Every field is private: the region's state changes only through the
+/// methods below, each stating the invariant it keeps.
 #[derive(Debug)]
 pub(crate) struct Region {
-    pub id: u64,
-    pub start: Vec<u8>,
-    pub end: Vec<u8>,
-    pub version: RwLock<Arc<RegionVersion>>,
-    pub updates: RwLock<()>,
+    id: u64,
+    start: Vec<u8>,
+    end: Vec<u8>,
+    /// The current sources; swapped (never edited in place) under this short lock.
+    version: RwLock<Arc<RegionVersion>>,
+    /// Shared by a writer from its sequence id to its memstore insert; exclusive while a flush
+    /// swaps memstores or a split or merge retires the region.
+    updates: RwLock<()>,
     row_locks: Vec<Mutex<()>>,
     /// One flush at a time.
-    pub flush_lock: Mutex<()>,
+    flush_lock: Mutex<()>,
     /// One compaction at a time.
-    pub compact_lock: Mutex<()>,
-    /// Highest sequence id whose writes are all in this region's files.
-    pub flushed_seq: AtomicU64,
-    /// A flush request is queued for a background thread.
-    pub flush_queued: AtomicBool,
-    /// A compaction request is queued for a background thread.
-    pub compact_queued: AtomicBool,
-    /// A split request is queued for a background thread.
-    pub split_queued: AtomicBool,
-    pub read_requests: AtomicU64,
-    pub write_requests: AtomicU64,
+    compact_lock: Mutex<()>,
+    /// Highest sequence id whose writes are all in this region's files (only grows).
+    flushed_seq: AtomicU64,
+    /// A flush, compaction or split request is queued for a background thread (one of each).
+    flush_queued: AtomicBool,
+    compact_queued: AtomicBool,
+    split_queued: AtomicBool,
+    read_requests: AtomicU64,
+    write_requests: AtomicU64,
     /// Set (under the update lock) when a split or merge replaces this region: writers that
     /// find it set re-route their mutation to the new regions.
-    pub retired: AtomicBool,
+    retired: AtomicBool,
+}
+
+/// The kinds of background work a region can have queued, at most one of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queued {
+    Flush,
+    Compaction,
+    Split,
 }
 
 impl Region {
+    /// A region over `[start, end)` with an empty memstore and `files`, whose writes up to
+    /// `flushed_seq` are in those files.
     pub fn new(
         id: u64,
         start: Vec<u8>,
@@ -149,8 +166,167 @@ impl Region {
             .any(|f| self.is_reference(f))
     }
 
+    /// True once a split or merge replaced this region.
     pub fn is_retired(&self) -> bool {
         self.retired.load(Ordering::Acquire)
+    }
+
+    /// The region's id (fixed).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// First row of the region (inclusive; empty = the table's first row).
+    pub fn start(&self) -> &[u8] {
+        &self.start
+    }
+
+    /// End of the region (exclusive; empty = past the table's last row).
+    pub fn end(&self) -> &[u8] {
+        &self.end
+    }
+
+    /// Highest sequence id whose writes are all in the region's files.
+    pub fn flushed_seq(&self) -> u64 {
+        self.flushed_seq.load(Ordering::Acquire)
+    }
+
+    /// Read and write requests served since open.
+    pub fn request_counts(&self) -> (u64, u64) {
+        (
+            self.read_requests.load(Ordering::Relaxed),
+            self.write_requests.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Counts one applied mutation.
+    pub fn note_write(&self) {
+        self.write_requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Enters the region as a writer: `None` when it is retired (the caller routes the row
+    /// again). While the guard lives, no flush swaps the memstore and no split or merge
+    /// retires the region, so the sequence id the writer takes is covered by the next flush.
+    pub fn begin_write(&self) -> Option<RwLockReadGuard<'_, ()>> {
+        let g = self.updates.read();
+        (!self.is_retired()).then_some(g)
+    }
+
+    /// Waits for every writer inside the region to finish (close: nothing is left half
+    /// applied).
+    pub fn drain_writers(&self) {
+        drop(self.updates.write());
+    }
+
+    /// Retires the region (a split or merge replaces it): taken under the update lock, so no
+    /// write is inside it afterwards, and every later writer re-routes.
+    pub fn retire(&self) {
+        let _updates = self.updates.write();
+        self.retired.store(true, Ordering::Release);
+    }
+
+    /// Undoes [`Region::retire`] when the split or merge that retired it failed before it was
+    /// logged.
+    pub fn unretire(&self) {
+        self.retired.store(false, Ordering::Release);
+    }
+
+    /// Marks `what` queued; false when it already was (the caller does not queue it twice).
+    pub fn try_queue(&self, what: Queued) -> bool {
+        !self.queued_flag(what).swap(true, Ordering::AcqRel)
+    }
+
+    /// Clears `what`'s queued mark (its job is starting or was dropped).
+    pub fn clear_queued(&self, what: Queued) {
+        self.queued_flag(what).store(false, Ordering::Release);
+    }
+
+    fn queued_flag(&self, what: Queued) -> &AtomicBool {
+        match what {
+            Queued::Flush => &self.flush_queued,
+            Queued::Compaction => &self.compact_queued,
+            Queued::Split => &self.split_queued,
+        }
+    }
+
+    /// Held by the one flush of the region that may run.
+    pub fn flush_guard(&self) -> MutexGuard<'_, ()> {
+        self.flush_lock.lock()
+    }
+
+    /// Held by the one compaction (or split, merge, family purge) of the region that may run.
+    pub fn compaction_guard(&self) -> MutexGuard<'_, ()> {
+        self.compact_lock.lock()
+    }
+
+    /// Starts a flush: under the update lock (no writer inside), moves the active memstore to
+    /// the snapshot and gives the region a new empty one. `last_seq` is read there: every
+    /// mutation up to it is in the snapshot. A snapshot left by a failed flush is returned
+    /// again with its original sequence id (the active memstore holds later writes the retry
+    /// does not cover). `None` when there is nothing to flush.
+    pub fn begin_flush(&self, last_seq: &dyn Fn() -> u64) -> Option<(Arc<MemStore>, u64)> {
+        let _updates = self.updates.write();
+        let mut v = self.version.write();
+        if let Some(s) = &v.snapshot {
+            return Some((s.clone(), v.snapshot_seq));
+        }
+        if v.active.is_empty() {
+            return None;
+        }
+        let snap = v.active.clone();
+        let seq = last_seq();
+        *v = Arc::new(RegionVersion {
+            active: Arc::new(snap.successor()),
+            snapshot: Some(snap.clone()),
+            snapshot_seq: seq,
+            files: v.files.clone(),
+        });
+        Some((snap, seq))
+    }
+
+    /// Ends a flush whose files are logged: installs them (each family newest first), drops
+    /// the snapshot (its bytes stop counting toward the global memstore total, as in HBase,
+    /// even while a reader still holds it) and raises the flushed sequence id to `flush_seq`.
+    pub fn finish_flush(&self, files: Vec<Arc<StoreFile>>, flush_seq: u64) {
+        {
+            let mut v = self.version.write();
+            let mut all = v.files.clone();
+            for f in files {
+                let list = all.entry(f.family.clone()).or_default();
+                list.push(f);
+                sort_newest_first(list);
+            }
+            if let Some(s) = &v.snapshot {
+                s.release_account();
+            }
+            *v = Arc::new(RegionVersion {
+                active: v.active.clone(),
+                snapshot: None,
+                snapshot_seq: 0,
+                files: all,
+            });
+        }
+        self.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
+    }
+
+    /// Replaces `removed` files of `family` by `added` (a logged compaction), keeping the
+    /// family's list newest first.
+    pub fn replace_files(&self, family: &[u8], removed: &[u64], added: Option<Arc<StoreFile>>) {
+        let mut v = self.version.write();
+        let mut files = v.files.clone();
+        let list = files.entry(family.to_vec()).or_default();
+        list.retain(|f| !removed.contains(&f.id));
+        list.extend(added);
+        sort_newest_first(list);
+        *v = v.with_files(files);
+    }
+
+    /// Forgets every file of `family` (a logged purge of a deleted family).
+    pub fn drop_family_files(&self, family: &[u8]) {
+        let mut v = self.version.write();
+        let mut files = v.files.clone();
+        files.remove(family);
+        *v = v.with_files(files);
     }
 
     /// The lock serializing mutations of `row` (striped).
@@ -179,6 +355,7 @@ impl Region {
             .min(v.snapshot.as_ref().map_or(u64::MAX, |s| s.min_seq()))
     }
 
+    /// Counts `n` rows or cells read.
     pub fn bump_reads(&self, n: u64) {
         self.read_requests.fetch_add(n, Ordering::Relaxed);
     }

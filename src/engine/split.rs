@@ -15,7 +15,7 @@
 use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::background::Job;
-use crate::engine::region::{Region, StoreFile};
+use crate::engine::region::{Queued, Region, StoreFile};
 use crate::engine::split_policy::{
     FileSplitInfo, SplitPolicy, SplitPolicyConfig, choose_split_row, should_split,
 };
@@ -24,7 +24,6 @@ use crate::storage::manifest::{Edit, FileRef, RegionDef};
 use parking_lot::MutexGuard;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 type Files = BTreeMap<Vec<u8>, Vec<Arc<StoreFile>>>;
 
@@ -68,16 +67,6 @@ fn refs(files: &Files) -> Vec<FileRef> {
         .collect()
 }
 
-/// Marks a region retired under its update lock: no write enters it afterwards.
-fn retire(region: &Region) {
-    let _updates = region.updates.write();
-    region.retired.store(true, Ordering::Release);
-}
-
-fn unretire(region: &Region) {
-    region.retired.store(false, Ordering::Release);
-}
-
 impl Engine {
     /// The split policy of a table (HBase's default, Stepping [SPLIT-1]).
     fn split_policy(&self, table: &TableShared) -> SplitPolicyConfig {
@@ -113,7 +102,7 @@ impl Engine {
                 (list.iter().any(|f| region.is_reference(f)), infos)
             })
             .collect();
-        choose_split_row(&stores, &region.start, &region.end)
+        choose_split_row(&stores, &region.start(), &region.end())
     }
 
     /// After a flush or compaction (background threads only): queue a split when the policy
@@ -126,7 +115,7 @@ impl Engine {
         if !self.wants_split(table, region) || self.split_point(region).is_none() {
             return false;
         }
-        if !region.split_queued.swap(true, Ordering::AcqRel) {
+        if region.try_queue(Queued::Split) {
             self.bg.submit(Job::Split(table.clone(), region.clone()));
         }
         true
@@ -145,7 +134,7 @@ impl Engine {
             .map(|l| l.iter().map(|f| f.size()).sum())
             .collect();
         let has_refs = v.files.values().flatten().any(|f| region.is_reference(f));
-        let count = table.regions.read().len() as u32;
+        let count = table.region_count() as u32;
         should_split(&cfg, count, &sizes, has_refs, false, 0.0)
     }
 
@@ -159,7 +148,7 @@ impl Engine {
                 continue;
             }
             if let Some(daughters) = self.split_region(table, &region, None)? {
-                rows.push(daughters[1].start.clone());
+                rows.push(daughters[1].start().to_vec());
                 for d in &daughters {
                     self.compact_region(table, d, true)?;
                 }
@@ -179,9 +168,9 @@ impl Engine {
         region: &Arc<Region>,
         at: Option<&[u8]>,
     ) -> Result<Option<[Arc<Region>; 2]>> {
-        let _structure = table.structure.lock();
-        let _compaction = region.compact_lock.lock();
-        let _flush = region.flush_lock.lock();
+        let _structure = table.structure_guard();
+        let _compaction = region.compaction_guard();
+        let _flush = region.flush_guard();
         if region.is_retired() || table.is_dropped() {
             return Ok(None);
         }
@@ -203,20 +192,20 @@ impl Engine {
                 None => return Ok(None),
             },
         };
-        if row.as_slice() <= region.start.as_slice()
-            || (!region.end.is_empty() && row >= region.end)
+        if row.as_slice() <= region.start()
+            || (!region.end().is_empty() && row.as_slice() >= region.end())
         {
             return Err(Error::invalid(format!(
                 "split row {} is not strictly inside region [{}, {})",
                 crate::base::util::to_string_binary(&row),
-                crate::base::util::to_string_binary(&region.start),
-                crate::base::util::to_string_binary(&region.end)
+                crate::base::util::to_string_binary(&region.start()),
+                crate::base::util::to_string_binary(&region.end())
             )));
         }
-        retire(region);
+        region.retire();
         let installed = self.install_split(table, region, row);
         if installed.is_err() {
-            unretire(region);
+            region.unretire();
         }
         installed.map(Some)
     }
@@ -236,13 +225,13 @@ impl Engine {
         let defs = [
             RegionDef {
                 id: low,
-                start: region.start.clone(),
+                start: region.start().to_vec(),
                 end: row.clone(),
             },
             RegionDef {
                 id: high,
                 start: row,
-                end: region.end.clone(),
+                end: region.end().to_vec(),
             },
         ];
         let files: Vec<Files> = defs
@@ -251,7 +240,7 @@ impl Engine {
             .collect();
         let edit = Edit::Split {
             table_id: table.id,
-            parent_id: region.id,
+            parent_id: region.id(),
             daughters: defs
                 .iter()
                 .zip(&files)
@@ -259,7 +248,7 @@ impl Engine {
                 .collect(),
         };
         self.manifest.lock().append(&edit)?;
-        let flushed = region.flushed_seq.load(Ordering::Acquire);
+        let flushed = region.flushed_seq();
         let [a, b] = defs;
         let mut files = files.into_iter();
         let da = Arc::new(Region::new(
@@ -278,7 +267,7 @@ impl Engine {
             files.next().unwrap_or_default(),
             &self.memstore_bytes,
         ));
-        table.replace_regions(&[region.id], vec![da.clone(), db.clone()]);
+        table.replace_regions(&[region.id()], vec![da.clone(), db.clone()]);
         Ok([da, db])
     }
 
@@ -292,19 +281,19 @@ impl Engine {
         a: &Arc<Region>,
         b: &Arc<Region>,
     ) -> Result<Arc<Region>> {
-        let (lo, hi) = if a.end == b.start && !a.end.is_empty() {
+        let (lo, hi) = if a.end() == b.start() && !a.end().is_empty() {
             (a, b)
-        } else if b.end == a.start && !b.end.is_empty() {
+        } else if b.end() == a.start() && !b.end().is_empty() {
             (b, a)
         } else {
             return Err(Error::invalid("merge: the regions are not adjacent"));
         };
-        let _structure = table.structure.lock();
+        let _structure = table.structure_guard();
         let locks: Vec<MutexGuard<'_, ()>> = vec![
-            lo.compact_lock.lock(),
-            hi.compact_lock.lock(),
-            lo.flush_lock.lock(),
-            hi.flush_lock.lock(),
+            lo.compaction_guard(),
+            hi.compaction_guard(),
+            lo.flush_guard(),
+            hi.flush_guard(),
         ];
         if lo.is_retired() || hi.is_retired() || table.is_dropped() {
             return Err(Error::invalid(
@@ -320,12 +309,12 @@ impl Engine {
         for r in [lo, hi] {
             self.flush_locked(table, r)?;
         }
-        retire(lo);
-        retire(hi);
+        lo.retire();
+        hi.retire();
         let merged = self.install_merge(table, lo, hi);
         if merged.is_err() {
-            unretire(lo);
-            unretire(hi);
+            lo.unretire();
+            hi.unretire();
         }
         drop(locks);
         merged
@@ -348,24 +337,21 @@ impl Engine {
                     into.push(f.clone());
                 }
             }
-            crate::engine::flush::sort_newest_first(into);
+            crate::engine::region::sort_newest_first(into);
         }
         let id = self.manifest.lock().next_region_id();
         let def = RegionDef {
             id,
-            start: lo.start.clone(),
-            end: hi.end.clone(),
+            start: lo.start().to_vec(),
+            end: hi.end().to_vec(),
         };
         let edit = Edit::Merge {
             table_id: table.id,
-            parent_ids: vec![lo.id, hi.id],
+            parent_ids: vec![lo.id(), hi.id()],
             merged: (def.clone(), refs(&files)),
         };
         self.manifest.lock().append(&edit)?;
-        let flushed = lo
-            .flushed_seq
-            .load(Ordering::Acquire)
-            .max(hi.flushed_seq.load(Ordering::Acquire));
+        let flushed = lo.flushed_seq().max(hi.flushed_seq());
         let merged = Arc::new(Region::new(
             def.id,
             def.start,
@@ -374,7 +360,7 @@ impl Engine {
             files,
             &self.memstore_bytes,
         ));
-        table.replace_regions(&[lo.id, hi.id], vec![merged.clone()]);
+        table.replace_regions(&[lo.id(), hi.id()], vec![merged.clone()]);
         Ok(merged)
     }
 }

@@ -10,14 +10,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// State of one table shared by all its handles.
 #[derive(Debug)]
 pub(crate) struct TableShared {
+    /// Fixed for the table's life.
     pub id: u64,
     /// Fixed for the table's life.
     pub name: String,
     desc: RwLock<Arc<TableDescriptor>>,
-    /// Regions in key order, contiguous from '' to ''.
-    pub regions: RwLock<Vec<Arc<Region>>>,
+    /// Regions in key order, contiguous from '' to '' (changed by `replace_regions` only).
+    regions: RwLock<Vec<Arc<Region>>>,
     /// Serializes splits and merges of this table.
-    pub structure: parking_lot::Mutex<()>,
+    structure: parking_lot::Mutex<()>,
     enabled: AtomicBool,
     dropped: AtomicBool,
 }
@@ -63,6 +64,16 @@ impl TableShared {
     pub fn is_dropped(&self) -> bool {
         self.dropped.load(Ordering::Acquire)
     }
+    /// Held by the one split or merge of this table that may run.
+    pub fn structure_guard(&self) -> parking_lot::MutexGuard<'_, ()> {
+        self.structure.lock()
+    }
+
+    /// How many regions the table has.
+    pub fn region_count(&self) -> usize {
+        self.regions.read().len()
+    }
+
     /// A snapshot of the regions in key order (the lock is not held afterwards: work on
     /// regions must never run under it, as flushes and splits take it again).
     pub fn region_list(&self) -> Vec<Arc<Region>> {
@@ -72,11 +83,11 @@ impl TableShared {
     /// Replaces the regions with ids `old` by `new` (contiguous, covering the same range).
     pub fn replace_regions(&self, old: &[u64], new: Vec<Arc<Region>>) {
         let mut regions = self.regions.write();
-        regions.retain(|r| !old.contains(&r.id));
+        regions.retain(|r| !old.contains(&r.id()));
         regions.extend(new);
-        regions.sort_by(|a, b| a.start.cmp(&b.start));
+        regions.sort_by(|a, b| a.start().cmp(&b.start()));
         debug_assert!(
-            regions.windows(2).all(|w| w[0].end == w[1].start),
+            regions.windows(2).all(|w| w[0].end() == w[1].start()),
             "regions must stay contiguous"
         );
     }
@@ -84,7 +95,7 @@ impl TableShared {
     /// The region whose `[start, end)` holds `row`.
     pub fn region_for(&self, row: &[u8]) -> Arc<Region> {
         let regions = self.regions.read();
-        let i = regions.partition_point(|r| r.start.as_slice() <= row);
+        let i = regions.partition_point(|r| r.start() <= row);
         regions[i.saturating_sub(1)].clone()
     }
 }

@@ -20,7 +20,6 @@ use crate::storage::wal::entry::{
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 fn wal_sync(d: Durability) -> Option<WalSync> {
     match d {
@@ -51,7 +50,7 @@ pub(crate) fn replay_entry<'t>(
         return Ok(None);
     };
     let region = table.region_for(first.row);
-    if seq <= region.flushed_seq.load(Ordering::Acquire) {
+    if seq <= region.flushed_seq() {
         return Ok(None); // already in the region's files
     }
     let mem = region.current().active.clone();
@@ -108,10 +107,9 @@ impl Engine {
         durability: Option<Durability>,
     ) -> Result<bool> {
         let durability = durability.unwrap_or(self.opts.durability);
-        let _updates = region.updates.read();
-        if region.is_retired() {
+        let Some(_updates) = region.begin_write() else {
             return Ok(false);
-        }
+        };
         debug_assert!(region.contains(row), "row routed outside its region");
         let seq = match wal_sync(durability) {
             None => self.mvcc.begin(),
@@ -141,7 +139,7 @@ impl Engine {
         let active = region.current().active.clone();
         active.insert_cells(cells.iter().map(|c| (c.key(row, seq), c.ttl_ms, c.value)));
         self.mvcc.complete(seq);
-        region.write_requests.fetch_add(1, Ordering::Relaxed);
+        region.note_write();
         Ok(true)
     }
 }
