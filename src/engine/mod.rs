@@ -8,13 +8,16 @@
 pub(crate) mod alter;
 pub(crate) mod background;
 pub(crate) mod catalog;
+pub(crate) mod compaction;
 pub(crate) mod flush;
 pub(crate) mod lifecycle;
 pub(crate) mod metrics;
 pub(crate) mod mvcc;
 pub(crate) mod open;
 pub(crate) mod options;
+pub(crate) mod output;
 pub mod picker;
+pub(crate) mod pressure;
 pub(crate) mod recovery;
 pub(crate) mod region;
 pub mod repair;

@@ -1,0 +1,196 @@
+//! Writing block files: the context a flush or compaction writes with ([`FileCtx`]) and the
+//! stream of cells through a compaction matcher into one new file per family (`Output`).
+
+use crate::base::error::{Error, Result};
+use crate::base::io::FileSystem;
+use crate::engine::region::StoreFile;
+use crate::model::cursor::CellCursor;
+use crate::model::key::KeyRef;
+use crate::model::payload::PayloadRef;
+use crate::model::schema::FamilyDescriptor;
+use crate::read::matcher::{CompactionKind, CompactionMatcher, MatchCode};
+use crate::storage::manifest::Manifest;
+use crate::storage::sst::meta::FileIdentity;
+use crate::storage::sst::sst_path;
+use crate::storage::sst::{BlockCache, FileMeta, SstReader, SstWriter, SstWriterConfig};
+use parking_lot::Mutex;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {
+    SstWriterConfig {
+        block_size: f.block_size as usize,
+        compression: f.compression,
+        bloom: f.bloom_filter,
+        ..SstWriterConfig::default()
+    }
+}
+
+/// What writing and installing a block file needs: the database's files, manifest and cache,
+/// the clock for TTLs and the read point cells above which are kept. [`Engine::file_ctx`]
+/// builds it for a running database; the open ([`Engine::open`]) builds one for flushes during
+/// log replay, before the database's handle exists.
+pub(crate) struct FileCtx<'a> {
+    pub fs: &'a dyn FileSystem,
+    pub path: &'a Path,
+    pub manifest: &'a Mutex<Manifest>,
+    pub cache: &'a Arc<BlockCache>,
+    pub now: i64,
+    /// Open scanners' read points (read point -> count), when scanners can be open: cells
+    /// above the smallest one are kept and never mask (§1.7).
+    pub scanner_points: Option<&'a Mutex<BTreeMap<u64, usize>>>,
+}
+
+/// Streams cells through a compaction matcher into a new file per family.
+pub(crate) struct Output<'a> {
+    ctx: &'a FileCtx<'a>,
+    table_id: u64,
+    family: &'a FamilyDescriptor,
+    matcher: CompactionMatcher,
+    writer: Option<(u64, SstWriter)>,
+    /// Dropping the rest of this column (row, family, qualifier of the cell that said so).
+    skip_column: Option<Vec<u8>>,
+    /// A bound on the output's distinct Bloom keys ([`SstWriter::bound_bloom_keys`]).
+    bloom_bound: Option<u64>,
+}
+
+impl<'a> Output<'a> {
+    pub(crate) fn new(
+        ctx: &'a FileCtx<'a>,
+        table_id: u64,
+        family: &'a FamilyDescriptor,
+        kind: CompactionKind,
+        earliest_put_ts: i64,
+    ) -> Self {
+        Output {
+            ctx,
+            table_id,
+            family,
+            matcher: CompactionMatcher::new(family, kind, ctx.now, earliest_put_ts, 0)
+                .max_read_point(ctx.smallest_read_point()),
+            writer: None,
+            skip_column: None,
+            bloom_bound: None,
+        }
+    }
+
+    /// A compaction's output: its Bloom filter is built in place, sized for the sum of the
+    /// inputs' key counts (an upper bound of the output's), when every input has a filter of
+    /// the family's type and the sum is at most six times the largest input's count (past
+    /// that, overlapping inputs would make the in-place bitmap, ~1.2 bytes per summed key,
+    /// larger than the 8-byte hashes of the keys the output can have).
+    pub(crate) fn bound_bloom_keys(mut self, inputs: &[Arc<StoreFile>]) -> Self {
+        let mut sum = 0u64;
+        let mut largest = 0u64;
+        for f in inputs {
+            match f.reader.bloom_keys() {
+                Some((kind, n)) if kind == self.family.bloom_filter => {
+                    // A file holds fewer distinct keys than bytes, whatever its (checksummed
+                    // but not trusted) filter header says: the bitmap stays within reason.
+                    let n = n.min(f.size());
+                    sum = sum.saturating_add(n);
+                    largest = largest.max(n);
+                }
+                _ => return self,
+            }
+        }
+        if sum > 0 && sum <= largest.saturating_mul(6) {
+            self.bloom_bound = Some(sum);
+        }
+        self
+    }
+
+    pub(crate) fn push(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
+        let k = KeyRef::parse(key).ok_or_else(|| {
+            Error::corruption(self.ctx.path, "malformed key during flush/compaction")
+        })?;
+        // `skip_column` holds a key parsed before, so it parses again.
+        if let Some(c) = self.skip_column.as_deref().and_then(KeyRef::parse) {
+            if c.same_column(&k) {
+                return Ok(());
+            }
+            self.skip_column = None;
+        }
+        let p = PayloadRef::parse(payload).ok_or_else(|| {
+            Error::corruption(self.ctx.path, "malformed payload during flush/compaction")
+        })?;
+        match self.matcher.match_cell(&k, &p) {
+            MatchCode::Include => {
+                if self.writer.is_none() {
+                    let (id, db_id) = {
+                        let mut m = self.ctx.manifest.lock();
+                        (m.next_file_id(), m.state().db_id)
+                    };
+                    let path = sst_path(self.ctx.path, id);
+                    let file = self.ctx.fs.create(&path)?;
+                    let mut w = SstWriter::new(file, path, writer_config(self.family))
+                        .with_identity(FileIdentity {
+                            db_id,
+                            file_id: id,
+                            table_id: self.table_id,
+                            family: self.family.name.clone(),
+                        });
+                    if let Some(n) = self.bloom_bound {
+                        w.bound_bloom_keys(n);
+                    }
+                    self.writer = Some((id, w));
+                }
+                if let Some((_, w)) = &mut self.writer {
+                    w.add(key, payload)?;
+                }
+            }
+            MatchCode::Skip => {}
+            _ => self.skip_column = Some(key.to_vec()),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(mut self) -> Result<Option<(u64, FileMeta)>> {
+        match self.writer.take() {
+            Some((id, w)) => match w.finish() {
+                Ok(meta) => Ok(Some((id, meta))),
+                Err(e) => {
+                    // Unfinished and named by no edit: this job's own leftover.
+                    let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+                    Err(e)
+                }
+            },
+            None => Ok(None),
+        }
+    }
+}
+
+impl Drop for Output<'_> {
+    /// A flush or compaction that failed before [`Output::finish`] removes the file it was
+    /// writing: no manifest edit names it, and only this job knows it is its own.
+    fn drop(&mut self) {
+        if let Some((id, w)) = self.writer.take() {
+            drop(w);
+            let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+        }
+    }
+}
+
+impl FileCtx<'_> {
+    /// The smallest read point of any open scanner (`u64::MAX` when none is open).
+    pub(crate) fn smallest_read_point(&self) -> u64 {
+        self.scanner_points
+            .and_then(|p| p.lock().keys().next().copied())
+            .unwrap_or(u64::MAX)
+    }
+
+    pub(crate) fn open_new_file(&self, family: &[u8], id: u64) -> Result<Arc<StoreFile>> {
+        let reader = SstReader::open(
+            self.fs,
+            &sst_path(self.path, id),
+            id,
+            Some(self.cache.clone()),
+        )?;
+        Ok(Arc::new(StoreFile {
+            id,
+            family: family.to_vec(),
+            reader: Arc::new(reader),
+        }))
+    }
+}
