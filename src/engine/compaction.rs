@@ -2,7 +2,6 @@
 //! [CMP-1..6], minor by the exploring policy ([`crate::engine::picker`]) or major [REG-1].
 
 use crate::base::error::Result;
-use crate::base::io::FileSystem;
 use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::output::Output;

@@ -7,12 +7,10 @@
 //! ([`Region::finish_flush`]); (5) delete log segments no longer needed.
 
 use crate::base::error::{Error, Result};
-use crate::base::io::FileSystem;
 use crate::engine::Engine;
 use crate::engine::output::{FileCtx, Output};
 use crate::engine::region::Region;
 use crate::engine::table::TableShared;
-use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
 use crate::read::matcher::CompactionKind;
 use crate::storage::manifest::{Edit, FileRef};

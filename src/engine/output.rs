@@ -4,7 +4,6 @@
 use crate::base::error::{Error, Result};
 use crate::base::io::FileSystem;
 use crate::engine::region::StoreFile;
-use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
 use crate::model::payload::PayloadRef;
 use crate::model::schema::FamilyDescriptor;

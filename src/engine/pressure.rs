@@ -3,7 +3,6 @@
 //! compactions when a store holds too many files.
 
 use crate::base::error::Result;
-use crate::base::io::FileSystem;
 use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::flush::FlushIf;
