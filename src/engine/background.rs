@@ -94,7 +94,7 @@ impl Background {
     ///
     /// # Errors
     /// [`crate::Error::Io`] when the operating system refuses a thread.
-    pub fn start(self: &Arc<Self>, n: usize, db: Weak<Engine>) -> crate::Result<()> {
+    pub fn start(self: &Arc<Self>, n: usize, db: Weak<Engine>) -> crate::base::error::Result<()> {
         let mut threads = self.threads.lock();
         self.queue.lock().max_others = n.saturating_sub(1).max(1);
         for i in 0..n {

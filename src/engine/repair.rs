@@ -155,14 +155,15 @@ pub fn repair_with_fs(dir: &Path, fs: Arc<dyn FileSystem>) -> Result<RepairRepor
     }
     drop(file_lock);
     drop(dir_lock);
-    let opens = crate::Db::open_with_fs(
-        dir,
-        crate::DbOptions::default()
+    let opens = crate::engine::Engine::open(
+        dir.to_path_buf(),
+        crate::engine::options::DbOptions::default()
             .background_threads(0)
             .flush_on_close(false),
         fs,
+        None,
     )
-    .and_then(crate::Db::close)
+    .and_then(|engine| engine.shut_down(true))
     .map_err(|e| e.to_string());
     Ok(RepairReport {
         source,

@@ -15,16 +15,43 @@
 //! * `All` / `Any` are FilterList `MUST_PASS_ALL` / `MUST_PASS_ONE` with HBase's return-code
 //!   merging (`FilterListWithAND` / `FilterListWithOR`); an empty list passes everything
 //!   [FLT-10].
+//!
+//! # Layout
+//!
+//! Each HBase filter class is a type implementing HBase's `Filter` protocol (the
+//! crate-internal trait `FilterImpl`, `protocol.rs`), in one file per family: `compare.rs`
+//! (Row, Family, Qualifier, Value), `value.rs` (SingleColumnValue), `column.rs` (ColumnPrefix,
+//! ColumnRange, FirstKeyOnly, KeyOnly), `row.rs` (Prefix, Page), `time.rs` (Timestamps),
+//! `list.rs` (FilterList AND / OR). A [`Filter`] compiles into a tree of them once per read
+//! (`Filter::compile`, the registry of kinds); [`eval::FilterRunner`] drives the tree. The
+//! language's names are registered in `parse.rs`, each with its family's
+//! `createFilterFromArguments`. Adding a filter: a variant here, its type (and its
+//! `from_arguments`) in its family's file, one line in `Filter::compile` and one in the
+//! parser's registry.
 
+mod column;
+mod compare;
 #[doc(hidden)]
 pub mod eval;
+mod list;
 mod parse;
+mod protocol;
 mod regex_java;
+mod row;
+mod time;
+mod value;
 
 #[cfg(test)]
 mod tests;
 
 use crate::base::error::{Error, Result};
+use column::{ColumnPrefixFilter, ColumnRangeFilter, FirstKeyOnlyFilter, KeyOnlyFilter};
+use compare::{FamilyFilter, QualifierFilter, RowFilter, ValueFilter};
+use list::{FilterListWithAnd, FilterListWithOr};
+use protocol::FilterImpl;
+use row::{PageFilter, PrefixFilter};
+use time::TimestampsFilter;
+use value::SingleColumnValueFilter;
 
 /// The deepest filter nesting accepted: at most this many levels of FilterLists
 /// ([`Filter::All`] / [`Filter::Any`]) inside each other, counting the innermost filter as one
@@ -174,6 +201,21 @@ impl Filter {
     /// is negative (HBase's `TimestampsFilter` rejects them). Errors are
     /// [`Error::InvalidArgument`]. Every Get and Scan runs this before evaluating its filter.
     pub fn validate(&self) -> Result<()> {
+        self.compile_checked(false).map(|_| ())
+    }
+
+    /// HBase `Filter.hasFilterRow()`: true when the filter decides on whole rows after seeing
+    /// their cells (`SingleColumnValue`, `Page`, and lists containing one). A Scan with
+    /// `batch` and such a filter is an error [SCAN-3]. A filter that does not
+    /// [validate](Self::validate) decides nothing: false.
+    pub fn has_filter_row(&self) -> bool {
+        self.compile_checked(false)
+            .is_ok_and(|f| f.has_filter_row())
+    }
+
+    /// [`Filter::compile`] after the depth check, so that nothing recursive runs on a tree
+    /// deeper than [`MAX_FILTER_DEPTH`].
+    fn compile_checked(&self, reversed: bool) -> Result<Box<dyn FilterImpl>> {
         let depth = self.depth();
         if depth > MAX_FILTER_DEPTH {
             return Err(Error::invalid(format!(
@@ -181,47 +223,44 @@ impl Filter {
                  (MAX_FILTER_DEPTH)"
             )));
         }
-        self.validate_members()
+        self.compile(reversed)
     }
 
-    fn validate_members(&self) -> Result<()> {
-        match self {
-            Filter::Row(_, c)
-            | Filter::Family(_, c)
-            | Filter::Qualifier(_, c)
-            | Filter::Value(_, c) => validate_comparator(c),
-            Filter::SingleColumnValue { comparator, .. } => validate_comparator(comparator),
-            Filter::Timestamps(ts) => match ts.iter().find(|&&t| t < 0) {
-                Some(t) => Err(Error::invalid(format!(
-                    "TimestampsFilter: timestamps must not be negative, got {t}"
-                ))),
-                None => Ok(()),
-            },
-            Filter::All(fs) | Filter::Any(fs) => fs.iter().try_for_each(Filter::validate_members),
-            Filter::Prefix(_)
-            | Filter::ColumnPrefix(_)
-            | Filter::ColumnRange { .. }
-            | Filter::Page(_)
-            | Filter::FirstKeyOnly
-            | Filter::KeyOnly => Ok(()),
-        }
-    }
-
-    /// HBase `Filter.hasFilterRow()`: true when the filter decides on whole rows after seeing
-    /// their cells (`SingleColumnValue`, `Page`, and lists containing one). A Scan with
-    /// `batch` and such a filter is an error [SCAN-3].
-    pub fn has_filter_row(&self) -> bool {
-        match self {
-            Filter::SingleColumnValue { .. } | Filter::Page(_) => true,
-            Filter::All(fs) | Filter::Any(fs) => fs.iter().any(Filter::has_filter_row),
-            _ => false,
-        }
-    }
-}
-
-fn validate_comparator(c: &Comparator) -> Result<()> {
-    match c {
-        Comparator::Regex(p) => regex_java::compile(p).map(|_| ()),
-        Comparator::Binary(_) | Comparator::BinaryPrefix(_) | Comparator::Substring(_) => Ok(()),
+    /// The registry of filter kinds: builds the filter (with its per-scan state) that runs
+    /// this variant, for a scan in the given direction (`Filter.setReversed`). Constructors
+    /// check their arguments (regular expressions, timestamps); the first error in tree order
+    /// is returned. Recursive: callers check the depth first ([`Self::compile_checked`]).
+    fn compile(&self, reversed: bool) -> Result<Box<dyn FilterImpl>> {
+        let list = |fs: &[Filter]| -> Result<Vec<Box<dyn FilterImpl>>> {
+            fs.iter().map(|f| f.compile(reversed)).collect()
+        };
+        Ok(match self {
+            Filter::Prefix(p) => Box::new(PrefixFilter::new(p, reversed)),
+            Filter::Row(op, c) => Box::new(RowFilter::new(*op, c)?),
+            Filter::Family(op, c) => Box::new(FamilyFilter::new(*op, c)?),
+            Filter::Qualifier(op, c) => Box::new(QualifierFilter::new(*op, c)?),
+            Filter::Value(op, c) => Box::new(ValueFilter::new(*op, c)?),
+            Filter::SingleColumnValue {
+                family: f,
+                qualifier: q,
+                op,
+                comparator: c,
+                filter_if_missing: m,
+                latest_version_only: l,
+            } => Box::new(SingleColumnValueFilter::new(f, q, *op, c, *m, *l)?),
+            Filter::ColumnPrefix(p) => Box::new(ColumnPrefixFilter::new(p)),
+            Filter::ColumnRange {
+                min,
+                min_inclusive: mi,
+                max,
+                max_inclusive: ma,
+            } => Box::new(ColumnRangeFilter::new(min, *mi, max, *ma)),
+            Filter::Page(n) => Box::new(PageFilter::new(*n)),
+            Filter::FirstKeyOnly => Box::new(FirstKeyOnlyFilter::default()),
+            Filter::KeyOnly => Box::new(KeyOnlyFilter),
+            Filter::Timestamps(ts) => Box::new(TimestampsFilter::new(ts)?),
+            Filter::All(fs) => Box::new(FilterListWithAnd::new(list(fs)?, reversed)),
+            Filter::Any(fs) => Box::new(FilterListWithOr::new(list(fs)?, reversed)),
+        })
     }
 }

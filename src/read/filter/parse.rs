@@ -18,6 +18,9 @@
 //!   (`< <= = != >= >`), booleans (`true`/`false`, any case) or decimal integers.
 //! * Comparators are `'type:value'`, split at the first colon: `binary`, `binaryprefix`,
 //!   `regexstring`, `substring`; regex and substring only with `=` / `!=`.
+//! * The name selects a registered filter (`REGISTRY`, HBase's `filterHashMap`); each filter's
+//!   `createFilterFromArguments` is its `from_arguments`, next to the filter in its family's
+//!   file, built from the argument helpers here.
 //!
 //! Nesting is bounded: more than [`MAX_FILTER_DEPTH`](super::MAX_FILTER_DEPTH) open
 //! parentheses, or a filter tree (FilterLists inside FilterLists) deeper than that, is an
@@ -30,6 +33,13 @@
 //! `ColumnPaginationFilter`, `InclusiveStopFilter`, `SingleColumnValueExcludeFilter`,
 //! `DependentColumnFilter`, `ColumnValueFilter`.
 
+use super::column::{
+    self, ColumnPrefixFilter, ColumnRangeFilter, FirstKeyOnlyFilter, KeyOnlyFilter,
+};
+use super::compare::{FamilyFilter, QualifierFilter, RowFilter, ValueFilter};
+use super::row::{PageFilter, PrefixFilter};
+use super::time::TimestampsFilter;
+use super::value::SingleColumnValueFilter;
 use super::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
 use crate::base::error::{Error, Result};
 use std::fmt::Display;
@@ -85,7 +95,7 @@ fn too_deep(pos: usize) -> Error {
     )
 }
 
-fn err(pos: usize, msg: impl Display) -> Error {
+pub(super) fn err(pos: usize, msg: impl Display) -> Error {
     Error::invalid(format!("filter string, at byte {pos}: {msg}"))
 }
 
@@ -288,9 +298,9 @@ fn extract_simple_expression(b: &[u8], start: usize) -> Result<usize> {
 }
 
 /// One argument as HBase sees it: quoted ones keep their quotes (unescaped inside).
-struct Arg {
+pub(super) struct Arg {
     raw: Vec<u8>,
-    pos: usize,
+    pub(super) pos: usize,
 }
 
 impl Arg {
@@ -394,7 +404,7 @@ fn unescape(b: &[u8], start: usize, end: usize) -> Vec<u8> {
 }
 
 /// `removeQuotesFromByteArray`.
-fn unquote(arg: &Arg) -> Result<Vec<u8>> {
+pub(super) fn unquote(arg: &Arg) -> Result<Vec<u8>> {
     let r = &arg.raw;
     if r.len() < 2 || r[0] != b'\'' || r[r.len() - 1] != b'\'' {
         return Err(err(
@@ -406,7 +416,7 @@ fn unquote(arg: &Arg) -> Result<Vec<u8>> {
 }
 
 /// `convertByteArrayToLong`, including its overflow check on Java's wrapping arithmetic.
-fn to_long(arg: &Arg) -> Result<i64> {
+pub(super) fn to_long(arg: &Arg) -> Result<i64> {
     let r = &arg.raw;
     let bad = || {
         err(
@@ -436,7 +446,7 @@ fn to_long(arg: &Arg) -> Result<i64> {
 }
 
 /// `convertByteArrayToBoolean`: `true` / `false` in any letter case.
-fn to_bool(arg: &Arg) -> Result<bool> {
+pub(super) fn to_bool(arg: &Arg) -> Result<bool> {
     if arg.raw.eq_ignore_ascii_case(b"true") {
         Ok(true)
     } else if arg.raw.eq_ignore_ascii_case(b"false") {
@@ -450,7 +460,7 @@ fn to_bool(arg: &Arg) -> Result<bool> {
 }
 
 /// `createCompareOperator`.
-fn to_op(arg: &Arg) -> Result<CompareOp> {
+pub(super) fn to_op(arg: &Arg) -> Result<CompareOp> {
     Ok(match arg.raw.as_slice() {
         b"<" => CompareOp::Less,
         b"<=" => CompareOp::LessOrEqual,
@@ -471,7 +481,7 @@ fn to_op(arg: &Arg) -> Result<CompareOp> {
 }
 
 /// `createComparator` on the unquoted `type:value`.
-fn to_comparator(arg: &Arg) -> Result<Comparator> {
+pub(super) fn to_comparator(arg: &Arg) -> Result<Comparator> {
     let text = unquote(arg)?;
     let Some(colon) = text.iter().position(|&c| c == b':') else {
         return Err(err(
@@ -506,7 +516,7 @@ fn to_comparator(arg: &Arg) -> Result<Comparator> {
     Ok(comparator)
 }
 
-fn arity(name: &str, args: &[Arg], allowed: &[usize], base: usize) -> Result<()> {
+pub(super) fn arity(name: &str, args: &[Arg], allowed: &[usize], base: usize) -> Result<()> {
     if allowed.contains(&args.len()) {
         return Ok(());
     }
@@ -524,156 +534,56 @@ fn arity(name: &str, args: &[Arg], allowed: &[usize], base: usize) -> Result<()>
     ))
 }
 
-/// `CompareFilter.extractArguments`: `(op, 'type:value')`, regex/substring only with = / !=.
-fn compare_args(name: &str, args: &[Arg], base: usize) -> Result<(CompareOp, Comparator)> {
-    arity(name, args, &[2], base)?;
-    let op = to_op(&args[0])?;
-    let comparator = to_comparator(&args[1])?;
-    check_op_for(op, &comparator, &args[1])?;
-    Ok((op, comparator))
-}
+/// A filter's `createFilterFromArguments`: its registered name (for messages), its arguments
+/// and the byte offset of its expression; it lives with the filter, in the filter's family.
+type FromArguments = fn(&str, &[Arg], usize) -> Result<Filter>;
 
-fn check_op_for(op: CompareOp, comparator: &Comparator, arg: &Arg) -> Result<()> {
-    let restricted = matches!(comparator, Comparator::Regex(_) | Comparator::Substring(_));
-    if restricted && !matches!(op, CompareOp::Equal | CompareOp::NotEqual) {
+/// `ParseFilter.filterHashMap`: the registered filters the language can build, by name.
+const REGISTRY: &[(&str, FromArguments)] = &[
+    ("KeyOnlyFilter", KeyOnlyFilter::from_arguments),
+    ("FirstKeyOnlyFilter", FirstKeyOnlyFilter::from_arguments),
+    ("PrefixFilter", PrefixFilter::from_arguments),
+    ("ColumnPrefixFilter", ColumnPrefixFilter::from_arguments),
+    (
+        "MultipleColumnPrefixFilter",
+        column::multiple_column_prefix_from_arguments,
+    ),
+    ("PageFilter", PageFilter::from_arguments),
+    ("TimestampsFilter", TimestampsFilter::from_arguments),
+    ("RowFilter", RowFilter::from_arguments),
+    ("FamilyFilter", FamilyFilter::from_arguments),
+    ("QualifierFilter", QualifierFilter::from_arguments),
+    ("ValueFilter", ValueFilter::from_arguments),
+    ("ColumnRangeFilter", ColumnRangeFilter::from_arguments),
+    (
+        "SingleColumnValueFilter",
+        SingleColumnValueFilter::from_arguments,
+    ),
+];
+
+/// HBase's registered filters that [`Filter`] cannot represent.
+const UNREPRESENTABLE: &[&str] = &[
+    "ColumnCountGetFilter",
+    "ColumnPaginationFilter",
+    "InclusiveStopFilter",
+    "SingleColumnValueExcludeFilter",
+    "DependentColumnFilter",
+    "ColumnValueFilter",
+];
+
+/// `createFilterFromArguments` of the registered filter `name`.
+fn build(name: &str, args: &[Arg], base: usize) -> Result<Filter> {
+    if let Some((_, from_arguments)) = REGISTRY.iter().find(|(n, _)| *n == name) {
+        return from_arguments(name, args, base);
+    }
+    if UNREPRESENTABLE.contains(&name) {
         return Err(err(
-            arg.pos,
-            "a regexstring comparator and substring comparator can only be used with EQUAL \
-             and NOT_EQUAL",
+            base,
+            format!("{name} is an HBase filter that cellbase's Filter cannot represent"),
         ));
     }
-    Ok(())
-}
-
-/// `createFilterFromArguments` of each registered filter.
-fn build(name: &str, args: &[Arg], base: usize) -> Result<Filter> {
-    Ok(match name {
-        "KeyOnlyFilter" => {
-            arity(name, args, &[0, 1], base)?;
-            if let Some(a) = args.first()
-                && to_bool(a)?
-            {
-                return Err(err(
-                    a.pos,
-                    "KeyOnlyFilter(true) (value replaced by its length) is not supported by \
-                     cellbase's Filter",
-                ));
-            }
-            Filter::KeyOnly
-        }
-        "FirstKeyOnlyFilter" => {
-            arity(name, args, &[0], base)?;
-            Filter::FirstKeyOnly
-        }
-        "PrefixFilter" => {
-            arity(name, args, &[1], base)?;
-            Filter::Prefix(unquote(&args[0])?)
-        }
-        "ColumnPrefixFilter" => {
-            arity(name, args, &[1], base)?;
-            Filter::ColumnPrefix(unquote(&args[0])?)
-        }
-        "MultipleColumnPrefixFilter" => {
-            // A qualifier passes iff it starts with one of the prefixes: the same cells as an
-            // OR of ColumnPrefixFilters (no prefixes: everything, like an empty list).
-            let mut prefixes = args.iter().map(unquote).collect::<Result<Vec<_>>>()?;
-            prefixes.sort();
-            if prefixes.windows(2).any(|w| w[0] == w[1]) {
-                return Err(err(
-                    base,
-                    "MultipleColumnPrefixFilter: prefixes must be distinct",
-                ));
-            }
-            Filter::Any(prefixes.into_iter().map(Filter::ColumnPrefix).collect())
-        }
-        "PageFilter" => {
-            arity(name, args, &[1], base)?;
-            let n = to_long(&args[0])?;
-            if n < 0 {
-                return Err(err(
-                    args[0].pos,
-                    format!("PageFilter: page size must not be negative, got {n}"),
-                ));
-            }
-            Filter::Page(n.unsigned_abs())
-        }
-        "TimestampsFilter" => {
-            let ts = args.iter().map(to_long).collect::<Result<Vec<_>>>()?;
-            if let Some((a, t)) = args.iter().zip(&ts).find(|(_, t)| **t < 0) {
-                return Err(err(
-                    a.pos,
-                    format!("TimestampsFilter: timestamps must not be negative, got {t}"),
-                ));
-            }
-            Filter::Timestamps(ts)
-        }
-        "RowFilter" => {
-            let (op, c) = compare_args(name, args, base)?;
-            Filter::Row(op, c)
-        }
-        "FamilyFilter" => {
-            let (op, c) = compare_args(name, args, base)?;
-            Filter::Family(op, c)
-        }
-        "QualifierFilter" => {
-            let (op, c) = compare_args(name, args, base)?;
-            Filter::Qualifier(op, c)
-        }
-        "ValueFilter" => {
-            let (op, c) = compare_args(name, args, base)?;
-            Filter::Value(op, c)
-        }
-        "ColumnRangeFilter" => {
-            arity(name, args, &[4], base)?;
-            let min = unquote(&args[0])?;
-            let min_inclusive = to_bool(&args[1])?;
-            let max = unquote(&args[2])?;
-            let max_inclusive = to_bool(&args[3])?;
-            // An empty bound means "unbounded" in the language.
-            Filter::ColumnRange {
-                min: (!min.is_empty()).then_some(min),
-                min_inclusive,
-                max: (!max.is_empty()).then_some(max),
-                max_inclusive,
-            }
-        }
-        "SingleColumnValueFilter" => {
-            arity(name, args, &[4, 6], base)?;
-            let family = unquote(&args[0])?;
-            let qualifier = unquote(&args[1])?;
-            let op = to_op(&args[2])?;
-            let comparator = to_comparator(&args[3])?;
-            check_op_for(op, &comparator, &args[3])?;
-            let (filter_if_missing, latest_version_only) = if args.len() == 6 {
-                (to_bool(&args[4])?, to_bool(&args[5])?)
-            } else {
-                (false, true)
-            };
-            Filter::SingleColumnValue {
-                family,
-                qualifier,
-                op,
-                comparator,
-                filter_if_missing,
-                latest_version_only,
-            }
-        }
-        "ColumnCountGetFilter"
-        | "ColumnPaginationFilter"
-        | "InclusiveStopFilter"
-        | "SingleColumnValueExcludeFilter"
-        | "DependentColumnFilter"
-        | "ColumnValueFilter" => {
-            return Err(err(
-                base,
-                format!("{name} is an HBase filter that cellbase's Filter cannot represent"),
-            ));
-        }
-        _ => {
-            return Err(err(
-                base,
-                format!("unknown filter `{name}` (HBase: Filter Name {name} not supported)"),
-            ));
-        }
-    })
+    Err(err(
+        base,
+        format!("unknown filter `{name}` (HBase: Filter Name {name} not supported)"),
+    ))
 }
