@@ -37,7 +37,10 @@ fn documented_layers() -> (Vec<String>, BTreeMap<String, String>) {
             && let Some((file, _)) = rest.split_once('`')
         {
             let prev = listed.insert(format!("src/{file}"), layer.clone());
-            assert!(prev.is_none(), "src/{file} is listed twice in ARCHITECTURE.md");
+            assert!(
+                prev.is_none(),
+                "src/{file} is listed twice in ARCHITECTURE.md"
+            );
         }
     }
     assert!(
@@ -59,7 +62,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn rel(p: &Path) -> String {
-    p.strip_prefix(ROOT).unwrap().to_string_lossy().replace('\\', "/")
+    p.strip_prefix(ROOT)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// The layer a file belongs to: its first folder under src/, or "root" for src/*.rs.
@@ -97,8 +103,7 @@ fn test_only_files(files: &[PathBuf]) -> BTreeSet<String> {
                 continue;
             }
             // The child lives next to `foo.rs` in foo/ or next to `mod.rs` in its folder.
-            let dir = if f.file_name().unwrap() == "mod.rs" || f.file_name().unwrap() == "lib.rs"
-            {
+            let dir = if f.file_name().unwrap() == "mod.rs" || f.file_name().unwrap() == "lib.rs" {
                 f.parent().unwrap().to_path_buf()
             } else {
                 f.with_extension("")
@@ -189,7 +194,9 @@ fn every_source_file_is_listed_under_its_layer() {
     }
     for r in listed.keys() {
         if !Path::new(ROOT).join(r).exists() {
-            problems.push(format!("docs/ARCHITECTURE.md lists {r}, which does not exist"));
+            problems.push(format!(
+                "docs/ARCHITECTURE.md lists {r}, which does not exist"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -200,7 +207,10 @@ fn no_import_points_up_a_layer() {
     let (layers, _) = documented_layers();
     let rank = |layer: &str| -> usize {
         // The root (lib.rs and its re-exports) sits above every layer.
-        layers.iter().position(|l| l == layer).unwrap_or(layers.len())
+        layers
+            .iter()
+            .position(|l| l == layer)
+            .unwrap_or(layers.len())
     };
     let mut files = Vec::new();
     rust_files(&Path::new(ROOT).join("src"), &mut files);

@@ -7,8 +7,9 @@
 
 use crate::api::ops::{RowResult, Scan};
 use crate::api::scanner::{Bound, RangeScanner, scan_bounds};
-use crate::api::table::{Query, Table};
+use crate::api::table::Table;
 use crate::base::error::{Error, Result};
+use crate::read::query::Query;
 use std::sync::mpsc::{Receiver, sync_channel};
 
 /// Rows buffered per bucket ahead of the merge.

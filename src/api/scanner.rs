@@ -2,9 +2,10 @@
 //! fan-out of [`crate::Table::scan_salted`].
 
 use crate::api::ops::{RowResult, Scan};
-use crate::api::table::{Query, Table};
+use crate::api::table::Table;
 use crate::base::error::Result;
 use crate::engine::region::{Region, RegionVersion};
+use crate::read::query::Query;
 use crate::read::row::{ReaderParts, RowReader};
 use std::sync::Arc;
 
@@ -166,7 +167,7 @@ impl RangeScanner {
         let reader = if self.scan.reversed {
             self.reversed_reader(&region, &version)?
         } else {
-            self.table.region_reader(
+            crate::engine::read::region_reader(
                 &region,
                 &version,
                 &self.query,
@@ -206,7 +207,7 @@ impl RangeScanner {
                         row > lo.key.as_slice()
                     })
         });
-        self.table.region_reader_reversed(
+        crate::engine::read::region_reader_reversed(
             region,
             version,
             &self.query,

@@ -4,18 +4,13 @@ use crate::api::ops::{Columns, Get, RowResult, Scan};
 pub use crate::api::scanner::Scanner;
 use crate::base::error::{Error, Result};
 use crate::engine::Engine;
-use crate::engine::region::{FileSelection, Region, RegionVersion};
+use crate::engine::region::Region;
 use crate::engine::table::TableShared;
-use crate::model::cursor::CellCursor;
-use crate::model::key::first_on_row_into;
 use crate::model::mutation::{check_family, check_row};
 use crate::model::schema::TableDescriptor;
-use crate::read::filter::Filter;
-use crate::read::filter::eval::FilterRunner;
-use crate::read::matcher::{ColumnMap, ColumnSelection, ReadSpec, UserMatcher};
-use crate::read::merge::MergeCursor;
-use crate::read::row::{ReaderParts, RowReader};
-use crate::storage::sst::CachePolicy;
+use crate::read::matcher::{ColumnSelection, ReadSpec};
+use crate::read::query::Query;
+use crate::read::row::ReaderParts;
 use std::sync::Arc;
 
 /// Per-region statistics, as HBase's region server reports them.
@@ -46,19 +41,6 @@ pub struct Table {
     /// Keeps the database open; the last user handle's drop closes it.
     pub(crate) _open: Arc<crate::api::db::OpenHandles>,
     pub(crate) shared: Arc<TableShared>,
-}
-
-fn cache_policy(desc: &TableDescriptor) -> impl Fn(&[u8]) -> CachePolicy + '_ {
-    move |fam: &[u8]| match desc.get_family(fam) {
-        Some(f) => CachePolicy {
-            fill: f.block_cache,
-            in_memory: f.in_memory,
-        },
-        None => CachePolicy {
-            fill: true,
-            in_memory: false,
-        },
-    }
 }
 
 fn check_time_range((min, max): (i64, i64)) -> Result<()> {
@@ -105,110 +87,6 @@ impl Table {
         Ok(desc)
     }
 
-    /// A row reader over one region from `start` (a Get when `get_row` is set).
-    /// A reversed row reader over one region [SCAN-REV-1].
-    pub(crate) fn region_reader_reversed(
-        &self,
-        region: &Arc<Region>,
-        version: &RegionVersion,
-        q: &Query,
-        read_point: u64,
-        reverse: crate::read::row::Reverse,
-    ) -> Result<RowReader> {
-        let policy = cache_policy(&q.desc);
-        let sel = FileSelection {
-            families: q.families(),
-            get_row: None,
-            single_column: Default::default(),
-            start: &region.start(),
-            stop: &region.end(),
-            time_range: q.spec.time_range,
-            cache: &policy,
-        };
-        let merge = MergeCursor::new(version.cursors(&sel));
-        Ok(RowReader::reversed(
-            merge,
-            q.matcher(),
-            q.runner()?,
-            read_point,
-            reverse,
-        ))
-    }
-
-    /// A row reader over one region from `start` (a Get when `get_row` is set), built from
-    /// `parts` (reused buffers; [`ReaderParts::take_spare`] gives the thread's spare ones).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn region_reader(
-        &self,
-        region: &Arc<Region>,
-        version: &RegionVersion,
-        q: &Query,
-        start: &[u8],
-        get_row: Option<&[u8]>,
-        read_point: u64,
-        parts: ReaderParts,
-    ) -> Result<RowReader> {
-        let single_column = q
-            .column_map()
-            .into_iter()
-            .flatten()
-            .filter_map(|(f, qs)| match qs {
-                Some(s) if s.len() == 1 => s.iter().next().map(|x| (f.as_slice(), x.as_slice())),
-                _ => None,
-            })
-            .collect();
-        let policy = cache_policy(&q.desc);
-        let sel = FileSelection {
-            families: q.families(),
-            get_row,
-            single_column,
-            start,
-            stop: &region.end(),
-            time_range: q.spec.time_range,
-            cache: &policy,
-        };
-        let ReaderParts {
-            matcher,
-            mut children,
-            heap,
-            stop: mut buf,
-            cells,
-        } = parts;
-        version.cursors_into(&sel, &mut children);
-        let mut merge = MergeCursor::with_heap(children, heap);
-        let from = if start < region.start() {
-            region.start()
-        } else {
-            start
-        };
-        buf.clear();
-        first_on_row_into(from, &mut buf);
-        merge.seek(&buf)?;
-        buf.clear();
-        match get_row {
-            Some(r) => {
-                buf.extend_from_slice(r);
-                buf.push(0);
-            }
-            None => buf.extend_from_slice(&region.end()),
-        }
-        let matcher = match matcher {
-            Some(mut m) => {
-                m.reinit(q.desc.families(), &q.spec);
-                m
-            }
-            None => q.matcher(),
-        };
-        Ok(RowReader::new(
-            merge,
-            matcher,
-            q.runner()?,
-            read_point,
-            buf,
-            cells,
-        ))
-    }
-
     fn validate_read(
         &self,
         desc: &TableDescriptor,
@@ -248,7 +126,7 @@ impl Table {
         };
         let region = self.shared.region_for(&g.row);
         region.bump_reads(1);
-        let mut reader = self.region_reader(
+        let mut reader = crate::engine::read::region_reader(
             &region,
             &region.current(),
             &q,
@@ -491,39 +369,6 @@ impl Table {
                 }
             })
             .collect()
-    }
-}
-
-/// What a Get or Scan asks of a region reader.
-#[derive(Clone, Debug)]
-pub(crate) struct Query {
-    pub desc: Arc<TableDescriptor>,
-    /// The selected columns are `spec.columns` ([`Query::column_map`]).
-    pub spec: ReadSpec,
-    pub filter: Option<Filter>,
-    pub reversed: bool,
-}
-
-impl Query {
-    /// The selected families and their qualifiers; `None` = every column.
-    fn column_map(&self) -> Option<&ColumnMap> {
-        match &self.spec.columns {
-            ColumnSelection::All => None,
-            ColumnSelection::Families(m) => Some(m),
-        }
-    }
-    fn families(&self) -> Option<Vec<&[u8]>> {
-        self.column_map()
-            .map(|m| m.keys().map(Vec::as_slice).collect())
-    }
-    fn matcher(&self) -> Box<UserMatcher> {
-        Box::new(UserMatcher::new(self.desc.families(), self.spec.clone()))
-    }
-    fn runner(&self) -> Result<Option<FilterRunner>> {
-        self.filter
-            .as_ref()
-            .map(|f| FilterRunner::new(f, self.reversed))
-            .transpose()
     }
 }
 

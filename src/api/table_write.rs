@@ -201,14 +201,14 @@ impl Table {
             columns: selection(cols),
             ..ReadSpec::new(now)
         };
-        let q = crate::api::table::Query {
+        let q = crate::read::query::Query {
             desc: desc.clone(),
             spec,
             filter: None,
             reversed: false,
         };
         let rp = self.db.read_point();
-        let mut reader = self.region_reader(
+        let mut reader = crate::engine::read::region_reader(
             region,
             &region.current(),
             &q,

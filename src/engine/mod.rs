@@ -18,6 +18,7 @@ pub(crate) mod options;
 pub(crate) mod output;
 pub mod picker;
 pub(crate) mod pressure;
+pub(crate) mod read;
 pub(crate) mod recovery;
 pub(crate) mod region;
 pub mod repair;

@@ -5,5 +5,6 @@
 pub mod filter;
 pub mod matcher;
 pub mod merge;
+pub(crate) mod query;
 pub(crate) mod row;
 pub(crate) mod source;
