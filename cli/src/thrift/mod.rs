@@ -13,6 +13,7 @@ use std::time::Duration;
 mod admin;
 pub mod call;
 pub mod dispatch;
+mod encode;
 pub mod memory;
 pub mod methods;
 pub mod protocol;
@@ -23,6 +24,7 @@ pub mod server;
 pub mod service;
 pub mod transport;
 pub mod types;
+mod wire;
 mod writes;
 
 /// Arguments of `cellbase thrift`. Every limit must be at least 1 (0 is refused with a usage
