@@ -21,7 +21,7 @@
 //! message is always granted room when no other message holds any, so one connection can
 //! always make progress on an otherwise idle gateway (`--max-request-memory-mib` is at least
 //! `--max-message-mib`, so a frame always fits an empty pool).
-use super::protocol::ProtoError;
+use super::wire::ProtoError;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 

@@ -10,12 +10,22 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod admin;
+pub mod call;
+pub mod dispatch;
+mod encode;
 pub mod memory;
+pub mod methods;
 pub mod protocol;
+mod reads;
+pub mod scanners;
+mod scans;
 pub mod server;
 pub mod service;
 pub mod transport;
 pub mod types;
+mod wire;
+mod writes;
 
 /// Arguments of `cellbase thrift`. Every limit must be at least 1 (0 is refused with a usage
 /// error), except `--idle-timeout-secs`, where 0 means "never"; docs/THRIFT.md lists them.

@@ -94,6 +94,13 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// An IDL struct decoded from a [`Value::Struct`]'s fields, leniently: absent fields (or fields
+/// of another wire type) take the IDL default.
+pub trait FromFields<'a> {
+    /// Decodes the struct.
+    fn from_fields(f: Fields<'a>) -> Self;
+}
+
 /// `TCell {1: value, 2: timestamp}`.
 pub fn tcell(value: &[u8], ts: i64) -> Value {
     Value::Struct(vec![(1, Value::bin(value)), (2, Value::I64(ts))])
@@ -161,9 +168,9 @@ pub struct ColumnDescriptor {
     pub time_to_live: i32,
 }
 
-impl ColumnDescriptor {
+impl FromFields<'_> for ColumnDescriptor {
     /// Decodes with the IDL defaults for absent fields.
-    pub fn from_fields(f: Fields<'_>) -> Self {
+    fn from_fields(f: Fields<'_>) -> Self {
         ColumnDescriptor {
             name: f.bin(1).unwrap_or_default().to_vec(),
             max_versions: f.i32(2).unwrap_or(3),
@@ -174,7 +181,9 @@ impl ColumnDescriptor {
             time_to_live: f.i32(9).unwrap_or(-1),
         }
     }
+}
 
+impl ColumnDescriptor {
     /// Encodes every field 1–9.
     pub fn to_value(&self) -> Value {
         Value::Struct(vec![
@@ -236,9 +245,9 @@ pub struct Mutation<'a> {
     pub write_to_wal: bool,
 }
 
-impl<'a> Mutation<'a> {
+impl<'a> FromFields<'a> for Mutation<'a> {
     /// Decodes with IDL defaults.
-    pub fn from_fields(f: Fields<'a>) -> Self {
+    fn from_fields(f: Fields<'a>) -> Self {
         Mutation {
             is_delete: f.bool(1).unwrap_or(false),
             column: f.bin(2).unwrap_or_default(),
@@ -257,9 +266,9 @@ pub struct BatchMutation<'a> {
     pub mutations: Vec<Mutation<'a>>,
 }
 
-impl<'a> BatchMutation<'a> {
+impl<'a> FromFields<'a> for BatchMutation<'a> {
     /// Decodes.
-    pub fn from_fields(f: Fields<'a>) -> Self {
+    fn from_fields(f: Fields<'a>) -> Self {
         BatchMutation {
             row: f.bin(1).unwrap_or_default(),
             mutations: f
@@ -295,9 +304,9 @@ pub struct TScan<'a> {
     pub reversed: bool,
 }
 
-impl<'a> TScan<'a> {
+impl<'a> FromFields<'a> for TScan<'a> {
     /// Decodes.
-    pub fn from_fields(f: Fields<'a>) -> Self {
+    fn from_fields(f: Fields<'a>) -> Self {
         TScan {
             start_row: f.bin(1),
             stop_row: f.bin(2),
@@ -325,9 +334,9 @@ pub struct TIncrement<'a> {
     pub amount: i64,
 }
 
-impl<'a> TIncrement<'a> {
+impl<'a> FromFields<'a> for TIncrement<'a> {
     /// Decodes (a missing amount counts as 0... HBase's default is 0 too).
-    pub fn from_fields(f: Fields<'a>) -> Self {
+    fn from_fields(f: Fields<'a>) -> Self {
         TIncrement {
             table: f.bin(1).unwrap_or_default(),
             row: f.bin(2).unwrap_or_default(),
@@ -350,9 +359,9 @@ pub struct TAppend<'a> {
     pub values: Vec<&'a [u8]>,
 }
 
-impl<'a> TAppend<'a> {
+impl<'a> FromFields<'a> for TAppend<'a> {
     /// Decodes.
-    pub fn from_fields(f: Fields<'a>) -> Self {
+    fn from_fields(f: Fields<'a>) -> Self {
         TAppend {
             table: f.bin(1).unwrap_or_default(),
             row: f.bin(2).unwrap_or_default(),
