@@ -376,7 +376,7 @@ impl Table {
 fn region_name(table: &str, r: &Region) -> String {
     format!(
         "{table},{},{}",
-        crate::base::util::to_string_binary(&r.start()),
+        crate::base::util::to_string_binary(r.start()),
         r.id()
     )
 }

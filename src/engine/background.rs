@@ -8,6 +8,7 @@
 //! `MemStoreFlusher` threads, RocksDB in its high-priority pool).
 
 use crate::engine::Engine;
+use crate::engine::flush::FlushIf;
 use crate::engine::region::{Queued, Region};
 use crate::engine::table::TableShared;
 use parking_lot::{Condvar, Mutex};
@@ -145,7 +146,9 @@ impl Background {
             let result = match job {
                 Some(Job::Flush(t, r)) => {
                     r.clear_queued(Queued::Flush);
-                    db.flush_requested(&t, &r)
+                    // A request queued while an earlier flush was running is void once that flush took
+                    // the memstore, as HBase drops the flush request of a region already flushing.
+                    db.flush_after_wait(&t, &r, FlushIf::Due)
                 }
                 Some(Job::GlobalFlush) => {
                     let res = db.flush_for_global_pressure();

@@ -79,18 +79,7 @@ impl Engine {
         tables.remove(name);
         drop(tables);
         t.mark_dropped();
-        let mut ids: Vec<u64> = t
-            .region_list()
-            .iter()
-            .flat_map(|r| {
-                r.current()
-                    .files
-                    .values()
-                    .flatten()
-                    .map(|f| f.id)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let mut ids: Vec<u64> = t.region_list().iter().flat_map(|r| r.file_ids()).collect();
         ids.sort_unstable();
         ids.dedup();
         // Recorded obsolete by the DropTable edit; no region lists them any more.

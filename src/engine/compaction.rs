@@ -31,8 +31,11 @@ impl Engine {
         }
     }
 
-    /// Compacts each store of a region: minor by the exploring policy, or major (every file).
-    /// A minor compaction that selects every file of a store is a major one [REG-1].
+    /// Compacts each store of a region, one compaction of the region at a time: minor by the
+    /// exploring policy, or major (every file). A minor compaction that selects every file of a
+    /// store is a major one [REG-1]. A store holding references (shared with another region
+    /// after a split or merge) is always compacted whole, which rewrites them into files of its
+    /// own (as HBase forces).
     pub(crate) fn compact_region(
         &self,
         table: &Arc<TableShared>,
@@ -43,18 +46,6 @@ impl Engine {
         if table.is_dropped() || region.is_retired() {
             return Ok(());
         }
-        self.compact_locked(table, region, major)
-    }
-
-    /// [`Engine::compact_region`] for a caller holding the region's compaction lock. A store
-    /// holding references (shared with another region after a split or merge) is always
-    /// compacted whole, which rewrites them into files of its own (as HBase forces).
-    pub(crate) fn compact_locked(
-        &self,
-        table: &Arc<TableShared>,
-        region: &Arc<Region>,
-        major: bool,
-    ) -> Result<()> {
         let desc: Arc<TableDescriptor> = table.desc_arc();
         let flush_size = desc
             .table_memstore_flush_size()
@@ -119,7 +110,7 @@ impl Engine {
         let mut merge = MergeCursor::new(cursors);
         // Files shared with another region (references) hold rows outside this region: the
         // output keeps only the region's own [start, end).
-        merge.seek(&crate::model::key::first_on_row(&region.start()))?;
+        merge.seek(&crate::model::key::first_on_row(region.start()))?;
         let ctx = self.file_ctx();
         let mut out =
             Output::new(&ctx, table.id, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);

@@ -125,20 +125,6 @@ impl Engine {
         self.flush_after_wait(table, region, FlushIf::Always)
     }
 
-    /// A background thread's flush request ([`Engine::maybe_flush`] queued it): flushes only
-    /// when the memstore is still at the flush size (or a failed flush left a snapshot) once
-    /// this flush holds the region's flush lock. A request queued while an earlier flush was
-    /// running is void once that flush has taken the memstore, as HBase drops the flush
-    /// request of a region that is already flushing; flushing the few writes that arrived
-    /// meanwhile would only add a small file (and compactions).
-    pub(crate) fn flush_requested(
-        &self,
-        table: &Arc<TableShared>,
-        region: &Arc<Region>,
-    ) -> Result<()> {
-        self.flush_after_wait(table, region, FlushIf::Due)
-    }
-
     /// Waits until the stores may take another file, then flushes under the region's flush
     /// lock if `when` still holds there.
     pub(crate) fn flush_after_wait(
@@ -214,7 +200,10 @@ impl Engine {
 #[derive(Clone, Copy)]
 pub(crate) enum FlushIf {
     Always,
-    /// The memstore is at its flush size, or a failed flush left a snapshot to retry.
+    /// The memstore is at its flush size, or a failed flush left a snapshot to retry: a
+    /// background thread's request ([`Engine::maybe_flush`] queued it), void once an earlier
+    /// flush took the memstore (flushing the few writes that arrived meanwhile would only add a
+    /// small file, and compactions).
     Due,
     /// All memstores together are still at or above the global lower limit.
     GlobalPressure,

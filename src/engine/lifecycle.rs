@@ -100,14 +100,7 @@ impl Engine {
     pub fn live_file_ids(&self) -> std::collections::BTreeSet<u64> {
         self.all_regions()
             .iter()
-            .flat_map(|(_, r)| {
-                r.current()
-                    .files
-                    .values()
-                    .flatten()
-                    .map(|f| f.id)
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|(_, r)| r.file_ids())
             .collect()
     }
 

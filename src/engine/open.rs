@@ -112,7 +112,7 @@ impl Engine {
                     &memstore_bytes,
                 )));
             }
-            regions.sort_by(|a, b| a.start().cmp(&b.start()));
+            regions.sort_by(|a, b| a.start().cmp(b.start()));
             let t = Arc::new(TableShared::new(
                 table_id,
                 rec.desc.clone(),

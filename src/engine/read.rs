@@ -24,8 +24,8 @@ pub(crate) fn region_reader_reversed(
         families: q.families(),
         get_row: None,
         single_column: Default::default(),
-        start: &region.start(),
-        stop: &region.end(),
+        start: region.start(),
+        stop: region.end(),
         time_range: q.spec.time_range,
         cache: &policy,
     };
@@ -66,7 +66,7 @@ pub(crate) fn region_reader(
         get_row,
         single_column,
         start,
-        stop: &region.end(),
+        stop: region.end(),
         time_range: q.spec.time_range,
         cache: &policy,
     };
@@ -93,7 +93,7 @@ pub(crate) fn region_reader(
             buf.extend_from_slice(r);
             buf.push(0);
         }
-        None => buf.extend_from_slice(&region.end()),
+        None => buf.extend_from_slice(region.end()),
     }
     let matcher = match matcher {
         Some(mut m) => {

@@ -355,6 +355,16 @@ impl Region {
             .min(v.snapshot.as_ref().map_or(u64::MAX, |s| s.min_seq()))
     }
 
+    /// Ids of the block files the region's current version lists, every family.
+    pub fn file_ids(&self) -> Vec<u64> {
+        self.current()
+            .files
+            .values()
+            .flatten()
+            .map(|f| f.id)
+            .collect()
+    }
+
     /// Counts `n` rows or cells read.
     pub fn bump_reads(&self, n: u64) {
         self.read_requests.fetch_add(n, Ordering::Relaxed);

@@ -102,7 +102,7 @@ impl Engine {
                 (list.iter().any(|f| region.is_reference(f)), infos)
             })
             .collect();
-        choose_split_row(&stores, &region.start(), &region.end())
+        choose_split_row(&stores, region.start(), region.end())
     }
 
     /// After a flush or compaction (background threads only): queue a split when the policy
@@ -198,8 +198,8 @@ impl Engine {
             return Err(Error::invalid(format!(
                 "split row {} is not strictly inside region [{}, {})",
                 crate::base::util::to_string_binary(&row),
-                crate::base::util::to_string_binary(&region.start()),
-                crate::base::util::to_string_binary(&region.end())
+                crate::base::util::to_string_binary(region.start()),
+                crate::base::util::to_string_binary(region.end())
             )));
         }
         region.retire();
@@ -249,24 +249,17 @@ impl Engine {
         };
         self.manifest.lock().append(&edit)?;
         let flushed = region.flushed_seq();
-        let [a, b] = defs;
         let mut files = files.into_iter();
-        let da = Arc::new(Region::new(
-            a.id,
-            a.start,
-            a.end,
-            flushed,
-            files.next().unwrap_or_default(),
-            &self.memstore_bytes,
-        ));
-        let db = Arc::new(Region::new(
-            b.id,
-            b.start,
-            b.end,
-            flushed,
-            files.next().unwrap_or_default(),
-            &self.memstore_bytes,
-        ));
+        let [da, db] = defs.map(|d| {
+            Arc::new(Region::new(
+                d.id,
+                d.start,
+                d.end,
+                flushed,
+                files.next().unwrap_or_default(),
+                &self.memstore_bytes,
+            ))
+        });
         table.replace_regions(&[region.id()], vec![da.clone(), db.clone()]);
         Ok([da, db])
     }

@@ -85,7 +85,7 @@ impl TableShared {
         let mut regions = self.regions.write();
         regions.retain(|r| !old.contains(&r.id()));
         regions.extend(new);
-        regions.sort_by(|a, b| a.start().cmp(&b.start()));
+        regions.sort_by(|a, b| a.start().cmp(b.start()));
         debug_assert!(
             regions.windows(2).all(|w| w[0].end() == w[1].start()),
             "regions must stay contiguous"
