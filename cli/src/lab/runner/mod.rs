@@ -6,6 +6,20 @@
 //! check (`Table::compact`, `Table::run_split_check`). Splits therefore happen only at window
 //! boundaries, after the window's counters were read, so every write of a window is counted in
 //! the region that took it, and the run is reproducible from its seed.
+//!
+//! `result` holds what a run measured (the serialized result), `regions` the per-region
+//! helpers (region table rows, the regions a read plan touches) and `findings` the sentences
+//! built from the numbers; this module runs the workload.
+
+mod findings;
+mod regions;
+mod result;
+
+pub use findings::findings;
+pub use result::{
+    IndexReads, KEY_BUCKETS, QueryStats, RegionCell, RegionRow, RunResult, SplitEvent, Summary,
+    Window, gini,
+};
 
 use super::design::{Design, OpKind, Workload};
 use super::key::{KeyDesign, Plan, Query};
@@ -15,294 +29,10 @@ use cellbase::{
     Table, TableDescriptor, rowkey,
 };
 use indicatif::ProgressBar;
-use serde::Serialize;
+use regions::{overlapping, region_rows, sum_reads, touched};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Instant;
-
-/// Key-range buckets on the heatmaps' y axis.
-pub const KEY_BUCKETS: usize = 48;
-
-/// One region in one window.
-#[derive(Clone, Debug, Serialize)]
-pub struct RegionCell {
-    /// Position of the region's start key in the final key space, 0..1 (rank of the key among
-    /// all rowkeys of the run).
-    pub y0: f64,
-    /// Position of its end key.
-    pub y1: f64,
-    /// Writes it took in the window (engine counter).
-    pub writes: u64,
-    /// Reads it served in the window (engine counter: one per Get, one per row scanned).
-    pub reads: u64,
-}
-
-/// One sampling window.
-#[derive(Clone, Debug, Serialize)]
-pub struct Window {
-    /// Operations done when the window closed.
-    pub end_op: u64,
-    /// Regions during the window.
-    pub regions: usize,
-    /// Writes in the window.
-    pub writes: u64,
-    /// Reads in the window.
-    pub reads: u64,
-    /// Largest share of the window's writes that one region took.
-    pub hottest_share: f64,
-    /// `hottest_share / (1 / regions)`.
-    pub hottest_ratio: f64,
-    /// Largest share of the window's reads that one region served (0 without reads).
-    pub hottest_read_share: f64,
-    /// Gini coefficient of writes across the regions.
-    pub gini: f64,
-    /// Every region's cell.
-    pub cells: Vec<RegionCell>,
-    /// Writes per key-range bucket (from the keys the lab wrote).
-    pub bucket_writes: Vec<u64>,
-    /// Reads per key-range bucket (keys got, rows scanned).
-    pub bucket_reads: Vec<u64>,
-}
-
-/// A split the engine made.
-#[derive(Clone, Debug, Serialize)]
-pub struct SplitEvent {
-    /// Window that ended just before it.
-    pub window: usize,
-    /// Operations done by then.
-    pub op: u64,
-    /// The split row (HBase binary notation).
-    pub row: String,
-    /// Its position in the key space, 0..1.
-    pub y: f64,
-    /// Regions afterwards.
-    pub regions_after: usize,
-}
-
-/// Per query type.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct QueryStats {
-    /// Operation name.
-    pub name: String,
-    /// How the design answers it (`get`, `prefix`, `range`, `salted range`, `full`, with
-    /// `via index` when through an index).
-    pub plan: String,
-    /// Times run.
-    pub count: u64,
-    /// Mean regions whose range the read overlapped.
-    pub mean_regions_touched: f64,
-    /// Largest of those.
-    pub max_regions_touched: u64,
-    /// Regions of the table when measured (mean).
-    pub mean_regions_total: f64,
-    /// Mean rows the engine read for it (its read-request counters).
-    pub mean_rows_examined: f64,
-    /// Mean rows that matched.
-    pub mean_rows_matched: f64,
-    /// Mean data blocks the engine read for it (`Db::metrics().data_blocks_read`).
-    pub mean_blocks_read: f64,
-    /// Matching rows the read did not return (should be 0).
-    pub missed: u64,
-    #[serde(skip)]
-    sums: [u64; 6],
-}
-
-/// One row of the region table, as HBase's UI shows it.
-#[derive(Clone, Debug, Serialize)]
-pub struct RegionRow {
-    /// Region name.
-    pub name: String,
-    /// Start key (binary notation).
-    pub start_key: String,
-    /// End key.
-    pub end_key: String,
-    /// Store file bytes plus memstore bytes.
-    pub size_bytes: u64,
-    /// Store files.
-    pub files: u32,
-    /// Read requests since the region was created.
-    pub read_requests: u64,
-    /// Write requests since the region was created.
-    pub write_requests: u64,
-}
-
-/// Read skew of one index table over the run.
-#[derive(Clone, Debug, Serialize)]
-pub struct IndexReads {
-    /// The index's name.
-    pub name: String,
-    /// Reads its regions served (one per Get, one per row a scan returned).
-    pub reads: u64,
-    /// Hottest index region's share of a window's index reads, averaged weighted by reads.
-    pub mean_hottest_read_share: f64,
-    /// That share over the fair share `1/regions`, averaged the same way.
-    pub mean_hottest_read_ratio: f64,
-}
-
-/// The numbers that sum a run up.
-#[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    /// Hottest region's share of writes, averaged over windows (weighted by writes).
-    pub mean_hottest_share: f64,
-    /// Hottest region's share over its fair share `1/regions`, averaged the same way.
-    pub mean_hottest_ratio: f64,
-    /// The largest ratio of any window.
-    pub max_hottest_ratio: f64,
-    /// Gini coefficient of writes across regions, averaged over windows (0 = even, 1 = one
-    /// region takes all).
-    pub mean_gini: f64,
-    /// Share of the run's writes made while one region took over half of its window's writes.
-    pub time_over_half: f64,
-    /// Hottest region's share of reads, averaged over windows (weighted by reads); 0 when the
-    /// workload reads nothing. Reads count one per Get and one per row a scan returned.
-    pub mean_hottest_read_share: f64,
-    /// Hottest region's share of reads over its fair share `1/regions`, averaged the same way.
-    pub mean_hottest_read_ratio: f64,
-    /// Share of the run's reads served while one region served over half of its window's reads.
-    pub read_time_over_half: f64,
-    /// Reads in the run.
-    pub reads: u64,
-    /// Read skew of each index table, like the main table's.
-    pub index_reads: Vec<IndexReads>,
-    /// Gini coefficient of writes across the key-range buckets over the whole run.
-    pub key_bucket_gini: f64,
-    /// Splits the engine made.
-    pub splits: usize,
-    /// Regions at the start.
-    pub initial_regions: usize,
-    /// Regions at the end.
-    pub final_regions: usize,
-    /// Operations.
-    pub ops: u64,
-    /// Puts.
-    pub puts: u64,
-    /// Seconds spent in the engine's calls (puts, gets, scans, compactions, splits; not the
-    /// lab's bookkeeping).
-    pub wall_secs: f64,
-    /// Operations per second.
-    pub ops_per_sec: f64,
-    /// Bytes of keys and values written.
-    pub logical_bytes: u64,
-    /// Bytes the table holds at the end (store files + memstores).
-    pub stored_bytes: u64,
-    /// Store files at the end.
-    pub store_files: u64,
-}
-
-/// Everything a run measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunResult {
-    /// Design name.
-    pub design: String,
-    /// Design description.
-    pub description: String,
-    /// Design file.
-    pub file: String,
-    /// Seed.
-    pub seed: u64,
-    /// The rowkey, described.
-    pub rowkey: String,
-    /// Example rowkeys (first records).
-    pub example_keys: Vec<String>,
-    /// Pre-split.
-    pub pre_split: String,
-    /// Split threshold.
-    pub max_region_size: u64,
-    /// Flush size.
-    pub memstore_flush_size: u64,
-    /// Records put.
-    pub records: u64,
-    /// Operations per window.
-    pub window_ops: u64,
-    /// Summary.
-    pub summary: Summary,
-    /// Per query type.
-    pub queries: Vec<QueryStats>,
-    /// Splits in order.
-    pub splits: Vec<SplitEvent>,
-    /// Final regions.
-    pub regions: Vec<RegionRow>,
-    /// Final regions of each index table.
-    pub index_regions: Vec<(String, Vec<RegionRow>)>,
-    /// Windows.
-    pub windows: Vec<Window>,
-    /// Start key (binary notation) of each key-range bucket.
-    pub bucket_starts: Vec<String>,
-    /// Findings computed from the numbers above.
-    pub findings: Vec<String>,
-}
-
-/// Gini coefficient of `xs` (0 when they are all equal or sum to 0).
-pub fn gini(xs: &[u64]) -> f64 {
-    let n = xs.len();
-    let total: u64 = xs.iter().sum();
-    if n < 2 || total == 0 {
-        return 0.0;
-    }
-    let mut v = xs.to_vec();
-    v.sort_unstable();
-    let weighted: f64 = v
-        .iter()
-        .enumerate()
-        .map(|(i, &x)| (i as f64 + 1.0) * x as f64)
-        .sum();
-    (2.0 * weighted) / (n as f64 * total as f64) - (n as f64 + 1.0) / n as f64
-}
-
-fn region_rows(regions: &[RegionInfo]) -> Vec<RegionRow> {
-    regions
-        .iter()
-        .map(|r| RegionRow {
-            name: r.name.clone(),
-            start_key: rowkey::to_string_binary(&r.start_key),
-            end_key: rowkey::to_string_binary(&r.end_key),
-            size_bytes: r.store_file_bytes + r.memstore_bytes,
-            files: r.store_files,
-            read_requests: r.read_requests,
-            write_requests: r.write_requests,
-        })
-        .collect()
-}
-
-/// Regions of `regions` overlapping `[start, stop)` (stop empty = unbounded).
-fn overlapping(regions: &[RegionInfo], start: &[u8], stop: &[u8]) -> Vec<usize> {
-    regions
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            (stop.is_empty() || r.start_key.as_slice() < stop)
-                && (r.end_key.is_empty() || r.end_key.as_slice() > start)
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// Regions a plan reads.
-fn touched(regions: &[RegionInfo], plan: &Plan) -> u64 {
-    match plan.salted {
-        None => overlapping(regions, &plan.start, &plan.stop).len() as u64,
-        Some(b) => {
-            let mut all = std::collections::BTreeSet::new();
-            for p in rowkey::salted_prefixes(b) {
-                let mut s = p.clone();
-                s.extend_from_slice(&plan.start);
-                let e = if plan.stop.is_empty() {
-                    super::key::prefix_stop(&p)
-                } else {
-                    let mut e = p.clone();
-                    e.extend_from_slice(&plan.stop);
-                    e
-                };
-                all.extend(overlapping(regions, &s, &e));
-            }
-            all.len() as u64
-        }
-    }
-}
-
-fn sum_reads(regions: &[RegionInfo]) -> u64 {
-    regions.iter().map(|r| r.read_requests).sum()
-}
 
 struct TableSet {
     main: Table,
@@ -607,7 +337,7 @@ pub fn run_with_progress(
                                     main_regions.extend(overlapping(
                                         &regs_before,
                                         key,
-                                        &super::key::prefix_stop(key),
+                                        &crate::lab::key::prefix_stop(key),
                                     ));
                                     if !r.is_empty() {
                                         m += 1;
@@ -845,113 +575,4 @@ pub fn run_with_progress(
     drop(tables);
     db.close().map_err(e)?;
     Ok(result)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0)
-}
-
-/// Findings: sentences built from the measured numbers (nothing canned: every claim is a
-/// comparison of numbers of this run).
-pub fn findings(r: &RunResult) -> Vec<String> {
-    let s = &r.summary;
-    let mut f = Vec::new();
-    if s.time_over_half >= 0.5 {
-        f.push(format!(
-            "Hot spot: one region took over half of the writes during {} of the run; on average the hottest region took {} of each window's writes ({:.1}x its fair share).",
-            pct(s.time_over_half),
-            pct(s.mean_hottest_share),
-            s.mean_hottest_ratio
-        ));
-    } else {
-        f.push(format!(
-            "Writes spread: the hottest region took {} of a window's writes on average, {:.1}x its fair share (worst window {:.1}x); one region held a majority during {} of the run.",
-            pct(s.mean_hottest_share),
-            s.mean_hottest_ratio,
-            s.max_hottest_ratio,
-            pct(s.time_over_half)
-        ));
-    }
-    // Read skew, with the same prominence as write skew (seeds 002 and 003 warn of read hot
-    // spots): 2x the fair share on average, or one region serving a majority for half the run.
-    if s.reads > 0 {
-        if s.mean_hottest_read_ratio >= 2.0 || s.read_time_over_half >= 0.5 {
-            f.push(format!(
-                "Read hot spot: the hottest region served {} of a window's reads on average, {:.1}x its fair share; one region served a majority of reads during {} of the run.",
-                pct(s.mean_hottest_read_share),
-                s.mean_hottest_read_ratio,
-                pct(s.read_time_over_half)
-            ));
-        } else {
-            f.push(format!(
-                "Reads spread: the hottest region served {} of a window's reads on average, {:.1}x its fair share; one region served a majority during {} of the run.",
-                pct(s.mean_hottest_read_share),
-                s.mean_hottest_read_ratio,
-                pct(s.read_time_over_half)
-            ));
-        }
-    }
-    for ix in s.index_reads.iter().filter(|ix| ix.reads > 0) {
-        let kind = if ix.mean_hottest_read_ratio >= 2.0 {
-            "Read hot spot in index"
-        } else {
-            "Reads spread in index"
-        };
-        f.push(format!(
-            "{kind} {}: the hottest index region served {} of a window's index reads on average, {:.1}x its fair share.",
-            ix.name,
-            pct(ix.mean_hottest_read_share),
-            ix.mean_hottest_read_ratio
-        ));
-    }
-    f.push(format!(
-        "Gini of writes across regions: {:.2} per window on average (0 = even, 1 = one region takes all).",
-        s.mean_gini
-    ));
-    if s.splits > 0 {
-        let last = r.splits.last().map_or(0, |x| x.op);
-        f.push(format!(
-            "The engine split {} time(s), from {} to {} regions; the last split came at operation {} of {}.",
-            s.splits, s.initial_regions, s.final_regions, last, s.ops
-        ));
-    } else {
-        f.push(format!(
-            "No region reached the split threshold; the table kept its {} region(s).",
-            s.final_regions
-        ));
-    }
-    for q in &r.queries {
-        if q.plan == "put" || q.count == 0 {
-            continue;
-        }
-        let all = q.mean_regions_total;
-        let frac = if all > 0.0 {
-            q.mean_regions_touched / all
-        } else {
-            0.0
-        };
-        let what = if frac >= 0.99 && all > 1.0 {
-            "every region"
-        } else if q.mean_regions_touched <= 1.5 {
-            "about one region"
-        } else {
-            "several regions"
-        };
-        f.push(format!(
-            "{} ({}) touched {} ({:.1} of {:.1} on average) and the engine read {:.1} rows to return {:.1} matching ones{}.",
-            q.name,
-            q.plan,
-            what,
-            q.mean_regions_touched,
-            all,
-            q.mean_rows_examined,
-            q.mean_rows_matched,
-            if q.missed > 0 {
-                format!("; {} matching rows were NOT returned", q.missed)
-            } else {
-                String::new()
-            }
-        ));
-    }
-    f
 }

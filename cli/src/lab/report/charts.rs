@@ -1,0 +1,351 @@
+//! The report's SVG charts: the heat scale, the heatmaps by region and by key bucket, the
+//! hottest region's share of writes and the split timeline.
+
+use super::esc;
+use crate::lab::runner::{RunResult, Window};
+use std::fmt::Write;
+
+/// Colour stops of the heat scale, cold to hot (light yellow to dark purple): readable on white
+/// and in grey scale.
+const STOPS: [(u8, u8, u8); 5] = [
+    (255, 245, 192),
+    (254, 196, 79),
+    (240, 59, 32),
+    (189, 0, 38),
+    (73, 0, 106),
+];
+/// Colour of a cell with no traffic.
+const EMPTY: &str = "#eef0f3";
+
+/// The colour of `v` on a scale up to `max` (square-root scale, so that cool traffic next to a
+/// hot spot stays visible).
+pub fn heat(v: u64, max: u64) -> String {
+    if v == 0 || max == 0 {
+        return EMPTY.to_string();
+    }
+    let t = (v as f64 / max as f64).sqrt().clamp(0.0, 1.0);
+    let x = t * (STOPS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    let f = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |p: u8, q: u8| (f64::from(p) + (f64::from(q) - f64::from(p)) * f).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
+}
+
+/// Which counter a heatmap shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Writes.
+    Writes,
+    /// Reads.
+    Reads,
+}
+
+impl Metric {
+    fn word(self) -> &'static str {
+        match self {
+            Metric::Writes => "writes",
+            Metric::Reads => "reads",
+        }
+    }
+}
+
+pub(super) fn legend(out: &mut String, x: f64, y: f64, max: u64, what: &str) {
+    let _ = write!(
+        out,
+        r#"<g class="legend"><text x="{x}" y="{}" font-size="11">{what} per cell:</text>"#,
+        y + 11.0
+    );
+    let x0 = x + 110.0;
+    let _ = write!(
+        out,
+        r##"<rect x="{x0}" y="{y}" width="14" height="14" fill="{EMPTY}" stroke="#999" stroke-width="0.5"/><text x="{}" y="{}" font-size="11">0</text>"##,
+        x0 + 18.0,
+        y + 11.0
+    );
+    let steps = 24;
+    for i in 0..steps {
+        let v = ((i + 1) as f64 / steps as f64).powi(2) * max as f64;
+        let _ = write!(
+            out,
+            r#"<rect x="{}" y="{y}" width="6" height="14" fill="{}"/>"#,
+            x0 + 40.0 + i as f64 * 6.0,
+            heat(v.ceil() as u64, max.max(1))
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<text x="{}" y="{}" font-size="11">{max} (square-root scale)</text></g>"#,
+        x0 + 40.0 + steps as f64 * 6.0 + 6.0,
+        y + 11.0
+    );
+}
+
+/// Heatmap by region: x = windows, y = key space (rank of keys, first key at the top), one
+/// band per region as the region existed in that window; white dots mark the split rows.
+pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) -> String {
+    let ws = &r.windows;
+    let max = ws
+        .iter()
+        .flat_map(|x| x.cells.iter())
+        .map(|c| {
+            if m == Metric::Writes {
+                c.writes
+            } else {
+                c.reads
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    let (left, top) = if small { (4.0, 4.0) } else { (60.0, 10.0) };
+    let legend_h = if small { 0.0 } else { 34.0 };
+    let cw = w / ws.len().max(1) as f64;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" role="img" aria-label="{} by region heatmap">"#,
+        w + left + 10.0,
+        h + top + 30.0 + legend_h,
+        m.word()
+    );
+    let _ = write!(
+        s,
+        r##"<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="{EMPTY}"/>"##
+    );
+    for (i, win) in ws.iter().enumerate() {
+        let x = left + i as f64 * cw;
+        for c in &win.cells {
+            let v = if m == Metric::Writes {
+                c.writes
+            } else {
+                c.reads
+            };
+            let y0 = top + c.y0 * h;
+            let hh = ((c.y1 - c.y0) * h).max(1.0);
+            let _ = write!(
+                s,
+                r##"<rect x="{x:.2}" y="{y0:.2}" width="{:.2}" height="{hh:.2}" fill="{}" stroke="#ffffff" stroke-width="0.3"><title>window {i}: {v} {}</title></rect>"##,
+                cw + 0.05,
+                heat(v, max),
+                m.word()
+            );
+        }
+    }
+    for sp in &r.splits {
+        let x = left + (sp.window as f64 + 1.0) * cw;
+        let y = top + sp.y * h;
+        let _ = write!(
+            s,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="{}" fill="#ffffff" stroke="#1f4e79" stroke-width="1"><title>split at {}</title></circle>"##,
+            if small { 1.5 } else { 2.5 },
+            esc(&sp.row)
+        );
+    }
+    if !small {
+        axis(&mut s, left, top, w, h, r, true);
+        let _ = write!(
+            s,
+            r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key space</text>"#,
+            top + h / 2.0,
+            top + h / 2.0
+        );
+        legend(&mut s, left, top + h + 26.0, max, m.word());
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn axis(s: &mut String, left: f64, top: f64, w: f64, h: f64, r: &RunResult, keys: bool) {
+    let ops = r.windows.last().map_or(0, |x| x.end_op);
+    let _ = write!(
+        s,
+        r#"<text x="{left}" y="{}" font-size="11">op 0</text><text x="{}" y="{}" font-size="11" text-anchor="end">op {ops} (time →)</text>"#,
+        top + h + 14.0,
+        left + w,
+        top + h + 14.0
+    );
+    if !keys {
+        return;
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" font-size="10" text-anchor="end">first</text><text x="{}" y="{}" font-size="10" text-anchor="end">last</text>"#,
+        left - 4.0,
+        top + 10.0,
+        left - 4.0,
+        top + h
+    );
+}
+
+/// Heatmap by key-range bucket: x = windows, y = equal-count buckets of the run's rowkeys.
+pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) -> String {
+    let ws = &r.windows;
+    let pick = |x: &Window| -> Vec<u64> {
+        if m == Metric::Writes {
+            x.bucket_writes.clone()
+        } else {
+            x.bucket_reads.clone()
+        }
+    };
+    let nb = r.bucket_starts.len().max(1);
+    let max = ws.iter().flat_map(pick).max().unwrap_or(0);
+    let (left, top) = if small { (4.0, 4.0) } else { (60.0, 10.0) };
+    let legend_h = if small { 0.0 } else { 34.0 };
+    let cw = w / ws.len().max(1) as f64;
+    let bh = h / nb as f64;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" role="img" aria-label="{} by key-range bucket heatmap">"#,
+        w + left + 10.0,
+        h + top + 30.0 + legend_h,
+        m.word()
+    );
+    for (i, win) in ws.iter().enumerate() {
+        let x = left + i as f64 * cw;
+        for (b, v) in pick(win).into_iter().enumerate() {
+            let _ = write!(
+                s,
+                r#"<rect x="{x:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>window {i}, keys from {}: {v} {}</title></rect>"#,
+                top + b as f64 * bh,
+                cw + 0.05,
+                bh + 0.05,
+                heat(v, max),
+                esc(&r.bucket_starts[b.min(nb - 1)]),
+                m.word()
+            );
+        }
+    }
+    if !small {
+        axis(&mut s, left, top, w, h, r, true);
+        let _ = write!(
+            s,
+            r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key buckets</text>"#,
+            top + h / 2.0,
+            top + h / 2.0
+        );
+        legend(&mut s, left, top + h + 26.0, max, m.word());
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Hottest region's share of each window's writes, against the fair share `1/regions`.
+pub fn share_chart(r: &RunResult, w: f64, h: f64) -> String {
+    let (left, top) = (60.0, 10.0);
+    let ws = &r.windows;
+    let cw = w / ws.len().max(1) as f64;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" role="img" aria-label="hottest region share chart">"#,
+        w + left + 10.0,
+        h + top + 50.0
+    );
+    let _ = write!(
+        s,
+        r##"<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fafbfc" stroke="#ccc"/>"##
+    );
+    for (frac, label) in [(0.0, "0%"), (0.5, "50%"), (1.0, "100%")] {
+        let y = top + h - frac * h;
+        let _ = write!(
+            s,
+            r##"<line x1="{left}" x2="{}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" font-size="10" text-anchor="end">{label}</text>"##,
+            left + w,
+            left - 4.0,
+            y + 3.0
+        );
+    }
+    let mut hot = String::new();
+    let mut fair = String::new();
+    for (i, win) in ws.iter().enumerate() {
+        let x = left + (i as f64 + 0.5) * cw;
+        let _ = write!(hot, "{x:.1},{:.1} ", top + h - win.hottest_share * h);
+        let f = if win.regions > 0 {
+            1.0 / win.regions as f64
+        } else {
+            0.0
+        };
+        let _ = write!(fair, "{x:.1},{:.1} ", top + h - f * h);
+    }
+    let _ = write!(
+        s,
+        r##"<polyline points="{hot}" fill="none" stroke="#bd0026" stroke-width="2"/><polyline points="{fair}" fill="none" stroke="#1f4e79" stroke-width="1.5" stroke-dasharray="4 3"/>"##
+    );
+    axis(&mut s, left, top, w, h, r, false);
+    let ly = top + h + 30.0;
+    let _ = write!(
+        s,
+        r##"<line x1="{left}" x2="{}" y1="{ly}" y2="{ly}" stroke="#bd0026" stroke-width="2"/><text x="{}" y="{}" font-size="11">hottest region's share of the window's writes</text><line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="#1f4e79" stroke-dasharray="4 3" stroke-width="1.5"/><text x="{}" y="{}" font-size="11">fair share (1 / regions)</text>"##,
+        left + 20.0,
+        left + 24.0,
+        ly + 4.0,
+        left + 300.0,
+        left + 320.0,
+        left + 324.0,
+        ly + 4.0
+    );
+    s.push_str("</svg>");
+    s
+}
+
+/// Region count over the run, with a tick at every split.
+pub fn split_timeline(r: &RunResult, w: f64, h: f64) -> String {
+    let (left, top) = (60.0, 10.0);
+    let ws = &r.windows;
+    let cw = w / ws.len().max(1) as f64;
+    let maxr = ws
+        .iter()
+        .map(|x| x.regions)
+        .chain(std::iter::once(r.summary.final_regions))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" role="img" aria-label="split timeline">"#,
+        w + left + 10.0,
+        h + top + 24.0
+    );
+    let _ = write!(
+        s,
+        r##"<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fafbfc" stroke="#ccc"/><text x="{}" y="{}" font-size="10" text-anchor="end">{maxr}</text><text x="{}" y="{}" font-size="10" text-anchor="end">0</text>"##,
+        left - 4.0,
+        top + 8.0,
+        left - 4.0,
+        top + h
+    );
+    let mut pts = String::new();
+    for (i, win) in ws.iter().enumerate() {
+        let y = top + h - win.regions as f64 / maxr * h;
+        let _ = write!(
+            pts,
+            "{:.1},{y:.1} {:.1},{y:.1} ",
+            left + i as f64 * cw,
+            left + (i + 1) as f64 * cw
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<polyline points="{pts}" fill="none" stroke="#1f4e79" stroke-width="2"/>"##
+    );
+    for sp in &r.splits {
+        let x = left + (sp.window as f64 + 1.0) * cw;
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{}" stroke="#bd0026" stroke-width="1" opacity="0.6"><title>split at op {} at {}</title></line>"##,
+            top + h,
+            sp.op,
+            esc(&sp.row)
+        );
+    }
+    axis(&mut s, left, top, w, h, r, false);
+    s.push_str("</svg>");
+    s
+}

@@ -1,0 +1,543 @@
+//! The `ddl` group: create, alter, describe, list, exists, enable/disable, drop, and the
+//! family and table attributes they take.
+
+use super::args::{Opts, arity, bool_of, bytes_of, int_of, str_of, u32_of};
+use super::{CmdError, Echo, R, Session, engine_msg, err};
+use crate::shell::format;
+use crate::shell::ruby::Value;
+use cellbase::rowkey::to_bytes_binary;
+use cellbase::{
+    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, SplitAlgorithm, TableDescriptor,
+};
+use std::io::Write;
+use std::time::Duration;
+
+/// TTL as seconds: an integer, `'FOREVER'`, `'86400 SECONDS (1 DAY)'` or `'1 DAY 2 HOURS'`.
+fn ttl_of(v: &Value) -> R<Option<Duration>> {
+    let secs: i64 = match v {
+        Value::Int(i) => *i,
+        _ => {
+            let s = str_of(v, "TTL")?;
+            let s = s.trim();
+            if s.eq_ignore_ascii_case("FOREVER") {
+                return Ok(None);
+            }
+            let head = s.split('(').next().unwrap_or(s).trim();
+            if let Ok(n) = head.parse::<i64>() {
+                n
+            } else {
+                let words: Vec<&str> = head.split_whitespace().collect();
+                if words.is_empty() || !words.len().is_multiple_of(2) {
+                    return err(format!("Invalid TTL value: {s}"));
+                }
+                let mut total: i64 = 0;
+                for pair in words.chunks(2) {
+                    let n: i64 = pair[0]
+                        .parse()
+                        .map_err(|_| CmdError(format!("Invalid TTL value: {s}")))?;
+                    let unit = pair[1].to_ascii_uppercase();
+                    let mult = match unit.trim_end_matches('S') {
+                        "DAY" => 86400,
+                        "HOUR" => 3600,
+                        "MINUTE" => 60,
+                        "SECOND" => 1,
+                        _ => return err(format!("Invalid TTL value: {s}")),
+                    };
+                    total = total.saturating_add(n.saturating_mul(mult));
+                }
+                total
+            }
+        }
+    };
+    if secs >= i64::from(i32::MAX) {
+        return Ok(None);
+    }
+    if secs <= 0 {
+        return err(format!(
+            "TTL must be a positive number of seconds, got {secs}"
+        ));
+    }
+    Ok(Some(Duration::from_secs(secs as u64)))
+}
+
+/// Applies a family dictionary's settings (NAME already taken) onto `f`.
+fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
+    if let Some(v) = o.take("VERSIONS") {
+        f = f.max_versions(u32_of(&v, "VERSIONS")?);
+    }
+    if let Some(v) = o.take("MIN_VERSIONS") {
+        f = f.min_versions(u32_of(&v, "MIN_VERSIONS")?);
+    }
+    if let Some(v) = o.take("TTL") {
+        match ttl_of(&v)? {
+            Some(d) => f = f.ttl(d),
+            None => f.ttl = None,
+        }
+    }
+    if let Some(v) = o.take("KEEP_DELETED_CELLS") {
+        let k = match &v {
+            Value::Bool(true) => KeepDeletedCells::True,
+            Value::Bool(false) => KeepDeletedCells::False,
+            _ => match str_of(&v, "KEEP_DELETED_CELLS")?
+                .to_ascii_uppercase()
+                .as_str()
+            {
+                "TRUE" => KeepDeletedCells::True,
+                "FALSE" => KeepDeletedCells::False,
+                "TTL" => KeepDeletedCells::Ttl,
+                other => {
+                    return err(format!(
+                        "KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, got {other}"
+                    ));
+                }
+            },
+        };
+        f = f.keep_deleted_cells(k);
+    }
+    if let Some(v) = o.take("BLOOMFILTER") {
+        let b = match str_of(&v, "BLOOMFILTER")?.to_ascii_uppercase().as_str() {
+            "NONE" => BloomType::None,
+            "ROW" => BloomType::Row,
+            "ROWCOL" => BloomType::RowCol,
+            other => {
+                return err(format!(
+                    "BLOOMFILTER must be NONE, ROW or ROWCOL, got {other}"
+                ));
+            }
+        };
+        f = f.bloom_filter(b);
+    }
+    if let Some(v) = o.take("COMPRESSION") {
+        let c = match str_of(&v, "COMPRESSION")?.to_ascii_uppercase().as_str() {
+            "NONE" => Compression::None,
+            "SNAPPY" => Compression::Snappy,
+            other => {
+                return err(format!(
+                    "COMPRESSION {other} is not supported by cellbase (NONE or SNAPPY)"
+                ));
+            }
+        };
+        f = f.compression(c);
+    }
+    if let Some(v) = o.take("BLOCKSIZE") {
+        f = f.block_size(u32_of(&v, "BLOCKSIZE")?);
+    }
+    if let Some(v) = o.take("IN_MEMORY") {
+        f = f.in_memory(bool_of(&v, "IN_MEMORY")?);
+    }
+    if let Some(v) = o.take("BLOCKCACHE") {
+        f = f.block_cache(bool_of(&v, "BLOCKCACHE")?);
+    }
+    if let Some(v) = o.take("DATA_BLOCK_ENCODING") {
+        let e = str_of(&v, "DATA_BLOCK_ENCODING")?;
+        if !e.eq_ignore_ascii_case("NONE") {
+            return err(format!(
+                "DATA_BLOCK_ENCODING {e} is not supported by cellbase (NONE only)"
+            ));
+        }
+    }
+    if let Some(v) = o.take("REPLICATION_SCOPE")
+        && int_of(&v, "REPLICATION_SCOPE")? != 0
+    {
+        return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
+    }
+    f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
+    Ok(f)
+}
+
+impl Session {
+    pub(super) fn create(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        arity(args, 1, usize::MAX)?;
+        let name = str_of(&args[0], "table name")?;
+        let mut desc = TableDescriptor::new(&name);
+        let mut nfam = 0;
+        let mut split_keys: Option<Vec<Vec<u8>>> = None;
+        let mut presplit: Option<(SplitAlgorithm, u32)> = None;
+        for a in &args[1..] {
+            match a {
+                Value::Str(f) => {
+                    let f = FamilyDescriptor::new(f);
+                    f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
+                    desc = desc.family(f);
+                    nfam += 1;
+                }
+                Value::Hash(_) => {
+                    let mut o = Opts::from(a)?;
+                    if let Some(n) = o.take("NAME") {
+                        let fam =
+                            family_attrs(FamilyDescriptor::new(bytes_of(&n, "NAME")?), &mut o)?;
+                        desc = desc.family(fam);
+                        nfam += 1;
+                    }
+                    if let Some(v) = o.take("SPLITS") {
+                        let Value::Array(items) = v else {
+                            return err("SPLITS must be an array of split keys");
+                        };
+                        let keys = items
+                            .iter()
+                            .map(|k| {
+                                bytes_of(k, "split key")
+                                    .map(|b| to_bytes_binary(&String::from_utf8_lossy(&b)))
+                            })
+                            .collect::<R<Vec<_>>>()?;
+                        split_keys = Some(keys);
+                    }
+                    if let Some(v) = o.take("SPLITS_FILE") {
+                        let path = str_of(&v, "SPLITS_FILE")?;
+                        let text = std::fs::read_to_string(&path).map_err(|e| {
+                            CmdError(format!("Unable to read splits file {path}: {e}"))
+                        })?;
+                        // As HBase: `File.foreach { |line| line.chomp }`, no other trimming.
+                        split_keys = Some(text.lines().map(to_bytes_binary).collect());
+                    }
+                    if o.has("NUMREGIONS") || o.has("SPLITALGO") {
+                        let Some(n) = o.take("NUMREGIONS") else {
+                            return err("Number of regions must be specified");
+                        };
+                        let Some(alg) = o.take("SPLITALGO") else {
+                            return err("Split algorithm must be specified");
+                        };
+                        let n = int_of(&n, "NUMREGIONS")?;
+                        if n <= 1 {
+                            return err("Number of regions must be greater than 1");
+                        }
+                        let n = u32::try_from(n)
+                            .map_err(|_| CmdError(format!("NUMREGIONS out of range: {n}")))?;
+                        let alg = SplitAlgorithm::from_name(&str_of(&alg, "SPLITALGO")?)
+                            .map_err(|e| CmdError(engine_msg(&e)))?;
+                        // Compute now so a bad count fails before anything is created.
+                        cellbase::rowkey::split_keys_checked(alg, n)
+                            .map_err(|e| CmdError(engine_msg(&e)))?;
+                        presplit = Some((alg, n));
+                    }
+                    if let Some(v) = o.take("MAX_FILESIZE") {
+                        desc = desc.max_region_size(table_size(&v, "MAX_FILESIZE")?);
+                    }
+                    if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
+                        desc = desc.memstore_flush_size(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
+                    }
+                    o.finish("create")?;
+                }
+                other => {
+                    return err(format!(
+                        "Column family must be a String or a Hash, got {}",
+                        other.describe()
+                    ));
+                }
+            }
+        }
+        if nfam == 0 {
+            return err("Table must have at least one column family");
+        }
+        if split_keys.is_some() && presplit.is_some() {
+            return err("Use either SPLITS/SPLITS_FILE or NUMREGIONS/SPLITALGO, not both");
+        }
+        if let Some(k) = split_keys {
+            desc = desc.split_keys(k);
+        }
+        if let Some((alg, n)) = presplit {
+            desc = desc.pre_split(alg, n);
+        }
+        self.db
+            .create_table(desc)
+            .or_else(|e| self.fail(&name, e))?;
+        writeln!(out, "Created table {name}")?;
+        Ok(Some(format!("Hbase::Table - {name}")))
+    }
+
+    /// HBase `admin.rb` `alter`: each argument is a family spec (a name, or a hash with NAME
+    /// and no METHOD), a family deletion (`'delete' => 'f'`, `METHOD => 'delete'`), an unset of
+    /// table attributes (`METHOD => 'table_att_unset'`), or table attributes (a hash without
+    /// NAME, optionally `METHOD => 'table_att'`). Every argument is checked, against the schema
+    /// as the earlier arguments leave it, before anything changes.
+    pub(super) fn alter(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        arity(args, 2, usize::MAX)?;
+        let name = str_of(&args[0], "table name")?;
+        let current = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
+        // The schema as the arguments so far leave it.
+        let mut fams: Vec<FamilyDescriptor> = current.families().to_vec();
+        let mut max_size = current.table_max_region_size();
+        let mut flush_size = current.table_memstore_flush_size();
+        let mut changes = Vec::new();
+        for a in &args[1..] {
+            match a {
+                Value::Str(f) => {
+                    let f = FamilyDescriptor::new(f);
+                    f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
+                    upsert(&mut fams, &f);
+                    changes.push(Alter::Family(f));
+                }
+                Value::Hash(_) => {
+                    let mut o = Opts::from(a)?;
+                    // `'delete' => 'f'` is `{METHOD => 'delete', NAME => 'f'}` (the rest of
+                    // that hash is dropped, as HBase rebuilds it).
+                    if let Some(d) = o.take("delete") {
+                        o = Opts(vec![
+                            ("METHOD".into(), Value::Str(b"delete".to_vec())),
+                            ("NAME".into(), d),
+                        ]);
+                    }
+                    let method = match o.take("METHOD") {
+                        Some(m) => Some(str_of(&m, "METHOD")?),
+                        None => None,
+                    };
+                    match method.as_deref() {
+                        None if o.has("NAME") => {
+                            let n = o.take("NAME").unwrap_or(Value::Nil);
+                            let fname = bytes_of(&n, "NAME")?;
+                            let base = fams
+                                .iter()
+                                .find(|f| f.name == fname)
+                                .cloned()
+                                .unwrap_or_else(|| FamilyDescriptor::new(&fname));
+                            let f = family_attrs(base, &mut o)?;
+                            o.finish("alter")?;
+                            upsert(&mut fams, &f);
+                            changes.push(Alter::Family(f));
+                        }
+                        Some("delete") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for delete method");
+                            };
+                            let fname = bytes_of(&n, "NAME")?;
+                            o.finish("alter")?;
+                            // HBase's removeColumnFamily ignores a family the table lacks.
+                            if fams.iter().any(|f| f.name == fname) {
+                                fams.retain(|f| f.name != fname);
+                                if fams.is_empty() {
+                                    // ModifyTableProcedure's check.
+                                    return err(format!(
+                                        "org.apache.hadoop.hbase.DoNotRetryIOException: Table {name} should have at least one column family."
+                                    ));
+                                }
+                                changes.push(Alter::DeleteFamily(fname));
+                            }
+                        }
+                        Some("table_att_unset") => {
+                            let Some(n) = o.take("NAME") else {
+                                return err("NAME parameter missing for table_att_unset method");
+                            };
+                            let keys = match &n {
+                                Value::Array(a) => a.clone(),
+                                v => vec![v.clone()],
+                            };
+                            o.finish("alter")?;
+                            for k in keys {
+                                let k = str_of(&k, "NAME")?;
+                                let slot = match k.as_str() {
+                                    "MAX_FILESIZE" => &mut max_size,
+                                    "MEMSTORE_FLUSHSIZE" => &mut flush_size,
+                                    _ => &mut None,
+                                };
+                                if slot.take().is_none() {
+                                    return err(format!("Could not find attribute: {k}"));
+                                }
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        None | Some("table_att") => {
+                            if let Some(v) = o.take("MAX_FILESIZE") {
+                                max_size = Some(table_size(&v, "MAX_FILESIZE")?);
+                            }
+                            if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
+                                flush_size = Some(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
+                            }
+                            if let Some((k, _)) = o.0.first() {
+                                return err(format!(
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE and MEMSTORE_FLUSHSIZE are)"
+                                ));
+                            }
+                            changes.push(Alter::Sizes);
+                        }
+                        Some(m) => return err(format!("Unknown method: {m}")),
+                    }
+                }
+                other => {
+                    return err(format!(
+                        "alter takes family names or hashes, got {}",
+                        other.describe()
+                    ));
+                }
+            }
+        }
+        writeln!(out, "Updating all regions with the new schema...")?;
+        let mut sizes_done = false;
+        for c in changes {
+            let r = match c {
+                Alter::Family(f) => self.db.alter_family(&name, f),
+                Alter::DeleteFamily(f) => self.db.delete_family(&name, &f),
+                Alter::Sizes if sizes_done => Ok(()),
+                Alter::Sizes => {
+                    sizes_done = true;
+                    self.db
+                        .set_table_max_region_size(&name, max_size)
+                        .and_then(|()| self.db.set_table_memstore_flush_size(&name, flush_size))
+                }
+            };
+            r.or_else(|e| self.fail(&name, e))?;
+        }
+        let n = self.db.table(&name).map(|t| t.regions().len()).unwrap_or(1);
+        writeln!(out, "{n}/{n} regions updated.")?;
+        writeln!(out, "Done.")?;
+        Ok(None)
+    }
+
+    pub(super) fn describe(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        let desc = self.db.describe(&name).or_else(|e| self.fail(&name, e))?;
+        let enabled = self.db.is_table_enabled(&name).unwrap_or(true);
+        let state = if enabled { "ENABLED" } else { "DISABLED" };
+        format::one_col(out, &format!("Table {name} is {state}"), self.width)?;
+        let mut attrs = Vec::new();
+        if let Some(n) = desc.table_max_region_size() {
+            attrs.push(format!("MAX_FILESIZE => '{n}'"));
+        }
+        if let Some(n) = desc.table_memstore_flush_size() {
+            attrs.push(format!("MEMSTORE_FLUSHSIZE => '{n}'"));
+        }
+        let line2 = if attrs.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}, {{TABLE_ATTRIBUTES => {{{}}}}}", attrs.join(", "))
+        };
+        format::one_col(out, &line2, self.width)?;
+        format::one_col(out, "COLUMN FAMILIES DESCRIPTION", self.width)?;
+        for f in desc.families() {
+            format::one_col(out, &format::family_line(f), self.width)?;
+            writeln!(out)?;
+        }
+        writeln!(out, "{} row(s)", desc.families().len())?;
+        writeln!(out, "Quota is disabled")?;
+        Ok(None)
+    }
+
+    pub(super) fn list(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        arity(args, 0, 1)?;
+        let re = match args.first() {
+            Some(v) => {
+                let pat = str_of(v, "regex")?;
+                Some(regex::Regex::new(&format!("^(?:{pat})$")).map_err(|e| {
+                    let detail = e.to_string();
+                    let last = detail
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                        .trim_start_matches("error: ");
+                    CmdError(format!("Invalid regex {pat}: {last}"))
+                })?)
+            }
+            None => None,
+        };
+        let names: Vec<String> = self
+            .db
+            .table_names()
+            .into_iter()
+            .filter(|n| re.as_ref().is_none_or(|r| r.is_match(n)))
+            .collect();
+        format::one_col(out, "TABLE", self.width)?;
+        for n in &names {
+            format::one_col(out, n, self.width)?;
+        }
+        writeln!(out, "{} row(s)", names.len())?;
+        Ok(Some(format!(
+            "[{}]",
+            names
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+
+    pub(super) fn exists(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        let yes = self.db.describe(&name).is_ok();
+        let answer = if yes { "does exist" } else { "does not exist" };
+        format::one_col(out, &format!("Table {name} {answer}"), self.width)?;
+        Ok(Some(yes.to_string()))
+    }
+
+    pub(super) fn set_enabled(&mut self, args: &[Value], enable: bool) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        let now = self
+            .db
+            .is_table_enabled(&name)
+            .or_else(|e| self.fail(&name, e))?;
+        if now != enable {
+            let r = if enable {
+                self.db.enable_table(&name)
+            } else {
+                self.db.disable_table(&name)
+            };
+            r.or_else(|e| self.fail(&name, e))?;
+        }
+        Ok(None)
+    }
+
+    pub(super) fn is_enabled(
+        &mut self,
+        args: &[Value],
+        out: &mut dyn Write,
+        want: bool,
+    ) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        let enabled = self
+            .db
+            .is_table_enabled(&name)
+            .or_else(|e| self.fail(&name, e))?;
+        let answer = enabled == want;
+        format::one_col(out, &answer.to_string(), self.width)?;
+        Ok(Some(answer.to_string()))
+    }
+
+    pub(super) fn drop(&mut self, args: &[Value]) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        if self
+            .db
+            .is_table_enabled(&name)
+            .or_else(|e| self.fail(&name, e))?
+        {
+            return err(format!("Table {name} is enabled. Disable it first."));
+        }
+        self.db.drop_table(&name).or_else(|e| self.fail(&name, e))?;
+        Ok(None)
+    }
+}
+
+/// One change of an `alter` command, applied after every argument was checked.
+enum Alter {
+    /// Add or replace a family.
+    Family(FamilyDescriptor),
+    /// Delete a family and its data.
+    DeleteFamily(Vec<u8>),
+    /// Install the final MAX_FILESIZE / MEMSTORE_FLUSHSIZE (set or unset).
+    Sizes,
+}
+
+fn upsert(fams: &mut Vec<FamilyDescriptor>, f: &FamilyDescriptor) {
+    match fams.iter_mut().find(|x| x.name == f.name) {
+        Some(x) => *x = f.clone(),
+        None => fams.push(f.clone()),
+    }
+}
+
+/// MAX_FILESIZE / MEMSTORE_FLUSHSIZE: an integer or a numeric string (HBase's
+/// `JLong.valueOf`), greater than 0.
+fn table_size(v: &Value, what: &str) -> R<u64> {
+    let n = match v {
+        Value::Str(s) => String::from_utf8_lossy(s)
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| CmdError(format!("{what} must be a number, got {}", v.describe())))?,
+        other => int_of(other, what)?,
+    };
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| CmdError(format!("{what} must be positive, got {n}")))
+}

@@ -1,0 +1,349 @@
+//! The shell's commands (hbase-shell.md §4.1) mapped onto the engine API.
+//!
+//! Every command validates all of its arguments before it touches the database, so a command
+//! that fails on bad input writes nothing.
+//!
+//! The commands are `impl Session` blocks in one file per help group: `ddl` (create, alter,
+//! describe, list, enable/disable, drop), `dml` (put, get, scan, delete, incr, count,
+//! truncate) and `admin` (the `tools` group: flush, compact, split, merge_region,
+//! list_regions); `args` turns the Ruby values of the arguments into engine types. This module
+//! holds the command table, the dispatch and what the groups share.
+
+mod admin;
+mod args;
+mod ddl;
+mod dml;
+
+pub use admin::encoded_name;
+
+use super::format::TsFormat;
+use super::ruby::Value;
+use args::arity;
+use cellbase::rowkey::to_string_binary;
+use cellbase::{Db, ManualClock, Table};
+use std::io::Write;
+use std::time::Duration;
+
+/// A command failure, printed as `ERROR: <message>` followed by the command's usage.
+#[derive(Debug)]
+pub struct CmdError(pub String);
+
+impl From<std::io::Error> for CmdError {
+    fn from(e: std::io::Error) -> Self {
+        CmdError(format!("I/O error writing output: {e}"))
+    }
+}
+
+type R<T> = Result<T, CmdError>;
+
+fn err<T>(msg: impl Into<String>) -> R<T> {
+    Err(CmdError(msg.into()))
+}
+
+/// What a successful command leaves to print after its `Took` line (irb's `=> value` echo).
+pub type Echo = Option<String>;
+
+/// The database handle and output settings the commands share.
+pub struct Session {
+    /// The open database.
+    pub db: Db,
+    /// The manual clock when `--fixed-clock-ms` is in force (advanced 1 ms per command).
+    pub clock: Option<ManualClock>,
+    /// Timestamp style.
+    pub ts: TsFormat,
+    /// Width of the two-column layout: 0 = pipe layout, else the aligned TTY layout.
+    pub width: usize,
+}
+
+/// Every command: name, group, usage text.
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "create",
+        "ddl",
+        "create 't1', 'f1', 'f2'\n  create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400, MIN_VERSIONS => 0,\n    KEEP_DELETED_CELLS => FALSE|TRUE|TTL, BLOOMFILTER => NONE|ROW|ROWCOL,\n    COMPRESSION => NONE|SNAPPY, BLOCKSIZE => 65536, IN_MEMORY => false, BLOCKCACHE => true}\n  create 't1', 'f1', SPLITS => ['10', '20', '30']\n  create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n  create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n  Table options: MAX_FILESIZE, MEMSTORE_FLUSHSIZE.",
+    ),
+    (
+        "alter",
+        "ddl",
+        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  alter 't1', 'delete' => 'f1'\n  alter 't1', NAME => 'f1', METHOD => 'delete'\n  alter 't1', MAX_FILESIZE => '134217728', MEMSTORE_FLUSHSIZE => 4194304\n  alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'",
+    ),
+    ("describe", "ddl", "describe 't1'"),
+    ("desc", "ddl", "desc 't1'"),
+    ("list", "ddl", "list\n  list 'abc.*'"),
+    ("exists", "ddl", "exists 't1'"),
+    ("disable", "ddl", "disable 't1'"),
+    ("enable", "ddl", "enable 't1'"),
+    ("is_enabled", "ddl", "is_enabled 't1'"),
+    ("is_disabled", "ddl", "is_disabled 't1'"),
+    (
+        "drop",
+        "ddl",
+        "drop 't1'   (the table must be disabled first)",
+    ),
+    (
+        "put",
+        "dml",
+        "put 't1', 'r1', 'f1:c1', 'value'[, ts][, {TTL => ms}]",
+    ),
+    (
+        "get",
+        "dml",
+        "get 't1', 'r1'\n  get 't1', 'r1', 'f1:c1', 'f1:c2'\n  get 't1', 'r1', ['f1:c1', 'f1']\n  get 't1', 'r1', {COLUMN => 'f1:c1', TIMESTAMP => ts, TIMERANGE => [ts1, ts2],\n    VERSIONS => 3, FILTER => \"ValueFilter(=, 'binary:v')\", MAXLENGTH => n}\n  get 't1', 'r1', 'f1:c1:toLong'   (formatter: toInt, toLong, toString, ...)",
+    ),
+    (
+        "scan",
+        "dml",
+        "scan 't1'\n  scan 't1', {STARTROW => 'r1', STOPROW => 'r9', ROWPREFIXFILTER => 'r', LIMIT => 10,\n    COLUMNS => ['f1', 'f2:c'], TIMESTAMP => ts, TIMERANGE => [ts1, ts2], VERSIONS => 3,\n    RAW => true, REVERSED => true, FILTER => \"PrefixFilter('r')\", MAXLENGTH => n}",
+    ),
+    ("delete", "dml", "delete 't1', 'r1', 'f1:c1'[, ts]"),
+    (
+        "deleteall",
+        "dml",
+        "deleteall 't1', 'r1'[, 'f1:c1'][, ts]\n  deleteall 't1', {ROWPREFIXFILTER => 'prefix'}[, 'f1:c1'][, ts]",
+    ),
+    ("incr", "dml", "incr 't1', 'r1', 'f1:c1'[, n]"),
+    ("get_counter", "dml", "get_counter 't1', 'r1', 'f1:c1'"),
+    (
+        "count",
+        "dml",
+        "count 't1'[, {INTERVAL => 1000, CACHE => 10, FILTER => \"...\"}]",
+    ),
+    (
+        "truncate",
+        "dml",
+        "truncate 't1'   (disable, drop and recreate without the splits)",
+    ),
+    (
+        "truncate_preserve",
+        "dml",
+        "truncate_preserve 't1'   (keeps the region boundaries)",
+    ),
+    (
+        "flush",
+        "tools",
+        "flush 't1'\n  flush 't1', 'f1'\n  flush 'REGIONNAME'",
+    ),
+    (
+        "compact",
+        "tools",
+        "compact 't1'[, 'f1']\n  compact 'REGIONNAME'",
+    ),
+    (
+        "major_compact",
+        "tools",
+        "major_compact 't1'[, 'f1']\n  major_compact 'REGIONNAME'",
+    ),
+    (
+        "split",
+        "tools",
+        "split 't1'\n  split 't1', 'splitKey'\n  split 'REGIONNAME', 'splitKey'",
+    ),
+    (
+        "merge_region",
+        "tools",
+        "merge_region 'REGIONNAME_A', 'REGIONNAME_B'[, true]\n  merge_region ['REGIONNAME_A', 'REGIONNAME_B']",
+    ),
+    (
+        "list_regions",
+        "tools",
+        "list_regions 't1'\n  list_regions 't1', {SERVER_NAME => 'localhost,0,0', LOCALITY_THRESHOLD => 0.8}\n  list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE']",
+    ),
+    ("help", "general", "help\n  help 'get'"),
+    ("version", "general", "version"),
+    (
+        "show_filters",
+        "general",
+        "show_filters   (the filter names FILTER => \"...\" strings accept)",
+    ),
+    ("exit", "general", "exit"),
+];
+
+/// The filter names of the filter language that the engine's `Filter::parse` builds, in the
+/// order of its registry (src/filter/parse.rs): what `show_filters` prints, one per line as
+/// HBase does. HBase also registers ColumnCountGetFilter, ColumnPaginationFilter,
+/// InclusiveStopFilter, SingleColumnValueExcludeFilter, DependentColumnFilter and (2.x)
+/// ColumnValueFilter, which `Filter` cannot represent: the parser refuses them, so they are
+/// not listed.
+pub const SUPPORTED_FILTERS: &[&str] = &[
+    "KeyOnlyFilter",
+    "FirstKeyOnlyFilter",
+    "PrefixFilter",
+    "ColumnPrefixFilter",
+    "MultipleColumnPrefixFilter",
+    "PageFilter",
+    "TimestampsFilter",
+    "RowFilter",
+    "FamilyFilter",
+    "QualifierFilter",
+    "ValueFilter",
+    "ColumnRangeFilter",
+    "SingleColumnValueFilter",
+];
+
+/// The usage text of a command, if it exists.
+pub fn usage(cmd: &str) -> Option<&'static str> {
+    COMMANDS.iter().find(|c| c.0 == cmd).map(|c| c.2)
+}
+
+/// The server name list_regions shows: an embedded database has one "server".
+pub const SERVER_NAME: &str = "localhost,0,0";
+
+/// Message text for an engine error, with the HBase shell's translations.
+pub fn engine_msg(e: &cellbase::Error) -> String {
+    match e {
+        cellbase::Error::TableNotFound(t) => format!("Unknown table {t}!"),
+        cellbase::Error::TableExists(t) => format!("Table already exists: {t}!"),
+        // The client's region lookup (ConnectionImplementation.locateRegion), as JRuby
+        // prints a Java exception: `class: message`.
+        cellbase::Error::TableDisabled(t) => disabled_msg(t),
+        cellbase::Error::InvalidArgument(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The client's error for a data operation on a disabled table.
+fn disabled_msg(table: &str) -> String {
+    format!("org.apache.hadoop.hbase.TableNotEnabledException: {table} is disabled.")
+}
+
+impl Session {
+    fn now(&self) -> i64 {
+        match &self.clock {
+            Some(c) => cellbase::Clock::now_millis(c),
+            None => cellbase::Clock::now_millis(&cellbase::SystemClock),
+        }
+    }
+
+    /// Maps an engine error, listing the valid families for an unknown family as HBase does.
+    fn fail<T>(&self, table: &str, e: cellbase::Error) -> R<T> {
+        if let cellbase::Error::NoSuchFamily { .. } = e {
+            let cols = self
+                .db
+                .describe(table)
+                .map(|d| {
+                    d.families()
+                        .iter()
+                        .map(|f| format!("{}:*", to_string_binary(&f.name)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            return err(format!("Unknown column family! Valid column names: {cols}"));
+        }
+        err(engine_msg(&e))
+    }
+
+    fn table(&self, name: &str) -> R<Table> {
+        let t = self.db.table(name).or_else(|e| self.fail(name, e))?;
+        if !self.db.is_table_enabled(name).unwrap_or(true) {
+            return err(disabled_msg(name));
+        }
+        Ok(t)
+    }
+
+    fn exists_table(&self, name: &str) -> R<()> {
+        self.db
+            .describe(name)
+            .map(|_| ())
+            .or_else(|e| self.fail(name, e))
+    }
+
+    /// Advances the fixed clock (if any) so that consecutive commands get distinct times.
+    pub fn tick(&self) {
+        if let Some(c) = &self.clock {
+            c.advance(Duration::from_millis(1));
+        }
+    }
+
+    /// Runs one command, writing its output; returns the `=>` echo to print after `Took`.
+    pub fn run(&mut self, cmd: &str, args: &[Value], out: &mut dyn Write) -> R<Echo> {
+        match cmd {
+            "create" => self.create(args, out),
+            "alter" => self.alter(args, out),
+            "describe" | "desc" => self.describe(args, out),
+            "list" => self.list(args, out),
+            "exists" => self.exists(args, out),
+            "disable" => self.set_enabled(args, false),
+            "enable" => self.set_enabled(args, true),
+            "is_enabled" => self.is_enabled(args, out, true),
+            "is_disabled" => self.is_enabled(args, out, false),
+            "drop" => self.drop(args),
+            "put" => self.put(args),
+            "get" => self.get(args, out),
+            "scan" => self.scan(args, out),
+            "delete" => self.delete(args, false),
+            "deleteall" => self.delete(args, true),
+            "incr" => self.incr(args, out),
+            "get_counter" => self.get_counter(args, out),
+            "count" => self.count(args, out),
+            "truncate" => self.truncate(args, out, false),
+            "truncate_preserve" => self.truncate(args, out, true),
+            "flush" | "compact" | "major_compact" => self.maintain(cmd, args),
+            "split" => self.split(args),
+            "merge_region" => self.merge_region(args),
+            "list_regions" => self.list_regions(args, out),
+            "show_filters" => {
+                arity(args, 0, 0)?;
+                for name in SUPPORTED_FILTERS {
+                    writeln!(out, "{name}")?;
+                }
+                Ok(None)
+            }
+            "version" => {
+                arity(args, 0, 0)?;
+                writeln!(
+                    out,
+                    "cellbase {}, HBase shell compatible (2.x formats)",
+                    env!("CARGO_PKG_VERSION")
+                )?;
+                Ok(None)
+            }
+            _ => err(format!("unknown command {cmd}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SUPPORTED_FILTERS;
+
+    /// `show_filters` lists exactly what the engine's parser builds: each listed name parses
+    /// (with arguments of its shape), and HBase's other registered names are refused.
+    #[test]
+    fn listed_filters_are_the_ones_the_parser_builds() {
+        let example = |name: &str| -> String {
+            let args = match name {
+                "KeyOnlyFilter" | "FirstKeyOnlyFilter" => "",
+                "PrefixFilter" | "ColumnPrefixFilter" => "'a'",
+                "MultipleColumnPrefixFilter" => "'a', 'b'",
+                "PageFilter" => "10",
+                "TimestampsFilter" => "1, 2",
+                "RowFilter" | "FamilyFilter" | "QualifierFilter" | "ValueFilter" => "=, 'binary:a'",
+                "ColumnRangeFilter" => "'a', true, 'b', false",
+                "SingleColumnValueFilter" => "'f', 'q', =, 'binary:v'",
+                other => panic!("no example arguments for {other}"),
+            };
+            format!("{name}({args})")
+        };
+        for name in SUPPORTED_FILTERS {
+            let text = example(name);
+            assert!(cellbase::Filter::parse(&text).is_ok(), "{text}");
+        }
+        for name in [
+            "ColumnCountGetFilter",
+            "ColumnPaginationFilter",
+            "InclusiveStopFilter",
+            "SingleColumnValueExcludeFilter",
+            "DependentColumnFilter",
+            "ColumnValueFilter",
+            "NoSuchFilter",
+        ] {
+            assert!(!SUPPORTED_FILTERS.contains(&name));
+            let e = cellbase::Filter::parse(&format!("{name}()")).expect_err(name);
+            assert!(
+                e.to_string().contains("cannot represent") || e.to_string().contains("unknown"),
+                "{name}: {e}"
+            );
+        }
+    }
+}
