@@ -186,16 +186,20 @@ impl RowCells {
         }
         let buf: Arc<[u8]> = Arc::from(self.buf.as_slice());
         out.reserve_exact(self.spans.len());
-        out.extend(self.spans.iter().map(|s| Cell {
-            buf: Arc::clone(&buf),
-            row_end: self.row_end,
-            family_start: s.family_start,
-            family_end: s.family_end,
-            qualifier_end: s.qualifier_end,
-            value_end: s.value_end,
-            ts: s.ts,
-            cell_type: s.cell_type,
-        }));
+        // A plain loop: `extend` over a `map` was left out of line here after the move to
+        // model/ (callgrind: +52 instructions per row of a scan).
+        for s in &self.spans {
+            out.push(Cell {
+                buf: Arc::clone(&buf),
+                row_end: self.row_end,
+                family_start: s.family_start,
+                family_end: s.family_end,
+                qualifier_end: s.qualifier_end,
+                value_end: s.value_end,
+                ts: s.ts,
+                cell_type: s.cell_type,
+            });
+        }
         self.spans.clear();
         self.buf.clear();
         // A thread keeps its builder between reads: do not keep a very wide row's buffer.
