@@ -25,6 +25,7 @@ pub use model::rowkey;
 pub use storage::{manifest, memstore, sst, wal};
 
 pub use api::db::{Db, Metrics};
+pub use api::inspect;
 pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };

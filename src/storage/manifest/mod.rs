@@ -62,7 +62,7 @@ pub struct LoadedManifest {
 }
 
 /// Parses the `CURRENT` file's content: the manifest's name and number.
-fn parse_current(current: &Path, bytes: &[u8]) -> Result<(String, u64)> {
+pub(crate) fn parse_current(current: &Path, bytes: &[u8]) -> Result<(String, u64)> {
     let name = std::str::from_utf8(bytes)
         .ok()
         .map(str::trim)
