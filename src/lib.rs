@@ -13,6 +13,9 @@ pub mod model;
 #[doc(hidden)]
 pub mod read;
 mod storage;
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+pub mod testing;
 
 // Internal layers the command-line tools and benches still reach (being replaced by `inspect`).
 #[doc(hidden)]
