@@ -3,11 +3,13 @@
 
 #[cfg(any(test, feature = "testing"))]
 mod fault_fs;
+#[cfg(any(test, feature = "testing"))]
 mod mem_fs;
 mod std_fs;
 
 #[cfg(any(test, feature = "testing"))]
 pub use fault_fs::FaultFs;
+#[cfg(any(test, feature = "testing"))]
 pub use mem_fs::MemFs;
 pub use std_fs::StdFs;
 pub(crate) use std_fs::physical_memory;

@@ -40,8 +40,10 @@ pub enum MatchCode {
     /// Nothing more of this (row, family).
     SeekNextFamily,
     /// Nothing more of this row. (Not answered by these matchers; for callers and filters.)
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     SeekNextRow,
     /// Nothing more at all. (Not answered by these matchers: stop rows are the caller's.)
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     Done,
 }
 
@@ -437,6 +439,7 @@ impl UserMatcher {
     }
 
     /// The verdict on the next cell of the stream.
+    #[cfg(any(test, feature = "testing"))]
     #[inline]
     pub fn match_cell(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
         self.match_cell_in_row(key, payload, Known::default())

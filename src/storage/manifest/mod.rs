@@ -8,8 +8,10 @@
 mod edit;
 mod state;
 
-pub use edit::{Edit, FileRef, IdCounters, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef};
-pub use state::{ManifestState, RegionRecord, TableRecord};
+#[cfg(test)]
+use edit::IdCounters;
+pub use edit::{Edit, FileRef, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef};
+pub use state::ManifestState;
 
 use crate::base::codec::{self, Reader};
 use crate::base::error::{Error, Result};
@@ -174,6 +176,7 @@ impl Manifest {
 
     /// Replays `dir`'s manifest (if any), writes a fresh snapshot manifest and points CURRENT at
     /// it. Returns the manifest and the recovered state.
+    #[cfg(any(test, feature = "testing"))]
     pub fn open(
         fs: std::sync::Arc<dyn FileSystem>,
         dir: &Path,
