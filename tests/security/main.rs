@@ -151,10 +151,10 @@ fn files_and_directories_are_owner_only() {
 
 /// `unsafe` appears in three places only, each site with a SAFETY comment (or, for an `unsafe
 /// fn`, a `# Safety` section): the documented memory map of immutable block files in
-/// `src/io/std_fs.rs`, the memstore's skiplist (`src/memstore/skiplist.rs`: raw node
+/// `src/base/io/std_fs.rs`, the memstore's skiplist (`src/storage/memstore/skiplist.rs`: raw node
 /// links in an arena, measured necessary for the write path, with its own randomized,
 /// concurrent and drop tests), and glibc's `malloc_trim` after flushes and compactions
-/// (`src/util.rs`, measured necessary for peak memory, tests/free_memory.rs); the crate
+/// (`src/base/util.rs`, measured necessary for peak memory, tests/free_memory.rs); the crate
 /// denies `unsafe_code` everywhere else. Files are never
 /// truncated while mapped: only WAL segments (read with `read_all`, never mapped) are
 /// truncated, and `io::MemFs` refuses to truncate or re-create a file that is open for
@@ -182,11 +182,11 @@ fn unsafe_is_confined_to_the_documented_sites() {
         }
     }
     let in_file = |f: &str| sites.iter().filter(|s| s.0 == Path::new(f)).count();
-    assert_eq!(in_file("io/std_fs.rs"), 1);
-    assert_eq!(in_file("util.rs"), 1);
+    assert_eq!(in_file("base/io/std_fs.rs"), 1);
+    assert_eq!(in_file("base/util.rs"), 1);
     assert_eq!(
         sites.len(),
-        2 + in_file("memstore/skiplist.rs"),
+        2 + in_file("storage/memstore/skiplist.rs"),
         "unsafe sites: {:?}",
         sites.iter().map(|s| (&s.0, s.1)).collect::<Vec<_>>()
     );
@@ -207,7 +207,7 @@ fn unsafe_is_confined_to_the_documented_sites() {
 }
 
 /// Every file operation of the engine goes through the `io::FileSystem` seam: outside
-/// `src/io/std_fs.rs` no engine code (test modules aside) names `std::fs`, `File::` or
+/// `src/base/io/std_fs.rs` no engine code (test modules aside) names `std::fs`, `File::` or
 /// `OpenOptions`, so fault injection and the power-loss simulation see all I/O.
 #[test]
 fn all_file_io_goes_through_the_seam() {
@@ -217,7 +217,7 @@ fn all_file_io_goes_through_the_seam() {
         let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         if p.extension().is_none_or(|e| e != "rs")
-            || rel == "io/std_fs.rs"
+            || rel == "base/io/std_fs.rs"
             || name == "tests.rs"
             || name.ends_with("_tests.rs")
             || name == "testutil.rs"
