@@ -5,19 +5,20 @@
 //! Run: `cargo bench --bench components` (or `-- memstore` etc. to pick a group). Figures are
 //! only comparable side by side within one run on one machine.
 
+use cellbase::CellType;
 use cellbase::FamilyDescriptor;
-use cellbase::io::{FileSystem, StdFs};
-use cellbase::memstore::{MemCursor, MemStore};
-use cellbase::model::cursor::CellCursor;
-use cellbase::model::key::{CellType, KeyRef, first_on_row};
-use cellbase::model::payload::{self, PayloadRef};
-use cellbase::read::matcher::{ReadSpec, UserMatcher};
-use cellbase::read::merge::MergeCursor;
-use cellbase::sst::block::{Block, BlockIter};
-use cellbase::sst::block_builder::BlockBuilder;
-use cellbase::sst::bloom::{BloomBuilder, BloomFilter};
-use cellbase::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
-use cellbase::wal::{Wal, WalOptions, WalSync};
+use cellbase::testing::io::{FileSystem, StdFs};
+use cellbase::testing::memstore::{MemCursor, MemStore};
+use cellbase::testing::model::CellCursor;
+use cellbase::testing::model::{KeyRef, first_on_row};
+use cellbase::testing::model::{PayloadRef, payload};
+use cellbase::testing::read::MergeCursor;
+use cellbase::testing::read::{ReadSpec, UserMatcher};
+use cellbase::testing::sst::BlockBuilder;
+use cellbase::testing::sst::{Block, BlockIter};
+use cellbase::testing::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
+use cellbase::testing::sst::{BloomBuilder, BloomFilter};
+use cellbase::testing::wal::{Wal, WalOptions, WalSync};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;

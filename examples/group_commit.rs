@@ -11,7 +11,7 @@
 //!
 //! A leading `put` or `wal` runs only that half (e.g. under `perf stat`).
 
-use cellbase::io::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
+use cellbase::testing::io::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;
@@ -130,7 +130,7 @@ fn run(threads: usize, delay: Duration, secs: f64) -> (f64, f64) {
 
 /// The WAL alone on the same device: appends/s and appends per fdatasync.
 fn run_wal(threads: usize, delay: Duration, secs: f64) -> (f64, f64) {
-    use cellbase::wal::{Wal, WalOptions, WalSync};
+    use cellbase::testing::wal::{Wal, WalOptions, WalSync};
     let fs = Arc::new(SlowSync {
         inner: MemFs::new(),
         delay,

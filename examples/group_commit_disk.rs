@@ -12,7 +12,7 @@
 //! `--ops N` runs like the harness's fillsync workloads: N puts split evenly over the threads,
 //! timed from spawning the threads to joining them (default: 1 second per run, 5 rounds,
 //! threads 1 2 4 8).
-use cellbase::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;

@@ -8,8 +8,8 @@
 //! cargo run --release --example memstore_heap [cells-per-row] [mutation]
 //! ```
 
-use cellbase::memstore::MemStore;
-use cellbase::model::key::KeyRef;
+use cellbase::testing::memstore::MemStore;
+use cellbase::testing::model::KeyRef;
 
 fn rss_bytes() -> u64 {
     let s = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();

@@ -12,11 +12,12 @@
 //! blocks and a ROW Bloom filter in DIR/1.sst. `read` opens it with a CACHE_KB block cache and
 //! reads GETS random rows (half of them absent, so the Bloom filter answers), after a warm-up
 //! of GETS rows outside the measured function.
-use cellbase::io::{FileSystem, StdFs};
-use cellbase::model::cursor::CellCursor;
-use cellbase::model::key::{CellType, KeyRef, first_on_row};
-use cellbase::model::payload;
-use cellbase::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
+use cellbase::CellType;
+use cellbase::testing::io::{FileSystem, StdFs};
+use cellbase::testing::model::CellCursor;
+use cellbase::testing::model::payload;
+use cellbase::testing::model::{KeyRef, first_on_row};
+use cellbase::testing::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;

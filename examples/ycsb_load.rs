@@ -13,7 +13,7 @@
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*ycsb_load::load*' \
 //!     target/release/examples/ycsb_load 20000 0
 //! ```
-use cellbase::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
 use cellbase::{Compression, Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use parking_lot::Mutex;
 use std::io;

@@ -194,7 +194,7 @@ fn table_attributes_are_set_unset_persisted_and_honoured() {
 /// records of a delete cut short are cleared when the family is added).
 #[test]
 fn delete_family_cut_short_by_an_io_failure_never_resurrects_data() {
-    use cellbase::io::{FaultFs, StdFs};
+    use cellbase::testing::io::{FaultFs, StdFs};
     use std::sync::Arc;
 
     fn setup(dir: &Path, fs: Arc<FaultFs>) -> Db {

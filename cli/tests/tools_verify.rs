@@ -3,10 +3,8 @@
 //! nothing in the directory changes.
 mod tools_common;
 
-use cellbase::io::StdFs;
-use cellbase::manifest::{Edit, RECORD_EDIT, RegionDef};
-use cellbase::sst::SstReader;
-use cellbase::sst::trailer::Trailer;
+use cellbase::inspect::{BlockFile, BlockFileTrailer, ManifestRecordKind};
+use cellbase::testing::manifest::{Edit, RECORD_EDIT, RegionDef};
 use cellbase::{BloomType, Compression, Db, FamilyDescriptor, Put, TableDescriptor};
 use cellbase_cli::tools::verify::{Severity, verify_dir};
 use std::path::{Path, PathBuf};
@@ -93,13 +91,12 @@ fn line_for<'a>(out: &'a Out, sev: &str, path: &Path) -> &'a str {
 }
 
 /// The largest block file with a Bloom block (several data blocks).
-fn bloom_file(dir: &Path) -> (PathBuf, Trailer) {
-    let mut best: Option<(u64, PathBuf, Trailer)> = None;
+fn bloom_file(dir: &Path) -> (PathBuf, BlockFileTrailer) {
+    let mut best: Option<(u64, PathBuf, BlockFileTrailer)> = None;
     for p in sst_files(dir) {
-        let b = std::fs::read(&p).unwrap();
-        let t = Trailer::decode(&b, &p).unwrap();
-        if t.bloom.is_some() && best.as_ref().is_none_or(|(n, _, _)| b.len() as u64 > *n) {
-            best = Some((b.len() as u64, p, t));
+        let t = BlockFile::open(&p).unwrap().trailer().clone();
+        if t.bloom.is_some() && best.as_ref().is_none_or(|(n, _, _)| t.file_len > *n) {
+            best = Some((t.file_len, p, t));
         }
     }
     let (_, p, t) = best.expect("a block file with a bloom block");
@@ -137,9 +134,9 @@ fn flipped_bytes_in_every_block_kind_are_reported_with_file_and_offset() {
         let (p, t) = bloom_file(src.path());
         (p.strip_prefix(src.path()).unwrap().to_path_buf(), t)
     };
-    let reader = SstReader::open(&StdFs, &src.path().join(&rel), 0, None).unwrap();
-    assert!(reader.index().len() >= 3, "want several data blocks");
-    let data1 = reader.index().handle(1).unwrap();
+    let file = BlockFile::open(src.path().join(&rel)).unwrap();
+    assert!(file.index().len() >= 3, "want several data blocks");
+    let data1 = file.index()[1].block;
     let len = std::fs::metadata(src.path().join(&rel)).unwrap().len();
     let bloom = trailer.bloom.unwrap();
     let cases = [
@@ -200,13 +197,10 @@ fn every_data_block_is_checked_past_the_first_damage() {
     let src = pristine();
     let d = copy_of(src.path());
     let (path, _) = bloom_file(d.path());
-    let reader = SstReader::open(&StdFs, &path, 0, None).unwrap();
-    let n = reader.index().len();
-    let (h0, hl) = (
-        reader.index().handle(0).unwrap(),
-        reader.index().handle(n - 1).unwrap(),
-    );
-    drop(reader);
+    let file = BlockFile::open(&path).unwrap();
+    let n = file.index().len();
+    let (h0, hl) = (file.index()[0].block, file.index()[n - 1].block);
+    drop(file);
     flip(&path, h0.offset + 1);
     flip(&path, hl.offset + 1);
     let r = verify_dir(d.path()).unwrap();
@@ -329,7 +323,7 @@ fn manifest_damage_and_missing_or_unreferenced_files() {
 fn write_manifest(dir: &Path, edits: &[Edit]) {
     let mut buf = Vec::new();
     for e in edits {
-        cellbase::wal::record::encode_record(&mut buf, RECORD_EDIT, &e.encode());
+        cellbase::testing::wal::encode_record(&mut buf, RECORD_EDIT, &e.encode());
     }
     std::fs::write(dir.join("MANIFEST-000001"), buf).unwrap();
     std::fs::write(dir.join("CURRENT"), "MANIFEST-000001\n").unwrap();
@@ -435,11 +429,8 @@ fn a_file_of_another_family_in_a_store_is_reported() {
     let d = copy_of(src.path());
     // Find one file of family "a" and one of "b" (table t), and put b's bytes in a's place.
     let family = |p: &Path| {
-        let r = SstReader::open(&StdFs, p, 0, None).unwrap();
-        cellbase::model::key::KeyRef::parse(&r.meta().first_key)
-            .unwrap()
-            .family
-            .to_vec()
+        let f = BlockFile::open(p).unwrap();
+        f.info().first_key.as_ref().unwrap().family.clone()
     };
     let files = sst_files(d.path());
     let a = files.iter().find(|p| family(p) == b"a").unwrap().clone();
@@ -504,13 +495,10 @@ fn misplaced_files_missing_segments_and_snapshot_damage_are_errors() {
     let d = copy_of(src.path());
     let current = std::fs::read_to_string(d.path().join("CURRENT")).unwrap();
     let m = d.path().join(current.trim());
-    let bytes = std::fs::read(&m).unwrap();
-    let (recs, _) =
-        cellbase::wal::record::read_records(&bytes, &m, cellbase::wal::record::TailPolicy::Strict)
-            .unwrap();
+    let recs = cellbase::inspect::manifest_edits(&m).unwrap();
     let end = recs
         .iter()
-        .position(|r| r.rtype == cellbase::manifest::RECORD_SNAPSHOT_END)
+        .position(|r| r.kind == ManifestRecordKind::SnapshotEnd)
         .unwrap();
     flip(&m, recs[end - 1].offset + 12);
     let out = verify(d.path(), &[]);

@@ -10,8 +10,8 @@ impl Db {
     /// Creates a table with one region covering every row.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a bad name, no or duplicate families or bad family
-    /// settings; [`Error::TableExists`].
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a bad name, no or duplicate families or bad family
+    /// settings; [`Error::TableExists`](crate::Error::TableExists).
     pub fn create_table(&self, desc: TableDescriptor) -> Result<Table> {
         let shared = self.inner.create_table(desc)?;
         Ok(self.handle(shared))
@@ -20,7 +20,7 @@ impl Db {
     /// A handle to an existing table.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn table(&self, name: &str) -> Result<Table> {
         self.inner.check_open()?;
         Ok(self.handle(self.inner.table_shared(name)?))
@@ -34,7 +34,7 @@ impl Db {
     /// The table's schema as created or last altered.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn describe(&self, name: &str) -> Result<TableDescriptor> {
         Ok(self.inner.table_shared(name)?.desc())
     }
@@ -45,7 +45,7 @@ impl Db {
     /// ([`Db::delete_family`]).
     ///
     /// # Errors
-    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for bad settings; [`Error::Io`]
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::InvalidArgument`](crate::Error::InvalidArgument) for bad settings; [`Error::Io`](crate::Error::Io)
     /// from that flush.
     pub fn alter_family(&self, table: &str, family: FamilyDescriptor) -> Result<()> {
         self.inner.alter_family(table, family)
@@ -59,8 +59,8 @@ impl Db {
     /// family added later under the same name starts empty.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`]; [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] when it
-    /// is the table's only family; [`Error::Io`] from the log, the flush or the file removal
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::NoSuchFamily`](crate::Error::NoSuchFamily); [`Error::InvalidArgument`](crate::Error::InvalidArgument) when it
+    /// is the table's only family; [`Error::Io`](crate::Error::Io) from the log, the flush or the file removal
     /// (the schema change stands once logged; a later flush or compaction finishes the rest).
     pub fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
         self.inner.delete_family(table, family)
@@ -70,7 +70,7 @@ impl Db {
     /// table's split threshold (HBase `MAX_FILESIZE`). Applies from the next split check.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for 0.
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::InvalidArgument`](crate::Error::InvalidArgument) for 0.
     pub fn set_table_max_region_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
         self.inner
             .alter_desc(table, |d| {
@@ -84,7 +84,7 @@ impl Db {
     /// table's memstore flush size (HBase `MEMSTORE_FLUSHSIZE`). Applies from the next write.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`]; [`Error::InvalidArgument`] for 0.
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::InvalidArgument`](crate::Error::InvalidArgument) for 0.
     pub fn set_table_memstore_flush_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
         self.inner
             .alter_desc(table, |d| {
@@ -97,15 +97,15 @@ impl Db {
     /// Drops a table and deletes its files (enabled or not).
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.inner.drop_table(name)
     }
 
-    /// Disables a table: reads and writes then fail with [`Error::TableDisabled`].
+    /// Disables a table: reads and writes then fail with [`Error::TableDisabled`](crate::Error::TableDisabled).
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn disable_table(&self, name: &str) -> Result<()> {
         self.inner.set_enabled(name, false)
     }
@@ -113,7 +113,7 @@ impl Db {
     /// Enables a disabled table.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn enable_table(&self, name: &str) -> Result<()> {
         self.inner.set_enabled(name, true)
     }
@@ -121,7 +121,7 @@ impl Db {
     /// True unless the table is disabled.
     ///
     /// # Errors
-    /// [`Error::TableNotFound`].
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
         Ok(self.inner.table_shared(name)?.is_enabled())
     }

@@ -59,7 +59,9 @@ impl Db {
         Db::open_inner(path.as_ref().to_path_buf(), options, Arc::new(StdFs), None)
     }
 
-    /// Opens with a caller-supplied filesystem (tests: fault injection). Not a stable API.
+    /// Opens with a caller-supplied filesystem (tests: fault injection, power loss; the
+    /// `testing` feature exposes the filesystem seam as `cellbase::testing::io`). Not a stable
+    /// API.
     ///
     /// # Errors
     /// As [`Db::open`].

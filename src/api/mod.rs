@@ -4,6 +4,7 @@
 
 pub(crate) mod admin;
 pub(crate) mod db;
+pub mod inspect;
 pub(crate) mod ops;
 pub(crate) mod salted;
 pub(crate) mod scanner;

@@ -3,7 +3,7 @@
 use super::Engine;
 use std::sync::atomic::Ordering;
 
-/// Engine counters, from [`Db::metrics`].
+/// Engine counters, from [`Db::metrics`](crate::Db::metrics).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Metrics {
@@ -20,7 +20,7 @@ pub struct Metrics {
     /// Write-ahead-log segment files currently live.
     pub wal_segments: u64,
     /// Bytes in memstores not yet flushed: every region's active memstore and flush snapshot
-    /// (the total that [`DbOptions::global_memstore_size`] bounds; a flushed memstore a
+    /// (the total that [`DbOptions::global_memstore_size`](crate::DbOptions::global_memstore_size) bounds; a flushed memstore a
     /// reader still holds no longer counts, as in HBase).
     pub memstore_bytes: u64,
 }

@@ -16,14 +16,14 @@ pub(crate) mod mvcc;
 pub(crate) mod open;
 pub(crate) mod options;
 pub(crate) mod output;
-pub mod picker;
+pub(crate) mod picker;
 pub(crate) mod pressure;
 pub(crate) mod read;
 pub(crate) mod recovery;
 pub(crate) mod region;
 pub mod repair;
 pub(crate) mod split;
-pub mod split_policy;
+pub(crate) mod split_policy;
 pub(crate) mod table;
 pub(crate) mod write;
 

@@ -20,12 +20,16 @@ pub enum SplitPolicy {
     /// `IncreasingToUpperBoundRegionSplitPolicy` (HBase's default in 0.94–1.x): threshold
     /// `min(max_file_size, initial_size × R³)` for a table with `R` regions, so young tables
     /// split early and the threshold climbs to `max_file_size`.
+    // Tables cannot choose their split policy yet (HBase's `SPLIT_POLICY` attribute is open
+    // work); the deciders below are tested against HBase's own cases already.
+    #[cfg_attr(not(test), allow(dead_code))]
     IncreasingToUpperBound,
     /// `SteppingSplitPolicy`, HBase's default since 2.0: `initial_size` while the table has
     /// exactly one region, `max_file_size` afterwards.
     #[default]
     Stepping,
     /// `ConstantSizeRegionSplitPolicy`: always `max_file_size`.
+    #[cfg_attr(not(test), allow(dead_code))]
     ConstantSize,
     /// `DisabledRegionSplitPolicy`: never split automatically (explicit splits still work).
     Disabled,
@@ -38,6 +42,7 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 << 30;
 pub const DEFAULT_FLUSH_SIZE: u64 = 128 << 20;
 
 /// HBase's `hbase.hregion.max.filesize.jitter` default.
+#[cfg_attr(not(test), allow(dead_code))]
 pub const HBASE_DEFAULT_JITTER: f64 = 0.25;
 
 /// The default for the `overall` argument of [`should_split`]:
@@ -48,6 +53,7 @@ pub const HBASE_DEFAULT_JITTER: f64 = 0.25;
 /// family) exceeds the threshold, not when the stores' sum does. The per-store rule also keeps
 /// the split point meaningful: [`choose_split_row`] takes it from the largest store, which is
 /// the one that crossed the threshold.
+#[cfg_attr(not(test), allow(dead_code))]
 pub const DEFAULT_OVERALL_FILES: bool = false;
 
 /// Settings of the split decision, resolved from the table descriptor and the database options.
@@ -83,6 +89,7 @@ impl SplitPolicyConfig {
     }
 
     /// HBase's stock settings: Stepping, 10 GiB, 256 MiB initial size, jitter 0.25.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn hbase_defaults() -> SplitPolicyConfig {
         SplitPolicyConfig {
             jitter: HBASE_DEFAULT_JITTER,

@@ -310,6 +310,7 @@ pub fn first_on_family(row: &[u8], family: &[u8]) -> Vec<u8> {
 }
 
 /// The smallest key of a column.
+#[cfg(test)]
 pub fn first_on_column(row: &[u8], family: &[u8], qualifier: &[u8]) -> Vec<u8> {
     KeyRef {
         row,

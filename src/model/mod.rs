@@ -11,4 +11,4 @@ pub mod payload;
 pub mod rowkey;
 pub mod schema;
 
-pub use key::{CellType, KeyRef};
+pub use key::CellType;

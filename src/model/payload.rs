@@ -11,6 +11,7 @@ use crate::base::codec;
 const FLAG_TTL: u8 = 1;
 
 /// Encodes a payload.
+#[cfg(any(test, feature = "testing"))]
 pub fn encode(ttl_ms: Option<u64>, value: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + 8 + value.len());
     encode_into(&mut out, ttl_ms, value);
@@ -65,12 +66,6 @@ impl<'a> PayloadRef<'a> {
             _ => None,
         }
     }
-}
-
-/// The value of a payload known to be well formed (empty if not).
-#[inline]
-pub fn value_of(b: &[u8]) -> &[u8] {
-    PayloadRef::parse(b).map(|p| p.value).unwrap_or(&[])
 }
 
 #[cfg(test)]

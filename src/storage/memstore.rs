@@ -259,6 +259,7 @@ impl MemStore {
 
     /// Inserts a cell. A cell with an identical key replaces the earlier one: the last cell of a
     /// mutation wins [SORT-7].
+    #[cfg(any(test, feature = "testing"))]
     pub fn insert(&self, key: &[u8], payload: &[u8]) {
         let seq = KeyRef::parse(key).map(|k| k.seq);
         self.add(MemEntry::new(key, payload), seq);
@@ -352,6 +353,7 @@ impl MemStore {
     }
 
     /// Number of cells.
+    #[cfg(any(test, feature = "testing"))]
     pub fn len(&self) -> usize {
         self.set.len()
     }

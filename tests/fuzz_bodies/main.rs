@@ -10,7 +10,7 @@
 mod common;
 
 use cellbase::fuzzing;
-use cellbase::io::{FileSystem, MemFs};
+use cellbase::testing::io::{FileSystem, MemFs};
 use cellbase::{Db, DbOptions, FamilyDescriptor, ManualClock, Put, TableDescriptor};
 use common::Rng;
 use std::path::Path;

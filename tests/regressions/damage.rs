@@ -5,7 +5,7 @@
 //! needs it (docs/ARCHITECTURE.md, "Recovery").
 
 use super::common::TempDir;
-use cellbase::wal::record::{TailPolicy, read_records};
+use cellbase::testing::wal::{TailPolicy, read_records};
 use cellbase::{
     Db, DbOptions, Error, FamilyDescriptor, Get, Put, Scan, TableDescriptor, WalRecovery,
 };

@@ -2,8 +2,8 @@
 //! (`tests/storage/powerloss.rs`) and the corruption sweep (`tests/storage/corruption_sweep.rs`),
 //! each shrunk to the smallest scenario on the in-memory filesystem.
 
-use cellbase::io::{FileSystem, MemFs};
-use cellbase::wal::record::TailPolicy;
+use cellbase::testing::io::{FileSystem, MemFs};
+use cellbase::testing::wal::TailPolicy;
 use cellbase::{Db, DbOptions, Durability, Error, FamilyDescriptor, Get, Put, TableDescriptor};
 use std::path::Path;
 use std::sync::Arc;
@@ -235,7 +235,7 @@ fn older_wal_segment_cut_at_record_boundary_is_corruption() {
     let older = Path::new("/db/wal").join(&wal[wal.len() - 2]);
     let bytes = mem.read_file(&older).unwrap();
     let (recs, valid) =
-        cellbase::wal::record::read_records(&bytes, &older, TailPolicy::Strict).unwrap();
+        cellbase::testing::wal::read_records(&bytes, &older, TailPolicy::Strict).unwrap();
     assert_eq!(valid, bytes.len() as u64);
     assert!(recs.len() >= 3, "header plus at least two entries");
     let cut = recs.last().unwrap().offset;

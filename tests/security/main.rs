@@ -246,7 +246,7 @@ fn all_file_io_goes_through_the_seam() {
 /// parent, the working directory (simulated on the in-memory filesystem).
 #[test]
 fn relative_database_path_survives_power_loss() {
-    use cellbase::io::MemFs;
+    use cellbase::testing::io::MemFs;
     use std::sync::Arc;
     let mem = MemFs::new();
     let o = || opts().durability(cellbase::Durability::FsyncWal);

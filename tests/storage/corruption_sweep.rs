@@ -20,8 +20,8 @@
 //! byte (the default samples).
 
 use super::*;
-use cellbase::io::{FileSystem, MemFs};
-use cellbase::wal::record::{TailPolicy, read_records};
+use cellbase::testing::io::{FileSystem, MemFs};
+use cellbase::testing::wal::{TailPolicy, read_records};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -190,7 +190,7 @@ enum MayLose {
 fn snapshot_len(manifest: &[u8], path: &Path) -> usize {
     let (recs, _) = read_records(manifest, path, TailPolicy::TornFinalRecordOnly).unwrap();
     recs.iter()
-        .find(|r| r.rtype == cellbase::manifest::RECORD_SNAPSHOT_END)
+        .find(|r| r.rtype == cellbase::testing::manifest::RECORD_SNAPSHOT_END)
         .map_or(0, |r| r.offset as usize + 9 + r.payload.len())
 }
 

@@ -3,7 +3,7 @@
 //! writes; reopening (on the real filesystem) loses nothing that was acknowledged.
 
 use super::*;
-use cellbase::io::{FaultFs, FileSystem, MemFs, StdFs};
+use cellbase::testing::io::{FaultFs, FileSystem, MemFs, StdFs};
 use std::sync::Arc;
 
 const ROWS: u64 = 90;

@@ -16,7 +16,7 @@
 //! sweep's seed; `POWERLOSS_ONLY=<n>` replays one cut point.
 
 use super::*;
-use cellbase::io::{FaultFs, FileSystem, MemFs};
+use cellbase::testing::io::{FaultFs, FileSystem, MemFs};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;

@@ -323,7 +323,7 @@ fn failed_flush_retry_does_not_lose_later_writes() {
 
 /// Log records (of any type) in the segments of `dir`.
 fn wal_record_count(dir: &std::path::Path) -> usize {
-    use cellbase::wal::record::{TailPolicy, read_records};
+    use cellbase::testing::wal::{TailPolicy, read_records};
     wal_segments(dir)
         .iter()
         .map(|p| {

@@ -1,23 +1,17 @@
 //! `cellbase hfile`: prints a block file's trailer, file info, Bloom filter summary and block
 //! index, and optionally its cells, like HBase's `hbase hfile` (HFilePrettyPrinter).
 //!
-//! The file is read into memory (read-only, no lock); nothing is written. docs/TOOLS.md lists
-//! the options and the output format.
-use super::{key_to_string, read_file, to_string_binary, type_name};
-use cellbase::model::cursor::CellCursor;
-use cellbase::model::key::{KeyRef, compare_encoded, first_on_row};
-use cellbase::model::payload::PayloadRef;
-use cellbase::sst::bloom::BloomFilter;
-use cellbase::sst::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY};
-use cellbase::sst::trailer::Trailer;
-use cellbase::sst::{CachePolicy, SstReader, TRAILER_LEN};
+//! The file is read into memory through the engine's inspection API ([`cellbase::inspect`]:
+//! read-only, no lock); nothing is written. docs/TOOLS.md lists the options and the output
+//! format.
+use super::{error_text, to_string_binary, type_name};
+use cellbase::inspect::{BlockFile, BlockHandle, BloomSummary, CellKey, StoredCell};
 use cellbase::{BloomType, Compression};
 use clap::Args;
 use std::cmp::Ordering;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Arguments of `cellbase hfile` (HBase's HFilePrettyPrinter options where they apply).
 ///
@@ -125,7 +119,7 @@ fn handle_str(h: BlockHandle) -> String {
         "offset={}, size={}, onDisk={}",
         h.offset,
         h.size,
-        u64::from(h.size) + frame::FRAME_TRAILER_LEN as u64
+        h.framed_len()
     )
 }
 
@@ -137,37 +131,30 @@ fn ts_str(ts: i64) -> String {
     }
 }
 
-/// The stored compression byte of a block's frame.
-fn frame_compression(bytes: &[u8], h: BlockHandle) -> &'static str {
-    let at = usize::try_from(h.offset + u64::from(h.size)).ok();
-    match at.and_then(|i| bytes.get(i)) {
-        Some(&COMPRESSION_NONE) => "none",
-        Some(&COMPRESSION_SNAPPY) => "snappy",
-        _ => "?",
+/// How a block's frame says it is stored.
+fn frame_compression(c: Option<Compression>) -> &'static str {
+    match c {
+        Some(Compression::None) => "none",
+        Some(Compression::Snappy) => "snappy",
+        None => "?",
     }
 }
 
 /// One cell as HBase's `-p` prints it.
-pub fn cell_line(key: &[u8], payload: &[u8]) -> String {
-    let (Some(k), Some(p)) = (KeyRef::parse(key), PayloadRef::parse(payload)) else {
-        return format!(
-            "K: (malformed cell {}) V: {}",
-            to_string_binary(key),
-            to_string_binary(payload)
-        );
-    };
+pub fn cell_line(c: &StoredCell) -> String {
+    let k = &c.key;
     let mut s = format!(
         "K: {}/{}:{}/{}/{}/vlen={}/seqid={} V: {}",
-        to_string_binary(k.row),
-        to_string_binary(k.family),
-        to_string_binary(k.qualifier),
-        k.ts,
+        to_string_binary(&k.row),
+        to_string_binary(&k.family),
+        to_string_binary(&k.qualifier),
+        k.timestamp,
         type_name(k.type_code),
-        p.value.len(),
+        c.value.len(),
         k.seq,
-        to_string_binary(p.value)
+        to_string_binary(&c.value)
     );
-    if let Some(ttl) = p.ttl_ms {
+    if let Some(ttl) = c.ttl_ms {
         s.push_str(&format!(" TTL={ttl}ms"));
     }
     s
@@ -206,8 +193,6 @@ impl Stat {
 /// Prints one file. `Ok(false)`: printed, but a check (`-k`, `-a`) failed.
 fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Result<bool, String> {
     let io = io_err;
-    let file = read_file(path)?;
-    let bytes = &file.0;
     let selected = args.meta
         || args.blocks
         || args.printkv
@@ -221,25 +206,27 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
     } else {
         (true, true)
     };
+    // A file that cannot be read is not scanned; one that does not decode is, and fails.
+    let file = match BlockFile::open(path) {
+        Err(cellbase::Error::Io(e)) => return Err(e.to_string()),
+        opened => opened.map_err(|e| e.to_string()),
+    };
     if args.verbose || many {
         writeln!(out, "Scanning -> {}", path.display()).map_err(io)?;
     }
-    let trailer = Trailer::decode(bytes, path).map_err(|e| e.to_string())?;
-    let reader =
-        Arc::new(SstReader::from_file(file.clone(), path, 0, None).map_err(|e| e.to_string())?);
-    let meta = reader.meta();
+    let file = file?;
     if show_meta {
-        let base = bytes.len() - TRAILER_LEN;
-        let raw_crc = bytes
-            .get(base + 48..base + 52)
-            .map_or(0, |c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
+        let trailer = file.trailer();
+        let meta = file.info();
         writeln!(out, "Trailer:").map_err(io)?;
         writeln!(
             out,
-            "    majorVersion={}, magic={}, crc={raw_crc:#010x}, trailerOffset={base}, fileLength={}",
-            cellbase::sst::FORMAT_VERSION,
-            String::from_utf8_lossy(cellbase::sst::MAGIC),
-            bytes.len()
+            "    majorVersion={}, magic={}, crc={:#010x}, trailerOffset={}, fileLength={}",
+            trailer.format_version,
+            String::from_utf8_lossy(&trailer.magic),
+            trailer.crc,
+            trailer.offset,
+            trailer.file_len
         )
         .map_err(io)?;
         match trailer.bloom {
@@ -251,30 +238,25 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
         writeln!(out, "    metaBlock: {}", handle_str(trailer.meta)).map_err(io)?;
         writeln!(out, "    dataRegion: [0, {})", trailer.data_end()).map_err(io)?;
         writeln!(out, "Fileinfo:").map_err(io)?;
-        let key = |k: &[u8]| {
-            if k.is_empty() {
-                "(none)".to_string()
-            } else {
-                key_to_string(k)
-            }
-        };
+        let key = |k: &Option<CellKey>| k.as_ref().map_or("(none)".into(), CellKey::to_string);
         let lines = [
             ("FIRSTKEY", key(&meta.first_key)),
             ("LASTKEY", key(&meta.last_key)),
-            (
-                "MIDKEY",
-                reader.mid_key().map_or("(none)".into(), |k| key(&k)),
-            ),
-            ("ENTRIES", meta.cell_count.to_string()),
-            ("PUT_COUNT", meta.put_count.to_string()),
-            ("DELETE_COUNT", meta.delete_count.to_string()),
+            ("MIDKEY", key(&meta.mid_key)),
+            ("ENTRIES", meta.cells.to_string()),
+            ("PUT_COUNT", meta.puts.to_string()),
+            ("DELETE_COUNT", meta.deletes.to_string()),
             (
                 "TIMERANGE",
-                format!("{}....{}", ts_str(meta.min_ts), ts_str(meta.max_ts)),
+                format!(
+                    "{}....{}",
+                    ts_str(meta.min_timestamp),
+                    ts_str(meta.max_timestamp)
+                ),
             ),
-            ("EARLIEST_PUT_TS", ts_str(meta.earliest_put_ts)),
+            ("EARLIEST_PUT_TS", ts_str(meta.earliest_put_timestamp)),
             ("MAX_SEQ_ID_KEY", meta.max_seq.to_string()),
-            ("BLOOM_FILTER_TYPE", bloom_name(meta.bloom).to_string()),
+            ("BLOOM_FILTER_TYPE", bloom_name(meta.bloom_type).to_string()),
             (
                 "COMPRESSION",
                 compression_name(meta.compression).to_string(),
@@ -287,30 +269,25 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
             writeln!(out, "    {k} = {v}").map_err(io)?;
         }
         writeln!(out, "Bloom filter:").map_err(io)?;
-        match trailer.bloom {
+        match file.bloom() {
             None => writeln!(out, "    Not present").map_err(io)?,
-            Some(h) => {
-                let raw = frame::read_frame(bytes, h, h.end(), path, "bloom block")
-                    .map_err(|e| e.to_string())?;
-                for l in bloom_summary(&raw) {
+            Some(b) => {
+                for l in bloom_summary(b) {
                     writeln!(out, "    {l}").map_err(io)?;
                 }
             }
         }
     }
     if show_blocks {
-        let index = reader.index();
+        let index = file.index();
         writeln!(out, "Block Index: {} entries", index.len()).map_err(io)?;
-        for i in 0..index.len() {
-            let (Some(h), Some(k)) = (index.handle(i), index.first_key(i)) else {
-                break;
-            };
+        for (i, e) in index.iter().enumerate() {
             writeln!(
                 out,
                 "    block {i}: {}, compression={}, firstKey={}",
-                handle_str(h),
-                frame_compression(bytes, h),
-                key_to_string(&k)
+                handle_str(e.block),
+                frame_compression(e.compression),
+                e.first_key
             )
             .map_err(io)?;
         }
@@ -324,84 +301,50 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
     {
         return Ok(true);
     }
-    walk(args, &reader, out)
+    walk(args, &file, out)
 }
 
 /// The Bloom block summary lines (payload layout: docs/FORMAT.md, section 2), from the
 /// engine's own decoder, so every filter version is summarized the same way.
-fn bloom_summary(raw: &[u8]) -> Vec<String> {
-    let f = match BloomFilter::decode(raw) {
-        Ok(f) => f,
-        Err(e) => {
-            return vec![format!(
-                "malformed bloom block: {} at byte {}",
-                e.what, e.offset
-            )];
-        }
-    };
-    let kind = bloom_name(f.kind());
-    let keys = f.keys();
-    let k = f.hash_count();
-    let bitmap = f.bitmap();
-    let bits = bitmap.len() as f64 * 8.0;
-    let set: u64 = bitmap.iter().map(|b| u64::from(b.count_ones())).sum();
-    let fp = if bits > 0.0 {
-        (1.0 - (-(f64::from(k)) * keys as f64 / bits).exp()).powi(k as i32)
-    } else {
-        1.0
-    };
+fn bloom_summary(f: &BloomSummary) -> Vec<String> {
+    let bits = f.bitmap_bytes as f64 * 8.0;
     vec![
-        format!("BloomType: {kind}"),
-        format!(
-            "Filter version: {} ({})",
-            f.version(),
-            if f.version() == 1 {
-                "SipHash-1-3"
-            } else {
-                "XXH64"
-            }
-        ),
-        format!("No of Keys in bloom: {keys}"),
-        format!("BloomSize: {} bytes", bitmap.len()),
-        format!("Hash functions: {k}"),
+        format!("BloomType: {}", bloom_name(f.bloom_type)),
+        format!("Filter version: {} ({})", f.version, f.hash_name()),
+        format!("No of Keys in bloom: {}", f.keys),
+        format!("BloomSize: {} bytes", f.bitmap_bytes),
+        format!("Hash functions: {}", f.hash_count),
         format!(
             "Percentage filled: {:.2}%",
             if bits > 0.0 {
-                set as f64 * 100.0 / bits
+                f.bits_set as f64 * 100.0 / bits
             } else {
                 0.0
             }
         ),
-        format!("Estimated false positive rate: {fp:.4}"),
+        format!(
+            "Estimated false positive rate: {:.4}",
+            f.estimated_false_positive_rate()
+        ),
     ]
 }
 
 /// Walks the cells for `-p`, `-e`, `-s`, `-k`, `-a` and `-w`.
-fn walk(args: &HfileArgs, reader: &Arc<SstReader>, out: &mut impl Write) -> Result<bool, String> {
+fn walk(args: &HfileArgs, file: &BlockFile, out: &mut impl Write) -> Result<bool, String> {
     let io = io_err;
-    let err = |e: cellbase::Error| e.to_string();
-    let path = reader.path().to_path_buf();
-    let mut c = reader.cursor(CachePolicy {
-        fill: false,
-        in_memory: false,
-    });
-    let only_row = match &args.seek_to_row {
+    let path = file.path();
+    let (cells, only_row) = match &args.seek_to_row {
         Some(r) => {
             let row =
                 super::from_string_binary(r.as_bytes()).map_err(|e| format!("-w {r:?}: {e}"))?;
-            c.seek(&first_on_row(&row)).map_err(err)?;
-            Some(row)
+            (file.cells_from(&row), Some(row))
         }
-        None => {
-            c.seek_to_first().map_err(err)?;
-            None
-        }
+        None => (file.cells(), None),
     };
     let print_kv = args.printkv || only_row.is_some();
     let mut ok = true;
-    let mut prev: Vec<u8> = Vec::new();
-    let family: Option<Vec<u8>> =
-        KeyRef::parse(&reader.meta().first_key).map(|k| k.family.to_vec());
+    let mut prev: Option<CellKey> = None;
+    let family: Option<Vec<u8>> = file.info().first_key.as_ref().map(|k| k.family.clone());
     let (mut klen, mut vlen, mut row_bytes, mut row_cols) = (
         Stat::default(),
         Stat::default(),
@@ -410,50 +353,48 @@ fn walk(args: &HfileArgs, reader: &Arc<SstReader>, out: &mut impl Write) -> Resu
     );
     let mut cur_row: Option<(Vec<u8>, u64, u64)> = None;
     let mut count = 0u64;
-    while c.valid() {
-        let key = c.key();
-        let payload = c.payload();
-        let k = KeyRef::parse(key).ok_or_else(|| format!("{}: malformed key", path.display()))?;
+    for cell in cells {
+        let cell = cell.map_err(error_text)?;
+        let k = &cell.key;
         if let Some(r) = &only_row
-            && k.row != r.as_slice()
+            && k.row != *r
         {
             break;
         }
         count += 1;
-        if args.checkrow && count > 1 && compare_encoded(&prev, key) != Ordering::Less {
+        if args.checkrow
+            && let Some(p) = &prev
+            && p.cmp(k) != Ordering::Less
+        {
             ok = false;
             writeln!(
                 out,
-                "WARNING, previous key is not smaller than the current key\n\tfilename -> {}\n\tprevious -> {}\n\tcurrent  -> {}",
+                "WARNING, previous key is not smaller than the current key\n\tfilename -> {}\n\tprevious -> {p}\n\tcurrent  -> {k}",
                 path.display(),
-                key_to_string(&prev),
-                key_to_string(key)
             )
             .map_err(io)?;
         }
-        if args.checkfamily && family.as_deref() != Some(k.family) {
+        if args.checkfamily && family.as_deref() != Some(&k.family[..]) {
             ok = false;
             writeln!(
                 out,
-                "WARNING, cell family does not match the file's family {}\n\tfilename -> {}\n\tcurrent  -> {}",
+                "WARNING, cell family does not match the file's family {}\n\tfilename -> {}\n\tcurrent  -> {k}",
                 to_string_binary(family.as_deref().unwrap_or_default()),
                 path.display(),
-                key_to_string(key)
             )
             .map_err(io)?;
         }
         if print_kv {
-            writeln!(out, "{}", cell_line(key, payload)).map_err(io)?;
+            writeln!(out, "{}", cell_line(&cell)).map_err(io)?;
         } else if args.printkey {
-            writeln!(out, "K: {}", key_to_string(key)).map_err(io)?;
+            writeln!(out, "K: {k}").map_err(io)?;
         }
         if args.stats {
-            let v = PayloadRef::parse(payload).map_or(0, |p| p.value.len()) as u64;
-            klen.add(key.len() as u64);
-            vlen.add(v);
-            let size = (key.len() + payload.len()) as u64;
+            klen.add(cell.key_len() as u64);
+            vlen.add(cell.value.len() as u64);
+            let size = (cell.key_len() + cell.payload_len()) as u64;
             match &mut cur_row {
-                Some((r, b, n)) if r.as_slice() == k.row => {
+                Some((r, b, n)) if *r == k.row => {
                     *b += size;
                     *n += 1;
                 }
@@ -462,13 +403,11 @@ fn walk(args: &HfileArgs, reader: &Arc<SstReader>, out: &mut impl Write) -> Resu
                         row_bytes.add(b);
                         row_cols.add(n);
                     }
-                    *slot = Some((k.row.to_vec(), size, 1));
+                    *slot = Some((k.row.clone(), size, 1));
                 }
             }
         }
-        prev.clear();
-        prev.extend_from_slice(key);
-        c.next().map_err(err)?;
+        prev = Some(cell.key);
     }
     if args.stats {
         if let Some((_, b, n)) = cur_row.take() {

@@ -1,17 +1,15 @@
 //! Operator tools: block file dump (`hfile`), consistency check (`verify`), TSV export/import
 //! (`export-tsv`, `import-tsv`). docs/TOOLS.md describes each one.
 //!
-//! Shared here: HBase's `Bytes.toStringBinary` escaping and its inverse, the HBase-style
-//! rendering of a cell key, and reading a file into memory without mapping or locking it.
+//! Shared here: HBase's `Bytes.toStringBinary` escaping and its inverse, and the HBase-style
+//! rendering of a cell key. The tools read the database's files through the engine's
+//! inspection API ([`cellbase::inspect`]): in memory, without mapping or locking them.
 pub mod hfile;
 pub mod repair;
 pub mod tsv;
 pub mod verify;
 
-use cellbase::io::ReadableFile;
-use cellbase::model::key::KeyRef;
-use std::path::Path;
-use std::sync::Arc;
+use cellbase::inspect::CellKey;
 
 /// HBase's `Bytes.toStringBinary` (the engine's [`cellbase::rowkey::to_string_binary`]).
 pub use cellbase::rowkey::to_string_binary;
@@ -68,55 +66,24 @@ pub fn type_name(code: u8) -> String {
     }
 }
 
-/// A cell key as HBase's `KeyValue.keyToString` writes it:
-/// `row/family:qualifier/timestamp/Type/seqid=N` (binary-safe), or `(malformed key …)`.
+/// An encoded cell key as HBase's `KeyValue.keyToString` writes it:
+/// `row/family:qualifier/timestamp/Type/seqid=N` (binary-safe, [`CellKey`]'s `Display`), or
+/// `(malformed key …)`.
 pub fn key_to_string(key: &[u8]) -> String {
-    match KeyRef::parse(key) {
-        Some(k) => format!(
-            "{}/{}:{}/{}/{}/seqid={}",
-            to_string_binary(k.row),
-            to_string_binary(k.family),
-            to_string_binary(k.qualifier),
-            k.ts,
-            type_name(k.type_code),
-            k.seq
-        ),
+    match CellKey::decode(key) {
+        Some(k) => k.to_string(),
         None => format!("(malformed key {})", to_string_binary(key)),
     }
 }
 
-/// A file's bytes held in memory (read with one `read`, no `mmap`, no lock): a file truncated
-/// or replaced while a tool reads it cannot fault the process, and the tool never writes.
-#[derive(Debug)]
-pub struct MemFile(pub Vec<u8>);
-
-impl ReadableFile for MemFile {
-    fn bytes(&self) -> &[u8] {
-        &self.0
+/// The text of an engine error for a tool's `ERROR:` line: an I/O error's own message (those
+/// of the inspection API name the file: "cannot read PATH: ..."), any other error as it
+/// displays.
+pub(crate) fn error_text(e: cellbase::Error) -> String {
+    match e {
+        cellbase::Error::Io(e) => e.to_string(),
+        other => other.to_string(),
     }
-}
-
-/// Reads `path` into a [`MemFile`] (read-only open). Only regular files are read: a device,
-/// FIFO or directory is refused by name (`cellbase hfile /dev/zero` used to read forever).
-///
-/// # Errors
-/// The I/O error, prefixed with the path; or that the path is not a regular file.
-pub fn read_file(path: &Path) -> Result<Arc<MemFile>, String> {
-    let md = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !md.is_file() {
-        let kind = if md.is_dir() {
-            "a directory"
-        } else {
-            "a device, FIFO or socket"
-        };
-        return Err(format!(
-            "cannot read {}: not a regular file ({kind})",
-            path.display()
-        ));
-    }
-    std::fs::read(path)
-        .map(|b| Arc::new(MemFile(b)))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -146,15 +113,16 @@ mod tests {
 
     #[test]
     fn keys_render_like_hbase() {
-        let k = KeyRef {
-            row: b"r\x01",
-            family: b"f",
-            qualifier: b"q",
-            ts: 42,
+        let k = CellKey {
+            row: b"r\x01".to_vec(),
+            family: b"f".to_vec(),
+            qualifier: b"q".to_vec(),
+            timestamp: 42,
             type_code: 12,
             seq: 7,
         }
-        .encode();
+        .encode()
+        .unwrap();
         assert_eq!(key_to_string(&k), "r\\x01/f:q/42/DeleteColumn/seqid=7");
         assert!(key_to_string(b"xx").starts_with("(malformed key"));
     }

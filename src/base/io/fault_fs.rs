@@ -14,7 +14,7 @@
 //! Every such failure must reach the caller as an error, never a panic, and must never lose
 //! acknowledged data.
 
-use super::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
+use super::{FileKind, FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -291,5 +291,11 @@ impl FileSystem for FaultFs {
     }
     fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
         self.inner.lock_dir(dir)
+    }
+    fn kind(&self, path: &Path) -> io::Result<FileKind> {
+        self.inner.kind(path)
+    }
+    fn lock_held(&self, path: &Path) -> bool {
+        self.inner.lock_held(path)
     }
 }

@@ -16,7 +16,7 @@
 //! Invariant checked on every call: a file that is open for reading (memory-mapped with
 //! [`super::StdFs`]) is never truncated or re-created; doing so is an error.
 
-use super::{FileLock, FileSystem, ReadableFile, WritableFile};
+use super::{FileKind, FileLock, FileSystem, ReadableFile, WritableFile};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -634,6 +634,21 @@ impl FileSystem for MemFs {
             key,
             id,
         }))
+    }
+
+    fn kind(&self, path: &Path) -> io::Result<FileKind> {
+        let s = self.state.lock();
+        if components(path)?.is_empty() {
+            return Ok(FileKind::Dir);
+        }
+        Ok(match s.lookup(path)? {
+            Node::File(_) => FileKind::File,
+            Node::Dir(_) => FileKind::Dir,
+        })
+    }
+
+    fn lock_held(&self, path: &Path) -> bool {
+        components(path).is_ok_and(|p| self.state.lock().locks.contains_key(&p.join("/")))
     }
 }
 

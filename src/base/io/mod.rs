@@ -3,11 +3,13 @@
 
 #[cfg(any(test, feature = "testing"))]
 mod fault_fs;
+#[cfg(any(test, feature = "testing"))]
 mod mem_fs;
 mod std_fs;
 
 #[cfg(any(test, feature = "testing"))]
 pub use fault_fs::FaultFs;
+#[cfg(any(test, feature = "testing"))]
 pub use mem_fs::MemFs;
 pub use std_fs::StdFs;
 pub(crate) use std_fs::physical_memory;
@@ -82,6 +84,37 @@ pub trait FileLock: Send + Sync + Debug {
     }
 }
 
+/// What a path is, as [`FileSystem::kind`] tells it without opening it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A FIFO (named pipe): opening it blocks until a peer opens its other end.
+    Fifo,
+    /// A character or block device: reading one may never end.
+    Device,
+    /// A socket.
+    Socket,
+    /// Anything else.
+    Other,
+}
+
+impl FileKind {
+    /// The kind in words, as messages name it: "a regular file", "a FIFO", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileKind::File => "a regular file",
+            FileKind::Dir => "a directory",
+            FileKind::Fifo => "a FIFO",
+            FileKind::Device => "a device",
+            FileKind::Socket => "a socket",
+            FileKind::Other => "not a file",
+        }
+    }
+}
+
 /// Every filesystem operation the engine performs.
 pub trait FileSystem: Send + Sync + Debug + 'static {
     /// Creates `path` and its parents (owner-only permissions).
@@ -116,5 +149,28 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     /// for filesystems whose locks are keyed by path).
     fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
         self.lock(dir)
+    }
+    /// What `path` is, without opening it (inspection reads only regular files: opening a
+    /// FIFO blocks, reading a device may never end). `NotFound` when it does not exist. The
+    /// default tells a directory (it lists) from a file, for filesystems without the others.
+    fn kind(&self, path: &Path) -> io::Result<FileKind> {
+        if !self.exists(path) {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} not found", path.display()),
+            ));
+        }
+        Ok(if self.list(path).is_ok() {
+            FileKind::Dir
+        } else {
+            FileKind::File
+        })
+    }
+    /// Whether another holder has the lock [`FileSystem::lock`] takes on the file `path`:
+    /// probed without taking the lock from anyone (an open that is refused it meanwhile
+    /// retries) and without creating `path`. The default says no.
+    fn lock_held(&self, path: &Path) -> bool {
+        let _ = path;
+        false
     }
 }

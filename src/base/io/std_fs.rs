@@ -1,6 +1,6 @@
 //! The real filesystem. The only module that calls `std::fs`.
 
-use super::{FileLock, FileSystem, ReadableFile, WritableFile};
+use super::{FileKind, FileLock, FileSystem, ReadableFile, WritableFile};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
@@ -250,6 +250,47 @@ impl FileSystem for StdFs {
     fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
         // A directory opens read-only; `flock` works on its descriptor like on a file's.
         try_lock(File::open(dir)?, None)
+    }
+
+    fn kind(&self, path: &Path) -> io::Result<FileKind> {
+        let t = std::fs::metadata(path)?.file_type();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if t.is_fifo() {
+                return Ok(FileKind::Fifo);
+            } else if t.is_char_device() || t.is_block_device() {
+                return Ok(FileKind::Device);
+            } else if t.is_socket() {
+                return Ok(FileKind::Socket);
+            }
+        }
+        Ok(if t.is_file() {
+            FileKind::File
+        } else if t.is_dir() {
+            FileKind::Dir
+        } else {
+            FileKind::Other
+        })
+    }
+
+    fn lock_held(&self, path: &Path) -> bool {
+        // A shared `flock` on a read-only descriptor, released at once: it cannot make an open
+        // fail (an open retries a refused lock), and nothing is created or written.
+        if !matches!(self.kind(path), Ok(FileKind::File)) {
+            return false; // missing, or opening it would block (a FIFO)
+        }
+        let Ok(f) = File::open(path) else {
+            return false;
+        };
+        match f.try_lock_shared() {
+            Ok(()) => {
+                let _ = f.unlock();
+                false
+            }
+            Err(std::fs::TryLockError::WouldBlock) => true,
+            Err(_) => false,
+        }
     }
 }
 

@@ -153,6 +153,7 @@ impl UserMatcher {
     }
 
     /// The verdict on the next cell of the stream.
+    #[cfg(any(test, feature = "testing"))]
     #[inline]
     pub fn match_cell(&mut self, key: &KeyRef<'_>, payload: &PayloadRef<'_>) -> MatchCode {
         self.match_cell_in_row(key, payload, Known::default())

@@ -8,8 +8,10 @@
 mod edit;
 mod state;
 
-pub use edit::{Edit, FileRef, IdCounters, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef};
-pub use state::{ManifestState, RegionRecord, TableRecord};
+#[cfg(test)]
+use edit::IdCounters;
+pub use edit::{Edit, FileRef, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef};
+pub use state::ManifestState;
 
 use crate::base::codec::{self, Reader};
 use crate::base::error::{Error, Result};
@@ -62,7 +64,7 @@ pub struct LoadedManifest {
 }
 
 /// Parses the `CURRENT` file's content: the manifest's name and number.
-fn parse_current(current: &Path, bytes: &[u8]) -> Result<(String, u64)> {
+pub(crate) fn parse_current(current: &Path, bytes: &[u8]) -> Result<(String, u64)> {
     let name = std::str::from_utf8(bytes)
         .ok()
         .map(str::trim)
@@ -174,6 +176,7 @@ impl Manifest {
 
     /// Replays `dir`'s manifest (if any), writes a fresh snapshot manifest and points CURRENT at
     /// it. Returns the manifest and the recovered state.
+    #[cfg(any(test, feature = "testing"))]
     pub fn open(
         fs: std::sync::Arc<dyn FileSystem>,
         dir: &Path,

@@ -221,17 +221,20 @@ impl Block {
     }
 
     /// True for a block without entries.
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.restarts_off == 0
     }
 
     /// True when the bytes are a range of the mapped file (not a copy).
+    #[cfg(test)]
     pub fn is_mapped(&self) -> bool {
         matches!(self.bytes, BlockBytes::Mapped { .. })
     }
 
     /// Number of cells in the block (walks and checks every entry: see
     /// [`Block::validate`]; 0 for a malformed block).
+    #[cfg(test)]
     pub fn entries(&self) -> usize {
         self.validate().unwrap_or(0)
     }

@@ -105,6 +105,7 @@ impl BlockCache {
 
     /// Capacity the general partition currently has (the configured capacity minus what
     /// IN_MEMORY blocks occupy, rounded to the rebalancing step).
+    #[cfg(test)]
     pub fn general_capacity(&self) -> u64 {
         self.general.as_ref().map_or(0, |p| p.capacity())
     }
@@ -125,6 +126,7 @@ impl BlockCache {
     }
 
     /// Bytes currently charged (both partitions).
+    #[cfg(test)]
     pub fn used(&self) -> u64 {
         [&self.general, &self.in_memory]
             .iter()
@@ -134,6 +136,7 @@ impl BlockCache {
     }
 
     /// Bytes currently charged to the IN_MEMORY partition.
+    #[cfg(test)]
     pub fn in_memory_used(&self) -> u64 {
         self.in_memory.as_ref().map_or(0, |p| p.weight())
     }
@@ -195,6 +198,7 @@ impl BlockCache {
     }
 
     /// Drops every block of `file_id` (for example after the file was deleted).
+    #[cfg(test)]
     pub fn evict_file(&self, file_id: u64) {
         for p in [&self.general, &self.in_memory].into_iter().flatten() {
             p.retain(|k, _| k.0 != file_id);

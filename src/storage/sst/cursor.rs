@@ -69,6 +69,7 @@ impl SstCursor {
     }
 
     /// The reader this cursor walks.
+    #[cfg(test)]
     pub fn reader(&self) -> &Arc<SstReader> {
         &self.reader
     }

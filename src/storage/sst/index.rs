@@ -37,16 +37,6 @@ impl IndexBuilder {
         self.count += 1;
     }
 
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        self.count as usize
-    }
-
-    /// True when no block was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// The block payload.
     pub fn finish(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(4 + self.entries.len());
@@ -138,6 +128,7 @@ impl Index {
     ///
     /// # Errors
     /// Short data, malformed or unordered keys, blocks that do not tile `[0, data_end)`.
+    #[cfg(any(test, feature = "testing"))]
     pub fn decode(payload: &[u8], data_end: u64) -> Result<Index, DecodeError> {
         Self::decode_with(payload, data_end, false)
     }
@@ -372,6 +363,7 @@ impl Index {
 }
 
 /// Bytes a data block occupies on disk, frame trailer included.
+#[cfg(test)]
 pub fn framed_len(h: BlockHandle) -> u64 {
     u64::from(h.size) + FRAME_TRAILER_LEN as u64
 }

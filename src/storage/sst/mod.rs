@@ -28,7 +28,6 @@ mod xxh64;
 
 pub use cache::{BlockCache, CachePolicy};
 pub use cursor::SstCursor;
-pub use frame::BlockHandle;
 pub use meta::FileMeta;
 pub use reader::SstReader;
 pub use trailer::{FORMAT_VERSION, MAGIC, TRAILER_LEN};

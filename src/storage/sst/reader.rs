@@ -170,11 +170,6 @@ impl SstReader {
         &self.path
     }
 
-    /// The id the file was opened with.
-    pub fn file_id(&self) -> u64 {
-        self.file_id
-    }
-
     /// The file's Bloom filter: its type and the distinct keys it was built from (`None`
     /// without a filter).
     pub fn bloom_keys(&self) -> Option<(BloomType, u64)> {

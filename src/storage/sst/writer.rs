@@ -188,6 +188,7 @@ impl SstWriter {
     }
 
     /// Bytes written so far plus the pending block.
+    #[cfg(test)]
     pub fn estimated_size(&self) -> u64 {
         self.offset
             + if self.block.is_empty() {
@@ -198,6 +199,7 @@ impl SstWriter {
     }
 
     /// Cells added so far.
+    #[cfg(test)]
     pub fn cell_count(&self) -> u64 {
         self.meta.cell_count
     }

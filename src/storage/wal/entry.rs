@@ -60,6 +60,10 @@ pub fn decode_entry_header(r: &mut Reader<'_>) -> std::result::Result<(u8, u64),
 
 /// Decodes the cells of a WAL entry (after [`decode_entry_header`]) with sequence id `seq`
 /// into `out`, checking every key and payload.
+///
+/// # Errors
+/// A message naming what is damaged: the cell's index and what is wrong with it, or the
+/// offset inside the entry where it ends early.
 pub fn decode_entry_cells<'a>(
     r: &mut Reader<'a>,
     version: u8,
@@ -70,21 +74,21 @@ pub fn decode_entry_cells<'a>(
     let row = if version == ENTRY_VERSION {
         let row = r.bytes("row").map_err(err)?;
         if row.len() > u16::MAX as usize {
-            return Err("malformed cell".into());
+            return Err(format!("row of {} bytes", row.len()));
         }
         row
     } else {
         &[]
     };
     let n = r.len(r.remaining(), "cell count").map_err(err)?;
-    for _ in 0..n {
+    for i in 0..n {
         let k = if version == ENTRY_VERSION {
             let family = r.bytes("family").map_err(err)?;
             let qualifier = r.bytes("qualifier").map_err(err)?;
             let ts = r.i64("timestamp").map_err(err)?;
             let type_code = r.u8("type").map_err(err)?;
             if family.len() > u8::MAX as usize {
-                return Err("malformed cell".into());
+                return Err(format!("cell {i}: family of {} bytes", family.len()));
             }
             KeyRef {
                 row,
@@ -95,19 +99,28 @@ pub fn decode_entry_cells<'a>(
                 seq,
             }
         } else {
-            KeyRef::parse(r.bytes("key").map_err(err)?).ok_or("malformed key")?
+            KeyRef::parse(r.bytes("key").map_err(err)?)
+                .ok_or_else(|| format!("cell {i}: malformed key"))?
         };
-        let p = payload::PayloadRef::parse(r.bytes("payload").map_err(err)?);
-        match p {
-            Some(p) if k.seq == seq && k.cell_type().is_some() => out.push((k, p)),
-            _ => return Err("malformed cell".into()),
+        let p = payload::PayloadRef::parse(r.bytes("payload").map_err(err)?)
+            .ok_or_else(|| format!("cell {i}: malformed payload"))?;
+        if k.cell_type().is_none() {
+            return Err(format!("cell {i}: unknown cell type code {}", k.type_code));
         }
+        if k.seq != seq {
+            return Err(format!(
+                "cell {i}: sequence id {} differs from the entry's {seq}",
+                k.seq
+            ));
+        }
+        out.push((k, p));
     }
     Ok(())
 }
 
 /// Decodes a whole entry with sequence id `seq`: its table id and cells, every key and payload
-/// checked.
+/// checked, every cell of one row (as the write path logs a row's mutation), no bytes after
+/// the last cell.
 ///
 /// # Errors
 /// A message naming what is damaged and the offset inside the entry.
@@ -119,6 +132,12 @@ pub fn decode_entry(
     let (version, table_id) = decode_entry_header(&mut r)?;
     let mut out = Vec::new();
     decode_entry_cells(&mut r, version, seq, &mut out)?;
+    if let Some(i) = out.iter().position(|(k, _)| k.row != out[0].0.row) {
+        return Err(format!("cell {i}: row differs from the entry's first cell"));
+    }
+    if !r.is_empty() {
+        return Err(format!("{} trailing bytes", r.remaining()));
+    }
     Ok((table_id, out))
 }
 
@@ -220,6 +239,46 @@ mod tests {
         encode_entry_into(&mut v2, 1, row, &cs);
         assert_eq!(v2.len(), 1277);
         assert_eq!(encode_v1(1, row, 5, &cs).len(), 1583);
+    }
+
+    /// What is wrong with a damaged entry is named: a cell logged with another sequence id
+    /// than its entry's, bytes after the last cell, an entry cut short.
+    #[test]
+    fn entries_decode_and_damage_is_named() {
+        let key = KeyRef {
+            row: b"r",
+            family: b"f",
+            qualifier: b"q",
+            ts: 1,
+            type_code: 4,
+            seq: 9,
+        }
+        .encode();
+        let mut e = vec![ENTRY_VERSION_1];
+        codec::put_varint(&mut e, 3);
+        codec::put_varint(&mut e, 1);
+        codec::put_bytes(&mut e, &key);
+        codec::put_bytes(&mut e, &payload::encode(None, b"v"));
+        assert_eq!(decode(&e, 9).map(|(t, c)| (t, c.len())), Ok((3, 1)));
+        assert!(decode(&e, 8).unwrap_err().contains("sequence id"));
+        let mut trailing = e.clone();
+        trailing.push(0);
+        assert!(decode(&trailing, 9).is_err());
+        assert!(decode(&e[..e.len() - 1], 9).is_err());
+        // A version 1 entry whose cells are of two rows is not a row's mutation.
+        let other = KeyRef {
+            row: b"s",
+            ..KeyRef::parse(&key).unwrap()
+        }
+        .encode();
+        let mut two = vec![ENTRY_VERSION_1];
+        codec::put_varint(&mut two, 3);
+        codec::put_varint(&mut two, 2);
+        for k in [&key, &other] {
+            codec::put_bytes(&mut two, k);
+            codec::put_bytes(&mut two, &payload::encode(None, b"v"));
+        }
+        assert!(decode(&two, 9).unwrap_err().contains("row differs"));
     }
 
     /// Damaged entries are errors, never panics: every truncation, an unknown version, a bad

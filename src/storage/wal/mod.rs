@@ -18,5 +18,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use replay::{ReplayInfo, check as check_log, replay, replay_discarding};
-pub use writer::{SegmentInfo, Wal, WalOptions, WalSync};
+#[cfg(test)]
+use replay::ReplayInfo;
+pub use replay::{check as check_log, replay, replay_discarding};
+pub use writer::{Wal, WalOptions, WalSync};

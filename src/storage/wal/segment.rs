@@ -69,6 +69,7 @@ pub struct PrevSegment {
 /// Length of a version-2 segment header payload.
 pub const SEGMENT_HEADER_V2_LEN: usize = 8 + 4 + 8 + 1 + 8 + 8;
 /// Length of a version-1 segment header payload.
+#[cfg(test)]
 pub const SEGMENT_HEADER_V1_LEN: usize = 8 + 4 + 8;
 
 /// The framed (version 2) segment header record for segment `id`, linking to `prev`.
@@ -89,6 +90,7 @@ pub fn encode_segment_header(out: &mut Vec<u8>, id: u64, prev: Option<PrevSegmen
 
 /// The framed version-1 segment header (no previous-segment link), as older code wrote it.
 /// Kept for compatibility tests.
+#[cfg(test)]
 pub fn encode_segment_header_v1(out: &mut Vec<u8>, id: u64) {
     let mut p = Vec::with_capacity(SEGMENT_HEADER_V1_LEN);
     p.extend_from_slice(&SEGMENT_MAGIC);

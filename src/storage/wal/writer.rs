@@ -314,6 +314,7 @@ impl Wal {
     ///
     /// Entries reach the file in the order their appends took the internal lock, which need not
     /// be `seq` order when callers assign `seq` before calling concurrently.
+    #[cfg(any(test, feature = "testing"))]
     pub fn append(&self, payload: &[u8], seq: u64, sync: WalSync) -> Result<()> {
         if payload.len() > MAX_ENTRY_PAYLOAD {
             return Err(too_long(payload.len()));
@@ -442,6 +443,7 @@ impl Wal {
     /// in them is already in block files); segments without entries count as max seq 0. Never
     /// deletes the current segment. Syncs the directory after deleting. Returns how many
     /// segments were deleted.
+    #[cfg(test)]
     pub fn delete_obsolete(&self, min_unflushed_seq: u64) -> Result<usize> {
         self.delete_obsolete_with(min_unflushed_seq, &|_| Ok(()))
     }
@@ -496,6 +498,7 @@ impl Wal {
     }
 
     /// Bookkeeping of every live segment, ascending id; the last one is the current segment.
+    #[cfg(test)]
     pub fn segments(&self) -> Vec<SegmentInfo> {
         let g = self.state.lock();
         let mut v = g.closed_segments.clone();
@@ -504,13 +507,9 @@ impl Wal {
     }
 
     /// Id of the segment being appended to.
+    #[cfg(test)]
     pub fn current_segment_id(&self) -> u64 {
         self.state.lock().current.id
-    }
-
-    /// The WAL directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// Flushes queued entries and fsyncs; later appends return [`Error::Closed`]. Calling it
@@ -538,16 +537,19 @@ impl Wal {
     }
 
     /// True after a failed write or sync; every later append returns [`Error::Poisoned`].
+    #[cfg(test)]
     pub fn is_poisoned(&self) -> bool {
         self.state.lock().poisoned.is_some()
     }
 
     /// How many `fdatasync` calls the WAL made on segment files (for tests and metrics).
+    #[cfg(any(test, feature = "testing"))]
     pub fn sync_count(&self) -> u64 {
         self.syncs.load(Ordering::Relaxed)
     }
 
     /// How many `write()` calls (batches) the WAL made on segment files.
+    #[cfg(test)]
     pub fn write_count(&self) -> u64 {
         self.writes.load(Ordering::Relaxed)
     }
