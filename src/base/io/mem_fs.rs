@@ -16,7 +16,10 @@
 //! Invariant checked on every call: a file that is open for reading (memory-mapped with
 //! [`super::StdFs`]) is never truncated or re-created; doing so is an error.
 
+mod handles;
+
 use super::{FileKind, FileLock, FileSystem, ReadableFile, WritableFile};
+use handles::{MemLock, MemReadable, MemWritable};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -369,93 +372,6 @@ impl MemFs {
             ino,
             epoch,
             pos,
-        }
-    }
-}
-
-struct MemWritable {
-    state: Arc<Mutex<State>>,
-    ino: u64,
-    epoch: u64,
-    /// The logical end: where the next append goes (before a preallocated tail).
-    pos: usize,
-}
-
-impl MemWritable {
-    fn with<T>(&self, f: impl FnOnce(&mut Inode) -> T) -> io::Result<T> {
-        let mut s = self.state.lock();
-        if s.epoch != self.epoch {
-            return Err(err(
-                io::ErrorKind::BrokenPipe,
-                "file handle opened before a simulated crash".into(),
-            ));
-        }
-        Ok(f(s.inodes.get_mut(&self.ino).expect("open inodes exist")))
-    }
-}
-
-impl WritableFile for MemWritable {
-    fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        let pos = self.pos;
-        let end = pos + data.len();
-        self.with(|i| {
-            if end > i.data.len() {
-                i.data.resize(end, 0);
-            }
-            i.data[pos..end].copy_from_slice(data);
-            i.dirty(pos);
-        })?;
-        self.pos = end;
-        Ok(())
-    }
-
-    fn sync_data(&mut self) -> io::Result<()> {
-        self.with(Inode::synced)
-    }
-
-    fn len(&self) -> u64 {
-        self.pos as u64
-    }
-
-    fn preallocate(&mut self, len: u64) -> io::Result<()> {
-        let len = usize::try_from(len)
-            .map_err(|_| err(io::ErrorKind::InvalidInput, format!("length {len}")))?;
-        self.with(|i| {
-            if len > i.data.len() {
-                let old = i.data.len();
-                i.data.resize(len, 0);
-                i.dirty(old);
-            }
-        })
-    }
-}
-
-#[derive(Debug)]
-struct MemReadable {
-    bytes: Vec<u8>,
-    _mapped: Arc<()>,
-}
-
-impl ReadableFile for MemReadable {
-    fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-#[derive(Debug)]
-struct MemLock {
-    state: Arc<Mutex<State>>,
-    key: String,
-    id: u64,
-}
-
-impl FileLock for MemLock {}
-
-impl Drop for MemLock {
-    fn drop(&mut self) {
-        let mut s = self.state.lock();
-        if s.locks.get(&self.key) == Some(&self.id) {
-            s.locks.remove(&self.key);
         }
     }
 }

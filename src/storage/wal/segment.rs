@@ -72,6 +72,30 @@ pub const SEGMENT_HEADER_V2_LEN: usize = 8 + 4 + 8 + 1 + 8 + 8;
 #[cfg(test)]
 pub const SEGMENT_HEADER_V1_LEN: usize = 8 + 4 + 8;
 
+/// The newest segment in `dir` older than `id`, with its length, after an `fdatasync` of it (so
+/// the recorded length never claims bytes a power loss could drop). `None` when there is none.
+pub(crate) fn previous_segment(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    id: u64,
+) -> Result<Option<PrevSegment>> {
+    let prev_id = fs
+        .list(dir)?
+        .iter()
+        .filter_map(|n| parse_segment_name(n))
+        .filter(|&p| p < id)
+        .max();
+    let Some(prev_id) = prev_id else {
+        return Ok(None);
+    };
+    let mut f = fs.open_append(&segment_path(dir, prev_id))?;
+    f.sync_data()?;
+    Ok(Some(PrevSegment {
+        id: prev_id,
+        len: f.len(),
+    }))
+}
+
 /// The framed (version 2) segment header record for segment `id`, linking to `prev`.
 pub fn encode_segment_header(out: &mut Vec<u8>, id: u64, prev: Option<PrevSegment>) {
     let mut p = Vec::with_capacity(SEGMENT_HEADER_V2_LEN);

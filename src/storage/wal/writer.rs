@@ -246,7 +246,7 @@ impl Wal {
         if opts.segment_size == 0 {
             return Err(Error::invalid("WalOptions::segment_size must be positive"));
         }
-        let prev = previous_segment(&*fs, &dir, first_segment_id)?;
+        let prev = segment::previous_segment(&*fs, &dir, first_segment_id)?;
         let file = segment::create_segment(&*fs, &dir, first_segment_id, prev)?;
         let sealed_before = prev;
         Ok(Wal {
@@ -571,30 +571,6 @@ pub(super) fn preallocation_target(end: u64, segment_size: u64) -> Option<u64> {
     }
     let chunk = (end / 4).clamp(MIN_CHUNK, MAX_CHUNK);
     Some(end.saturating_add(chunk).min(segment_size))
-}
-
-/// The newest segment in `dir` older than `id`, with its length, after an `fdatasync` of it (so
-/// the recorded length never claims bytes a power loss could drop). `None` when there is none.
-fn previous_segment(
-    fs: &dyn FileSystem,
-    dir: &Path,
-    id: u64,
-) -> Result<Option<segment::PrevSegment>> {
-    let prev_id = fs
-        .list(dir)?
-        .iter()
-        .filter_map(|n| segment::parse_segment_name(n))
-        .filter(|&p| p < id)
-        .max();
-    let Some(prev_id) = prev_id else {
-        return Ok(None);
-    };
-    let mut f = fs.open_append(&segment::segment_path(dir, prev_id))?;
-    f.sync_data()?;
-    Ok(Some(segment::PrevSegment {
-        id: prev_id,
-        len: f.len(),
-    }))
 }
 
 fn too_long(len: usize) -> Error {
