@@ -11,7 +11,7 @@
 //!
 //! A leading `put` or `wal` runs only that half (e.g. under `perf stat`).
 
-use cellbase::testing::io::{FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
+use cellbase::testing::io::{FileKind, FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;
@@ -88,6 +88,15 @@ impl FileSystem for SlowSync {
     }
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
         self.inner.lock(path)
+    }
+    fn lock_dir(&self, d: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.inner.lock_dir(d)
+    }
+    fn kind(&self, p: &Path) -> io::Result<FileKind> {
+        self.inner.kind(p)
+    }
+    fn lock_held(&self, p: &Path) -> bool {
+        self.inner.lock_held(p)
     }
 }
 

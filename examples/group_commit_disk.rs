@@ -12,7 +12,7 @@
 //! `--ops N` runs like the harness's fillsync workloads: N puts split evenly over the threads,
 //! timed from spawning the threads to joining them (default: 1 second per run, 5 rounds,
 //! threads 1 2 4 8).
-use cellbase::testing::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;
@@ -82,6 +82,15 @@ impl FileSystem for C {
     }
     fn lock(&self, p: &Path) -> io::Result<Box<dyn FileLock>> {
         self.0.lock(p)
+    }
+    fn lock_dir(&self, d: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.0.lock_dir(d)
+    }
+    fn kind(&self, p: &Path) -> io::Result<FileKind> {
+        self.0.kind(p)
+    }
+    fn lock_held(&self, p: &Path) -> bool {
+        self.0.lock_held(p)
     }
 }
 struct Run {

@@ -13,7 +13,7 @@
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*ycsb_load::load*' \
 //!     target/release/examples/ycsb_load 20000 0
 //! ```
-use cellbase::testing::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
 use cellbase::{Compression, Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use parking_lot::Mutex;
 use std::io;
@@ -119,6 +119,15 @@ impl FileSystem for Counting {
     }
     fn lock(&self, p: &Path) -> io::Result<Box<dyn FileLock>> {
         self.0.lock(p)
+    }
+    fn lock_dir(&self, d: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.0.lock_dir(d)
+    }
+    fn kind(&self, p: &Path) -> io::Result<FileKind> {
+        self.0.kind(p)
+    }
+    fn lock_held(&self, p: &Path) -> bool {
+        self.0.lock_held(p)
     }
 }
 

@@ -534,6 +534,10 @@ impl FileSystem for MemFs {
         Ok(())
     }
 
+    /// Locks are keyed by path here, so a directory's lock is its path's.
+    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.lock(dir)
+    }
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
         let key = components(path)?.join("/");
         if !self.exists(path) {

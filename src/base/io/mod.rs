@@ -145,32 +145,15 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
     /// Takes an exclusive lock on the directory `dir` itself (not on a file in it), so no
     /// deletion of a file can release it; fails with `io::ErrorKind::WouldBlock` when another
-    /// holder has it. The default locks the directory's path with [`FileSystem::lock`] (right
-    /// for filesystems whose locks are keyed by path).
-    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>> {
-        self.lock(dir)
-    }
+    /// holder has it.
+    /// Required, like the two below, so that a wrapper cannot silently fall back to a default
+    /// that is wrong for the filesystem it wraps (a real directory is not a lockable file).
+    fn lock_dir(&self, dir: &Path) -> io::Result<Box<dyn FileLock>>;
     /// What `path` is, without opening it (inspection reads only regular files: opening a
-    /// FIFO blocks, reading a device may never end). `NotFound` when it does not exist. The
-    /// default tells a directory (it lists) from a file, for filesystems without the others.
-    fn kind(&self, path: &Path) -> io::Result<FileKind> {
-        if !self.exists(path) {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{} not found", path.display()),
-            ));
-        }
-        Ok(if self.list(path).is_ok() {
-            FileKind::Dir
-        } else {
-            FileKind::File
-        })
-    }
+    /// FIFO blocks, reading a device may never end). `NotFound` when it does not exist.
+    fn kind(&self, path: &Path) -> io::Result<FileKind>;
     /// Whether another holder has the lock [`FileSystem::lock`] takes on the file `path`:
     /// probed without taking the lock from anyone (an open that is refused it meanwhile
-    /// retries) and without creating `path`. The default says no.
-    fn lock_held(&self, path: &Path) -> bool {
-        let _ = path;
-        false
-    }
+    /// retries) and without creating `path`.
+    fn lock_held(&self, path: &Path) -> bool;
 }

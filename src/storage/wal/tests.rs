@@ -3,7 +3,7 @@
 use super::segment::{self, segment_path};
 use super::*;
 use crate::base::error::Error;
-use crate::base::io::{FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use crate::base::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -755,6 +755,15 @@ impl FileSystem for AuditFs {
     fn lock(&self, path: &Path) -> std::io::Result<Box<dyn FileLock>> {
         StdFs.lock(path)
     }
+    fn lock_dir(&self, d: &Path) -> std::io::Result<Box<dyn FileLock>> {
+        StdFs.lock_dir(d)
+    }
+    fn kind(&self, p: &Path) -> std::io::Result<FileKind> {
+        StdFs.kind(p)
+    }
+    fn lock_held(&self, p: &Path) -> bool {
+        StdFs.lock_held(p)
+    }
 }
 
 /// A WAL in `dir` (default options) over an [`AuditFs`], with the audit record.
@@ -966,6 +975,15 @@ impl FileSystem for FailFs {
     }
     fn lock(&self, path: &Path) -> std::io::Result<Box<dyn FileLock>> {
         StdFs.lock(path)
+    }
+    fn lock_dir(&self, d: &Path) -> std::io::Result<Box<dyn FileLock>> {
+        StdFs.lock_dir(d)
+    }
+    fn kind(&self, p: &Path) -> std::io::Result<FileKind> {
+        StdFs.kind(p)
+    }
+    fn lock_held(&self, p: &Path) -> bool {
+        StdFs.lock_held(p)
     }
 }
 
