@@ -3,6 +3,7 @@
 
 use super::files::OwnedFile;
 use super::{Finding, key_text};
+use crate::base::codec::DecodeError;
 use crate::base::error::Error;
 use crate::base::util::to_string_binary;
 use crate::model::key::{KeyRef, compare_encoded};
@@ -50,6 +51,16 @@ impl BlockCheck {
 
 fn range(h: BlockHandle) -> String {
     format!(" [block bytes {}..{}]", h.offset, h.end())
+}
+
+/// The finding for data block `i` (at `h`) that does not decode.
+fn decode_error(i: usize, e: &DecodeError, h: BlockHandle) -> String {
+    format!(
+        "data block {i}: {} at byte {} of the decoded block{}",
+        e.what,
+        e.offset,
+        range(h)
+    )
 }
 
 /// Checks the block file `file` read from `path`: trailer, meta block, Bloom block, index
@@ -184,16 +195,7 @@ pub(super) fn check_blocks(
         let block = match Block::decode(raw.into_owned()) {
             Ok(b) => Arc::new(b),
             Err(e) => {
-                out.error(
-                    path,
-                    Some(h.offset),
-                    format!(
-                        "data block {i}: {} at byte {} of the decoded block{}",
-                        e.what,
-                        e.offset,
-                        range(h)
-                    ),
-                );
+                out.error(path, Some(h.offset), decode_error(i, &e, h));
                 continue;
             }
         };
@@ -258,16 +260,7 @@ pub(super) fn check_blocks(
             r = it.advance();
         }
         if let Err(e) = r {
-            out.error(
-                path,
-                Some(h.offset),
-                format!(
-                    "data block {i}: {} at byte {} of the decoded block{}",
-                    e.what,
-                    e.offset,
-                    range(h)
-                ),
-            );
+            out.error(path, Some(h.offset), decode_error(i, &e, h));
         }
     }
     // Cross-checks of the statistics, index and Bloom filter against the cells (the engine's
