@@ -21,7 +21,7 @@ pub use engine::repair;
 // module they are dead code until engine/split_policy.rs marks them so.
 pub use model::rowkey;
 
-pub use api::db::{Db, Metrics};
+pub use api::db::{BackgroundError, BackgroundErrorCount, BackgroundErrors, Db, Metrics};
 pub use api::inspect;
 pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,

@@ -11,6 +11,9 @@ use crate::engine::table::TableShared;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::engine::background_errors::{
+    BackgroundError, BackgroundErrorCount, BackgroundErrors,
+};
 pub use crate::engine::metrics::Metrics;
 
 /// A database: a directory of tables. Cheap to clone (an `Arc` inside).
@@ -146,6 +149,23 @@ impl Db {
     /// Engine counters.
     pub fn metrics(&self) -> Metrics {
         self.inner.metrics()
+    }
+
+    /// Failures of background work since open: failed flushes, compactions, splits and log
+    /// write-outs, counted per kind, each kind with its last error and when it happened (by
+    /// the database's clock). Every such failure is also logged (`warn!`, target
+    /// `cellbase::background`); a failed flush is retried (docs/OPERATIONS.md).
+    ///
+    /// # Examples
+    /// ```
+    /// let db = cellbase::Db::temporary()?;
+    /// let errors = db.background_errors();
+    /// assert_eq!(errors.total(), 0);
+    /// assert!(errors.flushes.last.is_none());
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn background_errors(&self) -> BackgroundErrors {
+        self.inner.background_errors()
     }
 
     /// A table handle sharing this handle's hold on the database.

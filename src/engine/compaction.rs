@@ -65,7 +65,20 @@ impl Engine {
                 oldest_first
             } else {
                 let sizes: Vec<u64> = oldest_first.iter().map(|f| f.size()).collect();
-                match pick(&sizes, &PickerConfig::with_flush_size(flush_size)) {
+                let picked = pick(&sizes, &PickerConfig::with_flush_size(flush_size));
+                log::debug!(
+                    target: "cellbase::compaction",
+                    "picker for table '{}' region {} family {}: file sizes (oldest first) \
+                     {sizes:?} -> {}",
+                    table.name,
+                    region.id(),
+                    crate::base::util::to_string_binary(family),
+                    match &picked {
+                        Some(r) => format!("files {}..{} selected", r.start, r.end),
+                        None => "nothing selected".to_string(),
+                    }
+                );
+                match picked {
                     Some(r) => oldest_first[r].to_vec(),
                     None => continue,
                 }
@@ -92,6 +105,7 @@ impl Engine {
         chosen: &[Arc<StoreFile>],
         kind: CompactionKind,
     ) -> Result<()> {
+        let start = std::time::Instant::now();
         let earliest_put_ts = chosen
             .iter()
             .map(|f| f.reader.meta().earliest_put_ts)
@@ -147,6 +161,26 @@ impl Engine {
             None => None,
         };
         region.replace_files(&fd.name, &removed, opened);
+        log::info!(
+            target: "cellbase::compaction",
+            "{} compaction of table '{}' region {} family {}: {} files ({} bytes) -> {} \
+             ({} bytes) in {} ms",
+            match kind {
+                CompactionKind::Major => "major",
+                _ => "minor",
+            },
+            table.name,
+            region.id(),
+            crate::base::util::to_string_binary(&fd.name),
+            chosen.len(),
+            chosen.iter().map(|f| f.size()).sum::<u64>(),
+            match &result {
+                Some((id, _)) => format!("file {id}"),
+                None => "no file".to_string(),
+            },
+            result.as_ref().map_or(0, |(_, m)| m.file_size),
+            start.elapsed().as_millis()
+        );
         // Open readers keep their mapping; the names go now, unless another region still lists
         // the file.
         self.remove_unlisted_files(removed);

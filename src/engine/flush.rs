@@ -34,6 +34,8 @@ impl FileCtx<'_> {
         let Some((snapshot, flush_seq)) = region.begin_flush(last_seq) else {
             return Ok(None);
         };
+        let start = std::time::Instant::now();
+        let mut cells = 0u64;
         // (2) One file per family through the flush matcher [CMP-1].
         let desc = table.desc_arc();
         let mut outputs: BTreeMap<Vec<u8>, Output<'_>> = BTreeMap::new();
@@ -49,6 +51,7 @@ impl FileCtx<'_> {
             };
             if let Some(out) = outputs.get_mut(k.family) {
                 out.push(e.key(), e.payload())?;
+                cells += 1;
             }
         }
         drop(snapshot);
@@ -96,6 +99,16 @@ impl FileCtx<'_> {
         // Its cells are in files now: the global total stops counting the snapshot, as HBase
         // decrements its memstore size when a flush completes.
         region.finish_flush(opened, flush_seq);
+        log::info!(
+            target: "cellbase::flush",
+            "flushed table '{}' region {}: {cells} cells, {} bytes in {} files, up to sequence \
+             id {flush_seq}, in {} ms",
+            table.name,
+            region.id(),
+            new_files.iter().map(|(_, _, m)| m.file_size).sum::<u64>(),
+            new_files.len(),
+            start.elapsed().as_millis()
+        );
         // The snapshot's memory is free now (unless a reader still holds it): every flush,
         // the running database's, replay's and the closing one, hands it back.
         crate::base::util::release_free_memory();

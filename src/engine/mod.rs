@@ -7,6 +7,7 @@
 
 pub(crate) mod alter;
 pub(crate) mod background;
+pub(crate) mod background_errors;
 pub(crate) mod catalog;
 pub(crate) mod compaction;
 pub(crate) mod flush;

@@ -230,12 +230,17 @@ impl Engine {
                 .lock()
                 .append(&Edit::WalSegmentsDeleted { ids: vec![id] })
         };
+        let replay_start = std::time::Instant::now();
+        let mut entries_read = 0u64;
+        let mut replayed_into: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut entries_replayed = 0u64;
         let info = crate::storage::wal::replay_discarding(
             fs.as_ref(),
             &wal_dir,
             &mut discard,
             |seq, payload| {
                 max_seq = max_seq.max(seq);
+                entries_read += 1;
                 let touched =
                     crate::engine::write::replay_entry(&by_id, seq, payload).map_err(|m| {
                         Error::corruption(
@@ -243,6 +248,10 @@ impl Engine {
                             format!("log record with sequence id {seq}: {m}"),
                         )
                     })?;
+                if let Some((table, region)) = &touched {
+                    entries_replayed += 1;
+                    replayed_into.insert((table.id, region.id()));
+                }
                 if let Some((table, region)) = touched
                     && region.current().active.size() >= table.flush_size(opts.memstore_flush_size)
                 {
@@ -260,6 +269,27 @@ impl Engine {
             },
         )?;
         report.torn_wal_tail = info.torn_tail_truncated;
+        log::info!(
+            target: "cellbase::recovery",
+            "opened {}: {} tables, {} regions; log replay read {} segments, {entries_read} \
+             entries, replayed {entries_replayed} into {} regions of {} tables in {} ms{}",
+            path.display(),
+            tables.len(),
+            tables.values().map(|t| t.region_count()).sum::<usize>(),
+            info.segments.len(),
+            replayed_into.len(),
+            replayed_into
+                .iter()
+                .map(|&(t, _)| t)
+                .collect::<BTreeSet<_>>()
+                .len(),
+            replay_start.elapsed().as_millis(),
+            if info.torn_tail_truncated {
+                "; a torn tail was cut off the newest segment"
+            } else {
+                ""
+            }
+        );
         // (5) A new segment, recorded in the manifest before it takes a write; so is every
         // later one (the roll hook), so a segment deleted from the end of the log is missed.
         let first_segment = info.last_segment_id.max(last_recorded_segment) + 1;

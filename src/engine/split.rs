@@ -261,6 +261,15 @@ impl Engine {
             ))
         });
         table.replace_regions(&[region.id()], vec![da.clone(), db.clone()]);
+        log::info!(
+            target: "cellbase::split",
+            "split table '{}' region {} at {}: daughters {} and {}",
+            table.name,
+            region.id(),
+            crate::base::util::to_string_binary(da.end()),
+            da.id(),
+            db.id()
+        );
         Ok([da, db])
     }
 
@@ -354,6 +363,15 @@ impl Engine {
             &self.memstore_bytes,
         ));
         table.replace_regions(&[lo.id(), hi.id()], vec![merged.clone()]);
+        log::info!(
+            target: "cellbase::split",
+            "merged table '{}' regions {} and {} (at {}) into region {}",
+            table.name,
+            lo.id(),
+            hi.id(),
+            crate::base::util::to_string_binary(hi.start()),
+            merged.id()
+        );
         Ok(merged)
     }
 }

@@ -10,6 +10,7 @@
 use crate::base::codec::Reader;
 use crate::base::error::Result;
 use crate::engine::Engine;
+use crate::engine::background_errors::BgKind;
 use crate::engine::options::Durability;
 use crate::engine::region::Region;
 use crate::engine::table::TableShared;
@@ -70,6 +71,10 @@ impl Engine {
     ) -> Result<T> {
         loop {
             let region = table.region_for(row);
+            // Back-pressure before the write [REG-2]: a writer that finds the region or all
+            // memstores at their blocking bound waits, and gets the error of the flush it runs
+            // itself when the background flushes do not relieve it (see `pressure.rs`).
+            self.check_resources(table, &region)?;
             let done = {
                 let _row = region.lock_row(row);
                 op(&region)?
@@ -78,9 +83,15 @@ impl Engine {
                 Some(v) => {
                     // The mutation is applied and logged: a failing flush afterwards does not
                     // make it an error (HBase never fails a put for a flush). The snapshot stays
-                    // readable and the next write or flush retries.
+                    // readable and the next write or flush retries; the failure is logged and
+                    // counted (`Db::background_errors`), and the next writer that finds the
+                    // region at its bound gets it as an error (`check_resources`).
                     if let Err(e) = self.maybe_flush(table, &region) {
-                        *self.bg.last_error.lock() = Some(e.to_string());
+                        self.note_background_error(
+                            BgKind::Flush,
+                            &format!("table '{}' region {}", table.name, region.id()),
+                            &e,
+                        );
                     }
                     return Ok(v);
                 }

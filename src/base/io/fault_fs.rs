@@ -7,6 +7,8 @@
 //! - [`FaultFs::fail_sync_at`]: fail the n-th sync (`sync_data` or `sync_dir`) only;
 //! - [`FaultFs::tear_append_at`]: make the n-th append write only the first half of its bytes
 //!   and then fail (a short write);
+//! - [`FaultFs::fail_creates_in`]: fail the next `times` file creations in one directory (a
+//!   flush or compaction that cannot create its block file, repeatedly);
 //! - [`FaultFs::crash_at`]: cut the power at the n-th mutating operation: it and every later
 //!   one fail (optionally after half-applying it, when it is an append), as if the machine died;
 //!   [`FaultFs::crash`] then drops everything not made durable (over a [`MemFs`] only).
@@ -34,6 +36,8 @@ struct Counter {
     crash_tears: AtomicBool,
     crashed: AtomicBool,
     injected: AtomicU64,
+    /// Creations in this directory fail while the count is above zero (each failure takes one).
+    create_faults: std::sync::Mutex<Option<(std::path::PathBuf, u64)>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -122,6 +126,7 @@ impl FaultFs {
                 crash_tears: AtomicBool::new(false),
                 crashed: AtomicBool::new(false),
                 injected: AtomicU64::new(0),
+                create_faults: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -147,6 +152,17 @@ impl FaultFs {
     /// fail.
     pub fn tear_append_at(&self, n: u64) {
         self.counter.tear_append_at.store(n, Ordering::SeqCst);
+    }
+
+    /// Fails the next `times` file creations in directory `dir` (`u64::MAX`: every one until
+    /// [`FaultFs::disarm`]); other operations are unaffected.
+    pub fn fail_creates_in(&self, dir: &Path, times: u64) {
+        let mut g = self
+            .counter
+            .create_faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        *g = Some((dir.to_path_buf(), times));
     }
 
     /// Cuts the power at the mutating operation with this index: it and every later mutating
@@ -185,6 +201,7 @@ impl FaultFs {
             a.store(NEVER, Ordering::SeqCst);
         }
         c.crashed.store(false, Ordering::SeqCst);
+        *c.create_faults.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Mutating operations performed so far.
@@ -245,6 +262,26 @@ impl FileSystem for FaultFs {
     }
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
         self.counter.simple("create", Op::Other)?;
+        {
+            let mut g = self
+                .counter
+                .create_faults
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some((dir, left)) = g.as_mut()
+                && *left > 0
+                && path.parent() == Some(dir.as_path())
+            {
+                if *left != u64::MAX {
+                    *left -= 1;
+                }
+                self.counter.injected.fetch_add(1, Ordering::SeqCst);
+                return Err(io::Error::other(format!(
+                    "injected fault: failed creation of {}",
+                    path.display()
+                )));
+            }
+        }
         let inner = self.inner.create(path)?;
         Ok(Box::new(FaultWritable {
             inner,

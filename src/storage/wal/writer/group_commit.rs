@@ -90,12 +90,21 @@ impl Wal {
                 }
                 if let Some(new_id) = out.rolled_to {
                     let old = std::mem::replace(&mut g.current, SegmentInfo::empty(new_id));
+                    log::info!(
+                        target: "cellbase::wal",
+                        "rolled the log from segment {} to segment {new_id}",
+                        old.id
+                    );
                     g.closed_segments.push(old);
                     g.rolled_at = end;
                 }
             }
             Err(reason) => {
                 if g.poisoned.is_none() {
+                    log::warn!(
+                        target: "cellbase::wal",
+                        "log write failed, refusing further writes until reopened: {reason}"
+                    );
                     g.poisoned = Some(reason);
                 }
             }
