@@ -32,6 +32,16 @@ pub mod tools;
     about = "cellbase: an embedded HBase-model storage engine"
 )]
 pub struct Cli {
+    /// Show more of the engine's log on standard error: `-v` adds flushes, compactions,
+    /// splits, log rolls and recovery (info), `-vv` the compaction picker's decisions (debug).
+    /// Give it before the subcommand; `RUST_LOG` overrides it.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Show only errors of the engine's log on standard error (default: warnings too: write
+    /// stalls and failed background work). Give it before the subcommand; `RUST_LOG`
+    /// overrides it.
+    #[arg(short = 'q', long = "quiet", conflicts_with = "verbose")]
+    pub quiet: bool,
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
@@ -58,6 +68,30 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
 }
 
+/// The level of the engine's log lines shown on standard error: `warn` by default, `info`
+/// with one `-v`, `debug` with two or more, `error` with `-q`.
+pub fn log_level(verbose: u8, quiet: bool) -> log::LevelFilter {
+    match (quiet, verbose) {
+        (true, _) => log::LevelFilter::Error,
+        (false, 0) => log::LevelFilter::Warn,
+        (false, 1) => log::LevelFilter::Info,
+        (false, _) => log::LevelFilter::Debug,
+    }
+}
+
+/// Installs the logger of the `cellbase` command: the engine's log lines on standard error at
+/// [`log_level`], unless `RUST_LOG` is set (then its directives decide, as `env_logger`
+/// reads them). Does nothing when a logger is already installed.
+pub fn init_logging(verbose: u8, quiet: bool) {
+    let mut b = env_logger::Builder::new();
+    b.target(env_logger::Target::Stderr)
+        .filter_level(log_level(verbose, quiet));
+    if let Ok(spec) = std::env::var("RUST_LOG") {
+        b.parse_filters(&spec);
+    }
+    let _ = b.try_init();
+}
+
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
@@ -79,4 +113,37 @@ pub fn run(cli: Cli) -> ExitCode {
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     stderr_line!("ERROR: {msg}");
     ExitCode::FAILURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbosity_flags_set_the_log_level() {
+        let level = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            log_level(cli.verbose, cli.quiet)
+        };
+        assert_eq!(
+            level(&["cellbase", "completions", "bash"]),
+            log::LevelFilter::Warn
+        );
+        assert_eq!(
+            level(&["cellbase", "-v", "completions", "bash"]),
+            log::LevelFilter::Info
+        );
+        assert_eq!(
+            level(&["cellbase", "-vv", "completions", "bash"]),
+            log::LevelFilter::Debug
+        );
+        assert_eq!(
+            level(&["cellbase", "-q", "completions", "bash"]),
+            log::LevelFilter::Error
+        );
+        assert!(Cli::try_parse_from(["cellbase", "-q", "-v", "completions", "bash"]).is_err());
+        // The subcommands' own -v and -q stay theirs.
+        let cli = Cli::try_parse_from(["cellbase", "verify", "-v", "-q", "dir"]).unwrap();
+        assert_eq!(log_level(cli.verbose, cli.quiet), log::LevelFilter::Warn);
+    }
 }

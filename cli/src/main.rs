@@ -4,5 +4,6 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = cellbase_cli::Cli::parse();
+    cellbase_cli::init_logging(cli.verbose, cli.quiet);
     cellbase_cli::run(cli)
 }
