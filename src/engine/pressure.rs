@@ -94,7 +94,8 @@ impl Engine {
             }
         }
         let limit = self.opts.global_memstore_size;
-        if self.memstore_bytes.load(Ordering::Relaxed) >= limit {
+        // `global_pressure` first: it is false without a bound (size 0).
+        if self.global_pressure() && self.memstore_bytes.load(Ordering::Relaxed) >= limit {
             if self.opts.background_threads == 0 {
                 return self.flush_for_global_pressure();
             }
