@@ -239,7 +239,8 @@ impl KeySplit {
 
     /// Orders `a` (split as `self`) against `b` (split as `o`) by [SORT-1]: row, family,
     /// qualifier ascending, then timestamp, type and sequence id descending.
-    #[inline]
+    // Always inlined, like `SeekTarget::cmp_key` which calls it (see there).
+    #[inline(always)]
     pub(crate) fn cmp_split(&self, a: &[u8], o: &KeySplit, b: &[u8]) -> Ordering {
         let ord = a[2..self.row_end].cmp(&b[2..o.row_end]);
         if ord != Ordering::Equal {
