@@ -21,12 +21,15 @@ pub use engine::repair;
 // module they are dead code until engine/split_policy.rs marks them so.
 pub use model::rowkey;
 
-pub use api::db::{BackgroundError, BackgroundErrorCount, BackgroundErrors, Db, Metrics};
+pub use api::db::{
+    BackgroundError, BackgroundErrorCount, BackgroundErrors, Db, LATENCY_BUCKETS_NANOS,
+    LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
+};
 pub use api::inspect;
 pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };
-pub use api::table::{RegionInfo, Scanner, Table};
+pub use api::table::{RegionInfo, ScanMetrics, Scanner, Table};
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
 pub use engine::options::{DbOptions, Durability, WalRecovery};

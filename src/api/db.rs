@@ -11,10 +11,12 @@ use crate::engine::table::TableShared;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::base::stats::{LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency};
 pub use crate::engine::background_errors::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors,
 };
-pub use crate::engine::metrics::Metrics;
+pub use crate::engine::metrics::{Metrics, RegionMetrics};
+pub use crate::engine::stats::Operation;
 
 /// A database: a directory of tables. Cheap to clone (an `Arc` inside).
 #[derive(Clone, Debug)]

@@ -6,10 +6,11 @@
 //! next row.
 
 use crate::api::ops::{RowResult, Scan};
-use crate::api::scanner::{Bound, RangeScanner, scan_bounds};
+use crate::api::scanner::{Bound, RangeScanner, ScanCounters, scan_bounds};
 use crate::api::table::Table;
 use crate::base::error::{Error, Result};
 use crate::read::query::Query;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, sync_channel};
 
 /// Rows buffered per bucket ahead of the merge.
@@ -80,7 +81,13 @@ fn bucket_bounds(p: &[u8], lo: &Bound, hi: &Bound) -> (Bound, Bound) {
 
 /// Opens the sub-scans (their first regions now, for a consistent snapshot) and starts one
 /// thread per bucket.
-pub(crate) fn open(table: Table, query: Query, scan: Scan, buckets: u16) -> Result<SaltedMerge> {
+pub(crate) fn open(
+    table: Table,
+    query: Query,
+    scan: Scan,
+    buckets: u16,
+    counters: Arc<ScanCounters>,
+) -> Result<SaltedMerge> {
     let prefixes = crate::model::rowkey::salted_prefixes(buckets);
     let prefix_len = prefixes.first().map_or(0, Vec::len);
     let (lo, hi) = scan_bounds(&scan);
@@ -106,6 +113,7 @@ pub(crate) fn open(table: Table, query: Query, scan: Scan, buckets: u16) -> Resu
             blo,
             bhi,
             false,
+            counters.clone(),
         );
         sub.open_next_region()?;
         let (tx, rx) = sync_channel(CHANNEL_ROWS);

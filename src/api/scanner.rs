@@ -8,6 +8,7 @@ use crate::engine::region::{Region, RegionVersion};
 use crate::read::query::Query;
 use crate::read::row::{ReaderParts, RowReader};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A row-range bound: the key (empty = unbounded) and whether it is included.
 #[derive(Debug, Clone)]
@@ -26,6 +27,71 @@ impl Bound {
 /// table as of `scan()`.
 pub struct Scanner {
     inner: Inner,
+    /// What the scan did so far ([`Scanner::metrics`]), shared with a salted scan's bucket
+    /// threads.
+    counters: Arc<ScanCounters>,
+    /// When the scan was opened; taken when its time is recorded (at its end or drop).
+    started: Option<std::time::Instant>,
+    db: Arc<crate::engine::Engine>,
+}
+
+/// What one scan did, from [`Scanner::metrics`]: HBase's client scan metrics
+/// (`Scan.setScanMetricsEnabled`, the shell's `METRICS => true`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScanMetrics {
+    /// Regions the scan opened (HBase `REGIONS_SCANNED`).
+    pub regions_scanned: u64,
+    /// Rows read: returned plus filtered (HBase `ROWS_SCANNED`).
+    pub rows_scanned: u64,
+    /// Rows a filter dropped (HBase `ROWS_FILTERED`).
+    pub rows_filtered: u64,
+    /// Cells returned.
+    pub cells_in_results: u64,
+    /// Bytes of the returned cells as HBase's `KeyValue` serializes them (lengths, row,
+    /// family, qualifier, timestamp, type, value) (HBase `BYTES_IN_RESULTS`).
+    pub bytes_in_results: u64,
+    /// Calls an HBase client would have made: one per region scanner opened (embedded, there
+    /// is no RPC; HBase `RPC_CALLS` counts one open plus the `next` calls per region).
+    pub rpc_calls: u64,
+}
+
+/// Shared counters behind [`ScanMetrics`].
+#[derive(Debug, Default)]
+pub(crate) struct ScanCounters {
+    regions: AtomicU64,
+    rows: AtomicU64,
+    filtered: AtomicU64,
+    cells: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl ScanCounters {
+    fn note_row(&self, cells: &[crate::api::ops::Cell]) {
+        // HBase KeyValue: key length (4), value length (4), row length (2), row, family
+        // length (1), family, qualifier, timestamp (8), type (1), value.
+        let bytes: usize = cells
+            .iter()
+            .map(|c| 20 + c.row().len() + c.family().len() + c.qualifier().len() + c.value().len())
+            .sum();
+        self.rows.fetch_add(1, Ordering::Relaxed);
+        self.cells.fetch_add(cells.len() as u64, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> ScanMetrics {
+        let rows = self.rows.load(Ordering::Relaxed);
+        let filtered = self.filtered.load(Ordering::Relaxed);
+        let regions = self.regions.load(Ordering::Relaxed);
+        ScanMetrics {
+            regions_scanned: regions,
+            rows_scanned: rows + filtered,
+            rows_filtered: filtered,
+            cells_in_results: self.cells.load(Ordering::Relaxed),
+            bytes_in_results: self.bytes.load(Ordering::Relaxed),
+            rpc_calls: regions,
+        }
+    }
 }
 
 enum Inner {
@@ -52,6 +118,8 @@ pub(crate) struct RangeScanner {
     returned: u64,
     /// False for the sub-scanners of a salted scan: their parent registered the read point.
     registered: bool,
+    /// The whole scan's counters (shared by a salted scan's buckets).
+    counters: Arc<ScanCounters>,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -73,20 +141,67 @@ impl std::fmt::Debug for Scanner {
 impl Scanner {
     /// Opens a plain scanner with a registered read point; the first region is opened now.
     pub(crate) fn open(table: Table, query: Query, scan: Scan) -> Result<Scanner> {
+        let started = std::time::Instant::now();
+        let db = table.db.clone();
         let read_point = table.db.register_scanner();
-        let mut s = RangeScanner::new(table, query, scan, read_point);
+        let counters = Arc::new(ScanCounters::default());
+        let mut s = RangeScanner::new(table, query, scan, read_point, counters.clone());
         // Open the first region now: the scanner sees the table as of this call, whatever
         // flushes and compactions happen before its first `next()`.
         s.open_next_region()?;
         Ok(Scanner {
             inner: Inner::Plain(Box::new(s)),
+            counters,
+            started: Some(started),
+            db,
         })
     }
 
-    pub(crate) fn salted(m: crate::api::salted::SaltedMerge) -> Scanner {
+    pub(crate) fn salted(
+        m: crate::api::salted::SaltedMerge,
+        counters: Arc<ScanCounters>,
+        started: std::time::Instant,
+        db: Arc<crate::engine::Engine>,
+    ) -> Scanner {
         Scanner {
             inner: Inner::Salted(m),
+            counters,
+            started: Some(started),
+            db,
         }
+    }
+
+    /// What the scan did so far: regions, rows scanned and filtered, cells and bytes
+    /// returned (HBase's scan metrics).
+    ///
+    /// # Examples
+    /// ```
+    /// # use cellbase::*;
+    /// let db = Db::temporary()?;
+    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
+    /// t.put(Put::new("r1").add("f", "q", "v"))?;
+    /// let mut s = t.scan(Scan::new())?;
+    /// while s.next().transpose()?.is_some() {}
+    /// assert_eq!(s.metrics().rows_scanned, 1);
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn metrics(&self) -> ScanMetrics {
+        self.counters.snapshot()
+    }
+
+    /// Records the scan's time once (at its end or drop).
+    fn record_time(&mut self) {
+        if let Some(started) = self.started.take() {
+            self.db
+                .stats()
+                .op(crate::engine::stats::Operation::Scan, started);
+        }
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        self.record_time();
     }
 }
 
@@ -115,13 +230,20 @@ fn overlaps(r: &Region, lo: &Bound, hi: &Bound) -> bool {
 }
 
 impl RangeScanner {
-    pub(crate) fn new(table: Table, query: Query, scan: Scan, read_point: u64) -> RangeScanner {
+    pub(crate) fn new(
+        table: Table,
+        query: Query,
+        scan: Scan,
+        read_point: u64,
+        counters: Arc<ScanCounters>,
+    ) -> RangeScanner {
         let (lo, hi) = scan_bounds(&scan);
-        RangeScanner::with_bounds(table, query, scan, read_point, lo, hi, true)
+        RangeScanner::with_bounds(table, query, scan, read_point, lo, hi, true, counters)
     }
 
     /// A scanner of the rows between `lo` and `hi` (the scan's own bounds are ignored).
     /// `registered`: whether dropping it unregisters `read_point`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn with_bounds(
         table: Table,
         query: Query,
@@ -130,6 +252,7 @@ impl RangeScanner {
         lo: Bound,
         hi: Bound,
         registered: bool,
+        counters: Arc<ScanCounters>,
     ) -> RangeScanner {
         let mut queue: std::collections::VecDeque<_> = table
             .shared
@@ -156,6 +279,7 @@ impl RangeScanner {
             pending: Default::default(),
             returned: 0,
             registered,
+            counters,
         }
     }
 
@@ -177,6 +301,7 @@ impl RangeScanner {
                 ReaderParts::take_spare(),
             )?
         };
+        self.counters.regions.fetch_add(1, Ordering::Relaxed);
         self.current = Some((region, reader));
         Ok(true)
     }
@@ -219,6 +344,12 @@ impl RangeScanner {
     /// Drops the current region's reader, keeping its buffers for the thread's next reader.
     fn finish_region(&mut self) {
         if let Some((_, reader)) = self.current.take() {
+            let filtered = reader.rows_filtered();
+            if filtered > 0 {
+                self.counters
+                    .filtered
+                    .fetch_add(filtered, Ordering::Relaxed);
+            }
             reader.into_parts().keep_spare();
         }
     }
@@ -262,6 +393,7 @@ impl RangeScanner {
                         region.bump_reads(1);
                     }
                     self.returned += 1;
+                    self.counters.note_row(&cells);
                     return Ok(Some(match self.scan.batch {
                         Some(b) if cells.len() > b as usize => {
                             let mut parts = cells
@@ -292,10 +424,14 @@ impl Drop for RangeScanner {
 impl Iterator for Scanner {
     type Item = Result<RowResult>;
     fn next(&mut self) -> Option<Result<RowResult>> {
-        match &mut self.inner {
+        let r = match &mut self.inner {
             Inner::Plain(s) => s.next(),
             Inner::Salted(m) => m.next(),
+        };
+        if r.is_none() {
+            self.record_time();
         }
+        r
     }
 }
 

@@ -1,7 +1,7 @@
 //! `Table`: the user-facing handle for writes and reads of one table, and its `Scanner`.
 
 use crate::api::ops::{Columns, Get, RowResult, Scan};
-pub use crate::api::scanner::Scanner;
+pub use crate::api::scanner::{ScanMetrics, Scanner};
 use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::region::Region;
@@ -107,6 +107,15 @@ impl Table {
     /// [`Error::InvalidArgument`] for a bad row, zero versions or a bad time range;
     /// [`Error::NoSuchFamily`] [GET-1]; [`Error::Corruption`] when a file is damaged.
     pub fn get(&self, g: Get) -> Result<RowResult> {
+        let started = std::time::Instant::now();
+        let r = self.get_untimed(g);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::Get, started);
+        r
+    }
+
+    fn get_untimed(&self, g: Get) -> Result<RowResult> {
         let desc = self.check()?;
         check_row(&g.row)?;
         self.validate_read(&desc, &g.columns, g.max_versions, g.time_range)?;
@@ -170,7 +179,10 @@ impl Table {
     /// As [`Table::scan`].
     pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
         let q = self.prepare_scan(&s)?;
-        crate::api::salted::open(self.clone(), q, s, buckets).map(Scanner::salted)
+        let started = std::time::Instant::now();
+        let counters = std::sync::Arc::new(crate::api::scanner::ScanCounters::default());
+        crate::api::salted::open(self.clone(), q, s, buckets, counters.clone())
+            .map(|m| Scanner::salted(m, counters, started, self.db.clone()))
     }
 
     /// Validates a scan [SCAN-1] [SCAN-3] [SCAN-RAW-1] and fixes its `now`.

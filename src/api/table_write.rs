@@ -253,6 +253,15 @@ impl Table {
     /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
     /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
     pub fn put(&self, p: Put) -> Result<()> {
+        let started = std::time::Instant::now();
+        let r = self.put_untimed(p);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::Put, started);
+        r
+    }
+
+    fn put_untimed(&self, p: Put) -> Result<()> {
         let desc = self.check()?;
         self.validate_put(&desc, &p)?;
         self.with_row(&p.row, |region| {
@@ -278,6 +287,15 @@ impl Table {
     /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
     /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
     pub fn delete(&self, d: Delete) -> Result<()> {
+        let started = std::time::Instant::now();
+        let r = self.delete_untimed(d);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::Delete, started);
+        r
+    }
+
+    fn delete_untimed(&self, d: Delete) -> Result<()> {
         let desc = self.check()?;
         self.validate_delete(&desc, &d)?;
         self.with_row(&d.row, |region| {
@@ -296,6 +314,15 @@ impl Table {
     /// [`Error::InvalidArgument`] when a mutation names another row or is invalid;
     /// [`Error::NoSuchFamily`] when any names an unknown family (nothing is written).
     pub fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
+        let started = std::time::Instant::now();
+        let r = self.mutate_row_untimed(row, ms);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::MutateRow, started);
+        r
+    }
+
+    fn mutate_row_untimed(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
         let row = row.as_ref();
         let desc = self.check()?;
         check_row(row)?;
@@ -372,6 +399,15 @@ impl Table {
     /// [`Error::InvalidArgument`] with no condition or no action, or an action on another row
     /// [CAM-5]; [`Error::NoSuchFamily`] for an unknown family in a condition or action.
     pub fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
+        let started = std::time::Instant::now();
+        let r = self.check_and_mutate_untimed(c);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::CheckAndMutate, started);
+        r
+    }
+
+    fn check_and_mutate_untimed(&self, c: CheckAndMutate) -> Result<bool> {
         let desc = self.check()?;
         check_row(&c.row)?;
         if c.conditions.is_empty() || c.actions.is_empty() {
@@ -461,6 +497,15 @@ impl Table {
     /// [`Error::NotACounter`] when a current value is not 8 bytes wide (nothing is written);
     /// [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] for a bad row or no columns.
     pub fn increment(&self, i: Increment) -> Result<RowResult> {
+        let started = std::time::Instant::now();
+        let r = self.increment_untimed(i);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::Increment, started);
+        r
+    }
+
+    fn increment_untimed(&self, i: Increment) -> Result<RowResult> {
         let columns = i
             .cells
             .iter()
@@ -493,6 +538,15 @@ impl Table {
     /// [`Error::InvalidArgument`] when a result exceeds `max_cell_size` [LIM-5], for a bad row
     /// or no columns; [`Error::NoSuchFamily`].
     pub fn append(&self, a: Append) -> Result<RowResult> {
+        let started = std::time::Instant::now();
+        let r = self.append_untimed(a);
+        self.db
+            .stats()
+            .op(crate::engine::stats::Operation::Append, started);
+        r
+    }
+
+    fn append_untimed(&self, a: Append) -> Result<RowResult> {
         let columns = a
             .cells
             .iter()

@@ -7,4 +7,5 @@ pub mod clock;
 pub mod codec;
 pub mod error;
 pub mod io;
+pub mod stats;
 pub(crate) mod util;

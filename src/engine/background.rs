@@ -193,6 +193,27 @@ impl Background {
         self.wake.notify_all();
     }
 
+    /// Queue lengths now: `(flushes, compactions, splits)`, failed flushes waiting for their
+    /// retry included (HBase `flushQueueLength`, `compactionQueueLength`, `splitQueueLength`).
+    pub fn queue_lengths(&self) -> (u64, u64, u64) {
+        let q = self.queue.lock();
+        let (mut flushes, mut compactions, mut splits) = (0u64, 0u64, 0u64);
+        let jobs = q
+            .flushes
+            .iter()
+            .chain(&q.others)
+            .chain(q.delayed.iter().map(|(_, j)| j));
+        for j in jobs {
+            match j.kind() {
+                BgKind::Flush => flushes += 1,
+                BgKind::Compaction => compactions += 1,
+                BgKind::Split => splits += 1,
+                BgKind::WalWrite => {}
+            }
+        }
+        (flushes, compactions, splits)
+    }
+
     pub fn submit(&self, job: Job) {
         let mut q = self.queue.lock();
         if job.is_flush() {

@@ -128,6 +128,7 @@ impl Engine {
         let ctx = self.file_ctx();
         let mut out =
             Output::new(&ctx, table.id, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
+        let mut cells = 0u64;
         while merge.valid() {
             if !region.end().is_empty()
                 && KeyRef::parse(merge.key()).is_some_and(|k| k.row >= region.end())
@@ -135,6 +136,7 @@ impl Engine {
                 break;
             }
             out.push(merge.key(), merge.payload())?;
+            cells += 1;
             merge.next()?;
         }
         let result = out.finish()?;
@@ -161,6 +163,17 @@ impl Engine {
             None => None,
         };
         region.replace_files(&fd.name, &removed, opened);
+        let s = &self.stats;
+        match kind {
+            CompactionKind::Major => s.major_compactions.add(1),
+            _ => s.minor_compactions.add(1),
+        }
+        s.compacted_cells.add(cells);
+        s.compaction_input_bytes
+            .add(chosen.iter().map(|f| f.size()).sum::<u64>());
+        s.compaction_output_bytes
+            .add(result.as_ref().map_or(0, |(_, m)| m.file_size));
+        s.compaction_time.record_since(start);
         log::info!(
             target: "cellbase::compaction",
             "{} compaction of table '{}' region {} family {}: {} files ({} bytes) -> {} \

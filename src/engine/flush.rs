@@ -99,13 +99,20 @@ impl FileCtx<'_> {
         // Its cells are in files now: the global total stops counting the snapshot, as HBase
         // decrements its memstore size when a flush completes.
         region.finish_flush(opened, flush_seq);
+        let bytes: u64 = new_files.iter().map(|(_, _, m)| m.file_size).sum();
+        if let Some(s) = self.stats {
+            s.flushes.add(1);
+            s.flushed_cells.add(cells);
+            s.flushed_bytes.add(bytes);
+            s.flush_time.record_since(start);
+        }
         log::info!(
             target: "cellbase::flush",
             "flushed table '{}' region {}: {cells} cells, {} bytes in {} files, up to sequence \
              id {flush_seq}, in {} ms",
             table.name,
             region.id(),
-            new_files.iter().map(|(_, _, m)| m.file_size).sum::<u64>(),
+            bytes,
             new_files.len(),
             start.elapsed().as_millis()
         );
@@ -126,6 +133,7 @@ impl Engine {
             cache: &self.cache,
             now: self.clock.now_millis(),
             scanner_points: Some(&self.scanner_points),
+            stats: Some(&self.stats),
         }
     }
 

@@ -25,6 +25,7 @@ pub(crate) mod region;
 pub mod repair;
 pub(crate) mod split;
 pub(crate) mod split_policy;
+pub(crate) mod stats;
 pub(crate) mod table;
 pub(crate) mod write;
 
@@ -60,6 +61,8 @@ pub(crate) struct Engine {
     mvcc: Arc<Mvcc>,
     cache: Arc<BlockCache>,
     bg: Arc<Background>,
+    /// Counters and latencies of operations, flushes, compactions, splits and stalls.
+    stats: stats::EngineStats,
     closed: AtomicBool,
     /// Read points of open scanners (read point -> count); flushes and compactions keep every
     /// cell above the smallest one.

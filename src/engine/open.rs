@@ -262,6 +262,7 @@ impl Engine {
                         cache: &cache,
                         now: opts.clock.now_millis(),
                         scanner_points: None,
+                        stats: None,
                     };
                     ctx.flush_memstore(table, &region, &|| seq)?;
                 }
@@ -331,6 +332,7 @@ impl Engine {
             mvcc: Arc::new(Mvcc::new(max_seq)),
             cache,
             bg: Background::new(),
+            stats: Default::default(),
             closed: AtomicBool::new(false),
             scanner_points: Mutex::new(BTreeMap::new()),
             stall: (Mutex::new(()), Condvar::new()),

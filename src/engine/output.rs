@@ -4,6 +4,7 @@
 use crate::base::error::{Error, Result};
 use crate::base::io::FileSystem;
 use crate::engine::region::StoreFile;
+use crate::engine::stats::EngineStats;
 use crate::model::key::KeyRef;
 use crate::model::payload::PayloadRef;
 use crate::model::schema::FamilyDescriptor;
@@ -39,6 +40,8 @@ pub(crate) struct FileCtx<'a> {
     /// Open scanners' read points (read point -> count), when scanners can be open: cells
     /// above the smallest one are kept and never mask (§1.7).
     pub scanner_points: Option<&'a Mutex<BTreeMap<u64, usize>>>,
+    /// Where flushes count themselves (none during replay at open).
+    pub stats: Option<&'a EngineStats>,
 }
 
 /// Streams cells through a compaction matcher into a new file per family.

@@ -226,6 +226,7 @@ impl Engine {
             if std::time::Instant::now() >= deadline {
                 drop(g);
                 let res = relieve();
+                self.stats.note_blocked(start.elapsed());
                 log::warn!(
                     target: "cellbase::stall",
                     "write stalled {} ms: {cause}; no background flush relieved it, so the writer \
@@ -241,6 +242,7 @@ impl Engine {
             self.stall.1.wait_for(&mut g, Duration::from_millis(20));
         }
         drop(g);
+        self.stats.note_blocked(start.elapsed());
         log::warn!(
             target: "cellbase::stall",
             "write stalled {} ms: {cause}",
@@ -267,6 +269,7 @@ impl Engine {
         if too_many {
             let start = std::time::Instant::now();
             let res = self.compact_region(table, region, false);
+            self.stats.note_blocked(start.elapsed());
             log::warn!(
                 target: "cellbase::stall",
                 "flush of table '{}' region {} stalled {} ms: a store holds more than \

@@ -469,8 +469,8 @@ fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
     }
     if let Some(row) = sel.get_row {
         return match sel.single_column.get(f.family.as_slice()) {
-            Some(q) => f.reader.may_contain_column(row, q),
-            None => f.reader.may_contain_row(row),
+            Some(q) => f.reader.get_may_contain_column(row, q),
+            None => f.reader.get_may_contain_row(row),
         };
     }
     true

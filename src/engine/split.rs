@@ -168,6 +168,7 @@ impl Engine {
         region: &Arc<Region>,
         at: Option<&[u8]>,
     ) -> Result<Option<[Arc<Region>; 2]>> {
+        let started = std::time::Instant::now();
         let _structure = table.structure_guard();
         let _compaction = region.compaction_guard();
         let _flush = region.flush_guard();
@@ -206,6 +207,9 @@ impl Engine {
         let installed = self.install_split(table, region, row);
         if installed.is_err() {
             region.unretire();
+        } else {
+            self.stats.splits.add(1);
+            self.stats.split_time.record_since(started);
         }
         installed.map(Some)
     }
@@ -363,6 +367,7 @@ impl Engine {
             &self.memstore_bytes,
         ));
         table.replace_regions(&[lo.id(), hi.id()], vec![merged.clone()]);
+        self.stats.merges.add(1);
         log::info!(
             target: "cellbase::split",
             "merged table '{}' regions {} and {} (at {}) into region {}",

@@ -36,6 +36,8 @@ pub(crate) struct RowReader {
     filter: Option<FilterRunner>,
     /// The current row's cells, in one buffer (kept between rows and readers).
     cells: RowCells,
+    /// Rows the filter dropped (HBase's `ROWS_FILTERED` scan metric).
+    rows_filtered: u64,
     /// Merge seeks taken while reading rows (tests check that column skips step).
     #[cfg(test)]
     seeks: u64,
@@ -114,6 +116,7 @@ impl RowReader {
             reverse: None,
             filter,
             cells,
+            rows_filtered: 0,
             #[cfg(test)]
             seeks: 0,
         }
@@ -149,9 +152,15 @@ impl RowReader {
             reverse: Some(reverse),
             filter,
             cells: RowCells::default(),
+            rows_filtered: 0,
             #[cfg(test)]
             seeks: 0,
         }
+    }
+
+    /// Rows the filter dropped so far.
+    pub fn rows_filtered(&self) -> u64 {
+        self.rows_filtered
     }
 
     /// True when the filter says no later row can pass (Page limit, Prefix passed).
@@ -201,6 +210,7 @@ impl RowReader {
                 f.filter_row_cells(&mut cells);
             }
             if !cells.is_empty() && f.filter_row() {
+                self.rows_filtered += 1;
                 return None;
             }
         }
@@ -244,6 +254,7 @@ impl RowReader {
                 if let Some(f) = &mut self.filter
                     && f.filter_row_key(key.row)
                 {
+                    self.rows_filtered += 1;
                     let next = first_after_row(key.row);
                     self.cursor.seek(&next)?;
                     continue;

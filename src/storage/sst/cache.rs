@@ -71,6 +71,14 @@ pub struct BlockCache {
     in_memory_active: AtomicBool,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Bloom filter checks of Gets (files with a filter of the asked kind), the checks that
+    /// ruled the file out, and the Gets that found no usable filter: HBase's
+    /// `bloomFilterRequestsCount`, `bloomFilterNegativeResultsCount`,
+    /// `bloomFilterEligibleRequestsCount`. Kept here because every reader of the database
+    /// shares the cache.
+    bloom_checked: AtomicU64,
+    bloom_negative: AtomicU64,
+    bloom_eligible: AtomicU64,
 }
 
 impl std::fmt::Debug for BlockCache {
@@ -95,6 +103,9 @@ impl BlockCache {
             in_memory_active: AtomicBool::new(false),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            bloom_checked: AtomicU64::new(0),
+            bloom_negative: AtomicU64::new(0),
+            bloom_eligible: AtomicU64::new(0),
         }
     }
 
@@ -126,7 +137,6 @@ impl BlockCache {
     }
 
     /// Bytes currently charged (both partitions).
-    #[cfg(test)]
     pub fn used(&self) -> u64 {
         [&self.general, &self.in_memory]
             .iter()
@@ -139,6 +149,40 @@ impl BlockCache {
     #[cfg(test)]
     pub fn in_memory_used(&self) -> u64 {
         self.in_memory.as_ref().map_or(0, |p| p.weight())
+    }
+
+    /// Blocks currently cached (both partitions).
+    pub fn block_count(&self) -> u64 {
+        [&self.general, &self.in_memory]
+            .iter()
+            .filter_map(|p| p.as_ref())
+            .map(|p| p.len() as u64)
+            .sum()
+    }
+
+    /// Notes a Bloom filter check of a Get: `Some(passed)` when the file had a filter to ask,
+    /// `None` when it had none that could answer.
+    pub(crate) fn note_bloom(&self, outcome: Option<bool>) {
+        match outcome {
+            Some(passed) => {
+                self.bloom_checked.fetch_add(1, Ordering::Relaxed);
+                if !passed {
+                    self.bloom_negative.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            None => {
+                self.bloom_eligible.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// `(checked, negative, eligible without a filter)` Bloom counts since open.
+    pub fn bloom_counts(&self) -> (u64, u64, u64) {
+        (
+            self.bloom_checked.load(Ordering::Relaxed),
+            self.bloom_negative.load(Ordering::Relaxed),
+            self.bloom_eligible.load(Ordering::Relaxed),
+        )
     }
 
     /// Lookups that found their block.

@@ -46,6 +46,9 @@ pub struct SstReader {
     bloom: Option<BloomFilter>,
     data_end: u64,
     blocks_read: AtomicU64,
+    /// Framed sizes of the index and Bloom blocks ([`SstReader::resident_bytes`]).
+    index_bytes: u64,
+    bloom_bytes: u64,
 }
 
 impl std::fmt::Debug for SstReader {
@@ -157,6 +160,8 @@ impl SstReader {
             bloom,
             data_end,
             blocks_read: AtomicU64::new(0),
+            index_bytes: u64::from(trailer.index.size),
+            bloom_bytes: trailer.bloom.map_or(0, |h| u64::from(h.size)),
         })
     }
 
@@ -188,6 +193,39 @@ impl SstReader {
         self.bloom
             .as_ref()
             .is_none_or(|b| b.may_contain_column(row, qualifier))
+    }
+
+    /// [`SstReader::may_contain_row`] for a Get, counted in the shared cache's Bloom
+    /// statistics (a ROWCOL filter cannot answer for a row: counted as without a filter).
+    pub fn get_may_contain_row(&self, row: &[u8]) -> bool {
+        let outcome = self
+            .bloom
+            .as_ref()
+            .filter(|b| b.kind() == BloomType::Row)
+            .map(|b| b.may_contain_row(row));
+        if let Some(c) = &self.cache {
+            c.note_bloom(outcome);
+        }
+        outcome.unwrap_or(true)
+    }
+
+    /// [`SstReader::may_contain_column`] for a Get, counted as
+    /// [`SstReader::get_may_contain_row`] is.
+    pub fn get_may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        let outcome = self
+            .bloom
+            .as_ref()
+            .map(|b| b.may_contain_column(row, qualifier));
+        if let Some(c) = &self.cache {
+            c.note_bloom(outcome);
+        }
+        outcome.unwrap_or(true)
+    }
+
+    /// Bytes of the index and of the Bloom filter, held in memory while the file is open
+    /// (HBase's static index and Bloom sizes).
+    pub fn resident_bytes(&self) -> (u64, u64) {
+        (self.index_bytes, self.bloom_bytes)
     }
 
     /// The block index (one entry per data block).

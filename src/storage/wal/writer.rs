@@ -44,6 +44,7 @@ use syncer::Syncer;
 
 use crate::base::error::{Error, Result};
 use crate::base::io::{FileSystem, WritableFile};
+use crate::base::stats::{Latency, LatencyRecorder};
 use crate::storage::wal::record;
 use crate::storage::wal::segment::{self, ENTRY_HEADER_LEN, MAX_ENTRY_PAYLOAD, REC_ENTRY};
 use parking_lot::{Mutex, MutexGuard};
@@ -153,6 +154,9 @@ struct Shared {
     waiters: Vec<(Need, Arc<Slot>)>,
     poisoned: Option<String>,
     closed: bool,
+    /// Entries appended since the log was created, and their framed bytes.
+    appends: u64,
+    appended_bytes: u64,
     /// The segment being appended to.
     current: SegmentInfo,
     /// Closed (and adopted) segments, ascending id.
@@ -212,11 +216,33 @@ pub struct Wal {
     syncer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     syncs: AtomicU64,
     writes: AtomicU64,
+    /// Segment rolls since the log was created.
+    rolls: AtomicU64,
+    /// How long each group commit `fdatasync` took.
+    sync_time: LatencyRecorder,
     /// Called with a new segment's id after the roll created it and before it takes a write
     /// ([`Wal::set_roll_hook`]).
     roll_hook: Mutex<Option<RollHook>>,
     /// See [`Wal::sealed_before`].
     sealed_before: Option<segment::PrevSegment>,
+}
+
+/// Counters of a [`Wal`] ([`Wal::stats`]).
+#[derive(Debug, Clone, Default)]
+pub struct WalStats {
+    /// Entries appended (HBase `appendCount`).
+    pub appends: u64,
+    /// Bytes of those entries with their framing (HBase `AppendSize` summed).
+    pub appended_bytes: u64,
+    /// `write()` batches on segment files (group commit joins appends into one).
+    pub writes: u64,
+    /// `fdatasync` calls on segment files (HBase `SyncTime_num_ops`).
+    pub syncs: u64,
+    /// Segment rolls (HBase `rollRequest`).
+    pub rolls: u64,
+    /// How long the group commit's syncs took (HBase `SyncTime`; the background syncer's
+    /// early syncs of a filling segment are counted in `syncs` only).
+    pub sync_time: Latency,
 }
 
 /// What a roll tells its owner: the id of the segment it created, and the segment it closed
@@ -272,6 +298,8 @@ impl Wal {
                 waiters: Vec::new(),
                 poisoned: None,
                 closed: false,
+                appends: 0,
+                appended_bytes: 0,
                 current: SegmentInfo::empty(first_segment_id),
                 closed_segments: Vec::new(),
             }),
@@ -287,6 +315,8 @@ impl Wal {
             deleting: Mutex::new(()),
             syncs: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            rolls: AtomicU64::new(0),
+            sync_time: LatencyRecorder::default(),
             roll_hook: Mutex::new(None),
             sealed_before,
         })
@@ -360,6 +390,8 @@ impl Wal {
         let header = record::frame_header(REC_ENTRY, &g.pending[body..], &[]);
         g.pending[start..body].copy_from_slice(&header);
         g.pending_end += (record::HEADER_LEN + len) as u64;
+        g.appends += 1;
+        g.appended_bytes += (record::HEADER_LEN + len) as u64;
         g.pending_seqs = Some(match g.pending_seqs {
             Some((lo, hi)) => (lo.min(seq), hi.max(seq)),
             None => (seq, seq),
@@ -534,6 +566,22 @@ impl Wal {
             io.allocated = len;
         }
         Ok(())
+    }
+
+    /// The log's counters since it was created.
+    pub fn stats(&self) -> WalStats {
+        let (appends, appended_bytes) = {
+            let g = self.state.lock();
+            (g.appends, g.appended_bytes)
+        };
+        WalStats {
+            appends,
+            appended_bytes,
+            writes: self.writes.load(Ordering::Relaxed),
+            syncs: self.syncs.load(Ordering::Relaxed),
+            rolls: self.rolls.load(Ordering::Relaxed),
+            sync_time: self.sync_time.snapshot(),
+        }
     }
 
     /// True after a failed write or sync; every later append returns [`Error::Poisoned`].

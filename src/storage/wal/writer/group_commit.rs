@@ -234,7 +234,10 @@ impl Wal {
         // tail after a power loss (replay treats damage in older segments as corruption).
         if (want_sync || roll) && io.unsynced {
             self.syncs.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = io.file.sync_data() {
+            let started = Instant::now();
+            let synced = io.file.sync_data();
+            self.sync_time.record_since(started);
+            if let Err(e) = synced {
                 return Err(format!(
                     "fdatasync of WAL segment {} failed: {e}",
                     seg_path()
@@ -268,6 +271,7 @@ impl Wal {
                 })?;
             }
             self.syncs.fetch_add(1, Ordering::Relaxed);
+            self.rolls.fetch_add(1, Ordering::Relaxed);
             io.file = f;
             io.id = new_id;
             io.allocated = 0;
