@@ -7,7 +7,8 @@
 # Environment: PYTHON (default python3.11, else python3), CELLBASE_BIN (skip the build and use
 # this binary), THRIFT_TESTS_DIR (cache dir, default <target>/thrift-tests), MODES (default
 # "buffered:binary framed:binary buffered:compact framed:compact").
-# Exits non-zero if any mode does not pass all 27 tests.
+# Then the info port's /metrics and /jmx through real parsers (info_check.py).
+# Exits non-zero if any mode does not pass all 27 tests or the info check fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HERE="$ROOT/thrift-tests"
@@ -102,6 +103,34 @@ for mode in $MODES; do
     rm -rf "$DATA"
     DATA=""
 done
+
+# 5. The info port (issue 23): /metrics through the Prometheus project's parser, /jmx as JSON.
+DATA=$(mktemp -d "$WORK/data.XXXXXX")
+"$BIN" thrift --db "$DATA/db" --port 0 --info-port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
+SERVER_PID=$!
+port=""; info=""
+for _ in $(seq 1 300); do
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
+    info=$(sed -n 's|.*info server on http://\([0-9.:]*\)/.*|\1|p' "$DATA/server.err" 2>/dev/null | head -n1 || true)
+    if { [ -n "$port" ] && [ -n "$info" ]; } || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+    sleep 0.1
+done
+if [ -z "$port" ] || [ -z "$info" ]; then
+    echo "cellbase thrift --info-port did not start:"; cat "$DATA/server.err"
+    exit 1
+fi
+if out=$("$VENV/bin/python" "$HERE/info_check.py" "$port" "$info" 2>&1); then
+    summary+="$out"$'\n'
+else
+    printf '%s\n' "$out"
+    failed=1
+    summary+="info port: FAILED"$'\n'
+fi
+kill "$SERVER_PID" 2>/dev/null || true
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
+rm -rf "$DATA"
+DATA=""
 
 printf '%s' "$summary"
 echo "wall time: $(( $(date +%s) - start ))s"

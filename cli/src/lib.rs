@@ -16,6 +16,7 @@ macro_rules! stderr_line {
 }
 
 pub mod completions;
+pub mod info;
 pub mod lab;
 pub mod output;
 pub mod progress;

@@ -77,6 +77,11 @@ pub struct ThriftArgs {
     /// (happybase keeps connections open between calls).
     #[arg(long, default_value_t = 0)]
     pub idle_timeout_secs: u64,
+    /// Serve /metrics (Prometheus), /jmx (HBase-shaped JSON) and / (status) over HTTP on
+    /// this port of the bind address (0 picks a free one; stderr says which). Off unless
+    /// given (HBase's info port is 16030).
+    #[arg(long)]
+    pub info_port: Option<u16>,
 }
 
 fn to_usize(n: u64) -> usize {
@@ -148,6 +153,24 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         args.max_scanners_per_connection,
         args.message_deadline_secs,
     );
+    let info = match args.info_port {
+        Some(port) => match crate::info::InfoServer::start(&args.bind, port, service.db.clone()) {
+            Ok(info) => {
+                crate::stderr_line!(
+                    "thrift: info server on http://{}/ (/metrics, /jmx)",
+                    info.addr()
+                );
+                Some(info)
+            }
+            Err(e) => {
+                return crate::fail(format!(
+                    "cannot bind the info port {}:{port}: {e}",
+                    args.bind
+                ));
+            }
+        },
+        None => None,
+    };
     let stop = Arc::new(server::Stop::default());
     if let Err(e) = watch_signals(&stop, addr) {
         return crate::fail(format!("cannot watch for SIGTERM/SIGINT: {e}"));
@@ -156,6 +179,10 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         Ok(busy) => busy,
         Err(e) => return crate::fail(format!("thrift server failed: {e}")),
     };
+    // The info server holds a handle of the database: it stops first.
+    if let Some(info) = info {
+        info.stop();
+    }
     // The connection threads are gone (or the grace period ran out): close the database
     // cleanly, so the next open replays nothing.
     match Arc::try_unwrap(service) {
