@@ -397,3 +397,50 @@ fn execute_flag_noninteractive_flag_and_exit() {
         "{out}"
     );
 }
+
+/// Issue 23: `status` in HBase's three forms, and `METRICS` on scan and get (HBase's scan
+/// metrics table after the rows), with the numbers the reads produced.
+#[test]
+fn status_and_scan_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', 'f', SPLITS => ['m']\nput 't', 'a', 'f:q', 'v1'\nput 't', 'z', 'f:q', 'v2'\n\
+         status\n",
+    );
+    assert!(
+        out.contains("1 active master, 0 backup masters, 1 servers, 0 dead, 2.0000 average load\n"),
+        "{out}"
+    );
+    let out = feed(&mut sh, "status 'simple'\n");
+    assert!(out.contains("numberOfOnlineRegions=2"), "{out}");
+    assert!(out.contains("writeRequestsCount=2"), "{out}");
+    assert!(out.contains("Aggregate load: 2, regions: 2\n"), "{out}");
+    let out = feed(&mut sh, "status 'detailed'\n");
+    assert!(out.contains("\"t,m,1\"\n"), "{out}");
+    let out = feed(&mut sh, "status 'bogus'\n");
+    assert!(out.contains("status format must be one of"), "{out}");
+
+    let out = feed(
+        &mut sh,
+        "scan 't', {FILTER => \"RowFilter(=, 'binary:a')\", METRICS => true}\n",
+    );
+    let metric = |out: &str, k: &str| -> u64 {
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix(k).map(|v| v.trim().parse().unwrap()))
+            .unwrap_or_else(|| panic!("{k} missing in {out}"))
+    };
+    assert!(out.contains("METRIC "), "{out}");
+    assert_eq!(metric(&out, "ROWS_SCANNED"), 2);
+    assert_eq!(metric(&out, "ROWS_FILTERED"), 1);
+    assert_eq!(metric(&out, "REGIONS_SCANNED"), 2);
+    // KeyValue bytes of (a, f, q, v1): 20 + 1 + 1 + 1 + 2.
+    assert_eq!(metric(&out, "BYTES_IN_RESULTS"), 25);
+    let out = feed(&mut sh, "get 't', 'z', {METRICS => ['ROWS_SCANNED']}\n");
+    assert!(out.contains("value=v2"), "{out}");
+    assert_eq!(metric(&out, "ROWS_SCANNED"), 1);
+    assert!(!out.contains("BYTES_IN_RESULTS"), "{out}");
+    let out = feed(&mut sh, "scan 't', {METRICS => ['NO_SUCH']}\n");
+    assert!(out.contains("unknown scan metric NO_SUCH"), "{out}");
+}

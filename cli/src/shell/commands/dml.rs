@@ -1,5 +1,6 @@
 //! The `dml` group: put, get, scan, delete/deleteall, incr, get_counter, count, truncate.
 
+use super::metrics;
 use super::args::{
     ColSpec, Opts, arity, bool_of, bytes_of, col_specs, converter_for, formatter, int_of,
     maxlength_of, parse_filter, split_column, str_of, time_range, u32_of,
@@ -13,7 +14,7 @@ use std::io::Write;
 use std::time::Duration;
 
 /// A scan's request, its column specs, MAXLENGTH and default value formatter.
-type ScanOpts = (Scan, Vec<ColSpec>, Option<usize>, Converter);
+type ScanOpts = (Scan, Vec<ColSpec>, Option<usize>, Converter, metrics::Wanted);
 
 /// (table, row, family, qualifier) of incr / get_counter.
 type CounterArgs = (String, Vec<u8>, Vec<u8>, Vec<u8>);
@@ -62,6 +63,11 @@ impl Session {
         let name = str_of(&args[0], "table name")?;
         let row = bytes_of(&args[1], "row")?;
         let mut g = Get::new(&row);
+        // The same read as a one-row scan, for METRICS (HBase serves a Get as one too).
+        let mut stop = row.clone();
+        stop.push(0);
+        let mut s = Scan::new().start_row(&row).stop_row(stop);
+        let mut want: metrics::Wanted = None;
         let mut cols: Vec<ColSpec> = Vec::new();
         let mut maxlength = None;
         let mut default_conv = Converter::StringBinary;
@@ -75,22 +81,30 @@ impl Session {
                         }
                     }
                     if let Some(v) = o.take("TIMESTAMP") {
-                        g = g.timestamp(int_of(&v, "TIMESTAMP")?);
+                        let ts = int_of(&v, "TIMESTAMP")?;
+                        g = g.timestamp(ts);
+                        s = s.timestamp(ts);
                     }
                     if let Some(v) = o.take("TIMERANGE") {
                         let (a, b) = time_range(&v)?;
                         g = g.time_range(a, b);
+                        s = s.time_range(a, b);
                     }
                     if let Some(v) = o.take("VERSIONS") {
-                        g = g.max_versions(u32_of(&v, "VERSIONS")?);
+                        let n = u32_of(&v, "VERSIONS")?;
+                        g = g.max_versions(n);
+                        s = s.max_versions(n);
                     }
                     if let Some(v) = o.take("FILTER") {
-                        g = g.filter(parse_filter(&v)?);
+                        let f = parse_filter(&v)?;
+                        g = g.filter(f.clone());
+                        s = s.filter(f);
                     }
                     if let Some(v) = o.take("MAXLENGTH") {
                         maxlength = maxlength_of(&v)?;
                     }
                     default_conv = formatter(&mut o)?;
+                    want = metrics::wanted(&mut o)?;
                     o.ignore(&["CONSISTENCY", "CACHE_BLOCKS"]);
                     o.finish("get")?;
                 }
@@ -102,9 +116,24 @@ impl Session {
                 Some(q) => g.column(&c.family, q),
                 None => g.family(&c.family),
             };
+            s = match &c.qualifier {
+                Some(q) => s.column(&c.family, q),
+                None => s.family(&c.family),
+            };
         }
         let t = self.table(&name)?;
-        let r = t.get(g).or_else(|e| self.fail(&name, e))?;
+        let started = std::time::Instant::now();
+        let (r, scanned) = match want {
+            None => (t.get(g).or_else(|e| self.fail(&name, e))?, None),
+            Some(_) => {
+                let mut rows = t.scan(s).or_else(|e| self.fail(&name, e))?;
+                let r = match rows.next() {
+                    Some(r) => r.or_else(|e| self.fail(&name, e))?,
+                    None => cellbase::RowResult::default(),
+                };
+                (r, Some(rows.metrics()))
+            }
+        };
         format::two_col(out, "COLUMN", "CELL", false, self.width)?;
         for cell in r.cells() {
             let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
@@ -113,6 +142,9 @@ impl Session {
             format::two_col(out, &column, &text, true, self.width)?;
         }
         writeln!(out, "{} row(s)", if r.is_empty() { 0 } else { 1 })?;
+        if let (Some(want), Some(m)) = (want, scanned) {
+            metrics::print(out, &m, started.elapsed().as_millis() as u64, &want)?;
+        }
         Ok(None)
     }
 
@@ -121,7 +153,7 @@ impl Session {
         let mut cols = Vec::new();
         let mut maxlength = None;
         let Some(v) = v else {
-            return Ok((s, cols, maxlength, Converter::StringBinary));
+            return Ok((s, cols, maxlength, Converter::StringBinary, None));
         };
         let mut o = Opts::from(v)?;
         if let Some(v) = o.take("STARTROW") {
@@ -173,30 +205,30 @@ impl Session {
             maxlength = maxlength_of(&v)?;
         }
         let default_conv = formatter(&mut o)?;
+        let want = metrics::wanted(&mut o)?;
         o.ignore(&[
             "CACHE",
             "CACHE_BLOCKS",
             "CONSISTENCY",
-            "ALL_METRICS",
-            "METRICS",
             "MAX_RESULT_SIZE",
             "ALLOW_PARTIAL_RESULTS",
             "ISOLATION_LEVEL",
             "READ_TYPE",
         ]);
         o.finish(cmd)?;
-        Ok((s, cols, maxlength, default_conv))
+        Ok((s, cols, maxlength, default_conv, want))
     }
 
     pub(super) fn scan(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 1, 2)?;
         let name = str_of(&args[0], "table name")?;
-        let (s, cols, maxlength, default_conv) = self.scan_opts(args.get(1), "scan")?;
+        let (s, cols, maxlength, default_conv, want) = self.scan_opts(args.get(1), "scan")?;
         let t = self.table(&name)?;
-        let rows = t.scan(s).or_else(|e| self.fail(&name, e))?;
+        let started = std::time::Instant::now();
+        let mut rows = t.scan(s).or_else(|e| self.fail(&name, e))?;
         format::two_col(out, "ROW", "COLUMN+CELL", false, self.width)?;
         let mut n = 0u64;
-        for r in rows {
+        for r in rows.by_ref() {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
             let key = default_conv.apply(r.row());
@@ -211,6 +243,10 @@ impl Session {
             }
         }
         writeln!(out, "{n} row(s)")?;
+        if let Some(want) = want {
+            let millis = started.elapsed().as_millis() as u64;
+            metrics::print(out, &rows.metrics(), millis, &want)?;
+        }
         Ok(None)
     }
 

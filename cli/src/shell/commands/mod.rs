@@ -13,6 +13,7 @@ mod admin;
 mod args;
 mod ddl;
 mod dml;
+mod metrics;
 
 pub use admin::encoded_name;
 
@@ -148,6 +149,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "tools",
         "list_regions 't1'\n  list_regions 't1', {SERVER_NAME => 'localhost,0,0', LOCALITY_THRESHOLD => 0.8}\n  list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE']",
     ),
+    (
+        "status",
+        "general",
+        "status\n  status 'simple'\n  status 'summary'\n  status 'detailed'",
+    ),
     ("help", "general", "help\n  help 'get'"),
     ("version", "general", "version"),
     (
@@ -282,6 +288,7 @@ impl Session {
             "split" => self.split(args),
             "merge_region" => self.merge_region(args),
             "list_regions" => self.list_regions(args, out),
+            "status" => self.status(args, out),
             "show_filters" => {
                 arity(args, 0, 0)?;
                 for name in SUPPORTED_FILTERS {
