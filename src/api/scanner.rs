@@ -31,7 +31,7 @@ pub struct Scanner {
     /// threads.
     counters: Arc<ScanCounters>,
     /// When the scan was opened; taken when its time is recorded (at its end or drop).
-    started: Option<std::time::Instant>,
+    started: Option<crate::base::stats::Stamp>,
     db: Arc<crate::engine::Engine>,
 }
 
@@ -141,7 +141,7 @@ impl std::fmt::Debug for Scanner {
 impl Scanner {
     /// Opens a plain scanner with a registered read point; the first region is opened now.
     pub(crate) fn open(table: Table, query: Query, scan: Scan) -> Result<Scanner> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::always();
         let db = table.db.clone();
         let read_point = table.db.register_scanner();
         let counters = Arc::new(ScanCounters::default());
@@ -160,7 +160,7 @@ impl Scanner {
     pub(crate) fn salted(
         m: crate::api::salted::SaltedMerge,
         counters: Arc<ScanCounters>,
-        started: std::time::Instant,
+        started: crate::base::stats::Stamp,
         db: Arc<crate::engine::Engine>,
     ) -> Scanner {
         Scanner {

@@ -107,7 +107,7 @@ impl Table {
     /// [`Error::InvalidArgument`] for a bad row, zero versions or a bad time range;
     /// [`Error::NoSuchFamily`] [GET-1]; [`Error::Corruption`] when a file is damaged.
     pub fn get(&self, g: Get) -> Result<RowResult> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.get_untimed(g);
         self.db
             .stats()
@@ -179,7 +179,7 @@ impl Table {
     /// As [`Table::scan`].
     pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
         let q = self.prepare_scan(&s)?;
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::always();
         let counters = std::sync::Arc::new(crate::api::scanner::ScanCounters::default());
         crate::api::salted::open(self.clone(), q, s, buckets, counters.clone())
             .map(|m| Scanner::salted(m, counters, started, self.db.clone()))

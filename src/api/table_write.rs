@@ -253,7 +253,7 @@ impl Table {
     /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
     /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
     pub fn put(&self, p: Put) -> Result<()> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.put_untimed(p);
         self.db
             .stats()
@@ -287,7 +287,7 @@ impl Table {
     /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
     /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
     pub fn delete(&self, d: Delete) -> Result<()> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.delete_untimed(d);
         self.db
             .stats()
@@ -314,7 +314,7 @@ impl Table {
     /// [`Error::InvalidArgument`] when a mutation names another row or is invalid;
     /// [`Error::NoSuchFamily`] when any names an unknown family (nothing is written).
     pub fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.mutate_row_untimed(row, ms);
         self.db
             .stats()
@@ -399,7 +399,7 @@ impl Table {
     /// [`Error::InvalidArgument`] with no condition or no action, or an action on another row
     /// [CAM-5]; [`Error::NoSuchFamily`] for an unknown family in a condition or action.
     pub fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.check_and_mutate_untimed(c);
         self.db
             .stats()
@@ -497,7 +497,7 @@ impl Table {
     /// [`Error::NotACounter`] when a current value is not 8 bytes wide (nothing is written);
     /// [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] for a bad row or no columns.
     pub fn increment(&self, i: Increment) -> Result<RowResult> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.increment_untimed(i);
         self.db
             .stats()
@@ -538,7 +538,7 @@ impl Table {
     /// [`Error::InvalidArgument`] when a result exceeds `max_cell_size` [LIM-5], for a bad row
     /// or no columns; [`Error::NoSuchFamily`].
     pub fn append(&self, a: Append) -> Result<RowResult> {
-        let started = std::time::Instant::now();
+        let started = crate::base::stats::Stamp::now();
         let r = self.append_untimed(a);
         self.db
             .stats()

@@ -6,9 +6,9 @@
 //! What a piece below the engine owns (the WAL's appends and syncs, the block cache's hits and
 //! Bloom checks) stays there and is read at snapshot time.
 
-use crate::base::stats::LatencyRecorder;
+use crate::base::stats::{LatencyRecorder, Stamp};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A client operation whose latency the engine records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,8 +118,8 @@ pub(crate) struct EngineStats {
 impl EngineStats {
     /// Records one operation that started at `start`.
     #[inline]
-    pub(crate) fn op(&self, op: Operation, start: Instant) {
-        self.ops[op.index()].record_since(start);
+    pub(crate) fn op(&self, op: Operation, start: Stamp) {
+        self.ops[op.index()].finish(start);
     }
 
     /// The recorder of `op`.

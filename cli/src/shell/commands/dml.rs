@@ -1,10 +1,10 @@
 //! The `dml` group: put, get, scan, delete/deleteall, incr, get_counter, count, truncate.
 
-use super::metrics;
 use super::args::{
     ColSpec, Opts, arity, bool_of, bytes_of, col_specs, converter_for, formatter, int_of,
     maxlength_of, parse_filter, split_column, str_of, time_range, u32_of,
 };
+use super::metrics;
 use super::{CmdError, Echo, R, Session, err};
 use crate::shell::format::{self, Converter};
 use crate::shell::ruby::Value;
@@ -14,7 +14,13 @@ use std::io::Write;
 use std::time::Duration;
 
 /// A scan's request, its column specs, MAXLENGTH and default value formatter.
-type ScanOpts = (Scan, Vec<ColSpec>, Option<usize>, Converter, metrics::Wanted);
+type ScanOpts = (
+    Scan,
+    Vec<ColSpec>,
+    Option<usize>,
+    Converter,
+    metrics::Wanted,
+);
 
 /// (table, row, family, qualifier) of incr / get_counter.
 type CounterArgs = (String, Vec<u8>, Vec<u8>, Vec<u8>);
