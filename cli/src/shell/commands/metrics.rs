@@ -77,7 +77,7 @@ pub(super) fn print(out: &mut dyn Write, m: &ScanMetrics, millis: u64, want: &[S
             _ => 0,
         }
     };
-    writeln!(out, "{:<40} {}", "METRIC", "VALUE")?;
+    writeln!(out, "{:<40} VALUE", "METRIC")?;
     for k in SCAN_METRIC_KEYS {
         if want.is_empty() || want.iter().any(|w| w == k) {
             writeln!(out, " {:<39} {}", k, value(k))?;
