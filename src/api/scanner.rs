@@ -66,29 +66,46 @@ pub(crate) struct ScanCounters {
     bytes: AtomicU64,
 }
 
-impl ScanCounters {
-    fn note_row(&self, cells: &[crate::api::ops::Cell]) {
+/// Counts of one region scanner not yet added to the shared [`ScanCounters`] (plain fields:
+/// the per-row cost of the scan metrics is a few additions).
+#[derive(Debug, Default, Clone, Copy)]
+struct LocalCounts {
+    rows: u64,
+    cells: u64,
+    bytes: u64,
+}
+
+impl LocalCounts {
+    fn note_row(&mut self, cells: &[crate::api::ops::Cell]) {
         // HBase KeyValue: key length (4), value length (4), row length (2), row, family
         // length (1), family, qualifier, timestamp (8), type (1), value.
         let bytes: usize = cells
             .iter()
             .map(|c| 20 + c.row().len() + c.family().len() + c.qualifier().len() + c.value().len())
             .sum();
-        self.rows.fetch_add(1, Ordering::Relaxed);
-        self.cells.fetch_add(cells.len() as u64, Ordering::Relaxed);
-        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        self.rows += 1;
+        self.cells += cells.len() as u64;
+        self.bytes += bytes as u64;
+    }
+}
+
+impl ScanCounters {
+    fn add(&self, l: LocalCounts) {
+        self.rows.fetch_add(l.rows, Ordering::Relaxed);
+        self.cells.fetch_add(l.cells, Ordering::Relaxed);
+        self.bytes.fetch_add(l.bytes, Ordering::Relaxed);
     }
 
-    fn snapshot(&self) -> ScanMetrics {
-        let rows = self.rows.load(Ordering::Relaxed);
+    fn snapshot(&self, pending: LocalCounts) -> ScanMetrics {
+        let rows = self.rows.load(Ordering::Relaxed) + pending.rows;
         let filtered = self.filtered.load(Ordering::Relaxed);
         let regions = self.regions.load(Ordering::Relaxed);
         ScanMetrics {
             regions_scanned: regions,
             rows_scanned: rows + filtered,
             rows_filtered: filtered,
-            cells_in_results: self.cells.load(Ordering::Relaxed),
-            bytes_in_results: self.bytes.load(Ordering::Relaxed),
+            cells_in_results: self.cells.load(Ordering::Relaxed) + pending.cells,
+            bytes_in_results: self.bytes.load(Ordering::Relaxed) + pending.bytes,
             rpc_calls: regions,
         }
     }
@@ -120,6 +137,8 @@ pub(crate) struct RangeScanner {
     registered: bool,
     /// The whole scan's counters (shared by a salted scan's buckets).
     counters: Arc<ScanCounters>,
+    /// This scanner's counts not yet added to `counters` (added when a region ends).
+    local: LocalCounts,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -186,7 +205,12 @@ impl Scanner {
     /// # Ok::<(), cellbase::Error>(())
     /// ```
     pub fn metrics(&self) -> ScanMetrics {
-        self.counters.snapshot()
+        let pending = match &self.inner {
+            Inner::Plain(s) => s.local,
+            // A salted scan's buckets add their counts when each region ends.
+            Inner::Salted(_) => LocalCounts::default(),
+        };
+        self.counters.snapshot(pending)
     }
 
     /// Records the scan's time once (at its end or drop).
@@ -280,6 +304,7 @@ impl RangeScanner {
             returned: 0,
             registered,
             counters,
+            local: LocalCounts::default(),
         }
     }
 
@@ -352,6 +377,7 @@ impl RangeScanner {
             }
             reader.into_parts().keep_spare();
         }
+        self.counters.add(std::mem::take(&mut self.local));
     }
 
     /// True when `row` is past the scan's far bound.
@@ -393,7 +419,7 @@ impl RangeScanner {
                         region.bump_reads(1);
                     }
                     self.returned += 1;
-                    self.counters.note_row(&cells);
+                    self.local.note_row(&cells);
                     return Ok(Some(match self.scan.batch {
                         Some(b) if cells.len() > b as usize => {
                             let mut parts = cells
