@@ -66,6 +66,8 @@ struct Gateway {
     child: Child,
     thrift_port: u16,
     info: String,
+    /// The gateway's stderr lines after the info server's.
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Gateway {
@@ -78,6 +80,7 @@ impl Drop for Gateway {
 fn start(dir: &std::path::Path) -> Gateway {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
         .args(["thrift", "--port", "0", "--info-port", "0", "--db"])
+        .env("RUST_LOG", "cellbase::thrift=info")
         .arg(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -97,11 +100,19 @@ fn start(dir: &std::path::Path) -> Gateway {
         }
     };
     // Keep draining stderr so the gateway never blocks on it.
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let lines = stderr.clone();
+    std::thread::spawn(move || {
+        for l in err.lines() {
+            let Ok(l) = l else { return };
+            lines.lock().unwrap().push(l);
+        }
+    });
     Gateway {
         child,
         thrift_port,
         info,
+        stderr,
     }
 }
 
@@ -195,4 +206,44 @@ fn metrics_jmx_and_status_are_served() {
     assert!(page.contains("writeRequestsCount=20"), "{page}");
     let (status, _) = get(&gw.info, "/nope");
     assert!(status.contains("404"), "{status}");
+}
+
+/// The gateway logs connections (info, shown with `-v` or RUST_LOG) and protocol errors
+/// (warn, shown by default).
+#[test]
+fn connections_and_protocol_errors_are_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let gw = start(dir.path());
+    {
+        let mut c = Client::binary(gw.thrift_port);
+        c.call("getTableNames", vec![]);
+    }
+    {
+        // A strict binary header with a bad version: a protocol error.
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", gw.thrift_port)).unwrap();
+        s.write_all(&[0x80, 0x07, 0x00, 0x01, 0, 0, 0, 1, b'x', 0, 0, 0, 1])
+            .unwrap();
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let mut sink = Vec::new();
+        let _ = s.read_to_end(&mut sink);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let lines = gw.stderr.lock().unwrap().clone();
+        let opened = lines
+            .iter()
+            .any(|l| l.contains("connection 0 from 127.0.0.1:") && l.contains("opened"));
+        let closed = lines
+            .iter()
+            .any(|l| l.contains("connection 0 from") && l.contains("closed"));
+        let protocol = lines.iter().any(|l| l.contains("protocol error"));
+        if opened && closed && protocol {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "log lines missing: {lines:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }

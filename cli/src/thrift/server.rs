@@ -187,6 +187,14 @@ pub fn serve_until(
             let mine = g.per_client.get(&ip).copied().unwrap_or(0);
             if g.live >= cfg.max_connections || mine >= cfg.max_connections_per_client {
                 // Closed at once: the client sees the connection end (or reset).
+                log::warn!(
+                    target: "cellbase::thrift",
+                    "refused a connection from {peer}: {} connections open ({} from this client; limits {} and {} per client)",
+                    g.live,
+                    mine,
+                    cfg.max_connections,
+                    cfg.max_connections_per_client
+                );
                 drop(g);
                 drop(stream);
                 continue;
@@ -220,7 +228,16 @@ pub fn serve_until(
             .spawn(move || {
                 let _guard = guard;
                 let id = conn.id;
-                let _ = handle_connection(stream, &service, &conn);
+                log::info!(target: "cellbase::thrift", "connection {id} from {peer} opened");
+                match handle_connection(stream, &service, &conn) {
+                    Ok(()) => {
+                        log::info!(target: "cellbase::thrift", "connection {id} from {peer} closed");
+                    }
+                    Err(e) => log::info!(
+                        target: "cellbase::thrift",
+                        "connection {id} from {peer} closed: {e}"
+                    ),
+                }
                 // The connection's scanners go with it (issue 21, 7c).
                 service.scanners().release_owner(id);
                 conn_stop.forget(id);
@@ -352,6 +369,18 @@ pub fn handle_connection(
         let msg = match read_message_metered(&mut input, transport, proto, limits, memory) {
             Ok(m) => m,
             Err(f) => {
+                if matches!(f.error, ProtoError::Invalid(_) | ProtoError::TooLarge(_)) {
+                    log::warn!(
+                        target: "cellbase::thrift",
+                        "connection {}: protocol error{}: {}; closing it",
+                        conn.id,
+                        f.header
+                            .as_ref()
+                            .map(|h| format!(" in call '{}'", h.name))
+                            .unwrap_or_default(),
+                        f.error
+                    );
+                }
                 if let (Some(h), ProtoError::Invalid(_) | ProtoError::TooLarge(_)) =
                     (&f.header, &f.error)
                 {
@@ -408,13 +437,21 @@ pub fn handle_connection(
                     APP_UNKNOWN_METHOD,
                 ),
             ),
-            Err(_) => encode_message(
-                proto,
-                &h.name,
-                MSG_EXCEPTION,
-                h.seqid,
-                &application_exception("internal error", APP_INTERNAL_ERROR),
-            ),
+            Err(_) => {
+                log::warn!(
+                    target: "cellbase::thrift",
+                    "connection {}: call '{}' panicked; answered with an internal error",
+                    conn.id,
+                    h.name
+                );
+                encode_message(
+                    proto,
+                    &h.name,
+                    MSG_EXCEPTION,
+                    h.seqid,
+                    &application_exception("internal error", APP_INTERNAL_ERROR),
+                )
+            }
         };
         if h.mtype == MSG_ONEWAY {
             continue;
