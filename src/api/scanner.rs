@@ -79,10 +79,7 @@ impl LocalCounts {
     fn note_row(&mut self, cells: &[crate::api::ops::Cell]) {
         // HBase KeyValue: key length (4), value length (4), row length (2), row, family
         // length (1), family, qualifier, timestamp (8), type (1), value.
-        let bytes: usize = cells
-            .iter()
-            .map(|c| 20 + c.row().len() + c.family().len() + c.qualifier().len() + c.value().len())
-            .sum();
+        let bytes: usize = cells.iter().map(|c| 20 + c.parts_len()).sum();
         self.rows += 1;
         self.cells += cells.len() as u64;
         self.bytes += bytes as u64;
@@ -213,7 +210,7 @@ impl Scanner {
         self.counters.snapshot(pending)
     }
 
-    /// Records the scan's time once (at its end or drop).
+    /// Records the scan's time once (at the scanner's drop).
     fn record_time(&mut self) {
         if let Some(started) = self.started.take() {
             self.db
@@ -450,14 +447,10 @@ impl Drop for RangeScanner {
 impl Iterator for Scanner {
     type Item = Result<RowResult>;
     fn next(&mut self) -> Option<Result<RowResult>> {
-        let r = match &mut self.inner {
+        match &mut self.inner {
             Inner::Plain(s) => s.next(),
             Inner::Salted(m) => m.next(),
-        };
-        if r.is_none() {
-            self.record_time();
         }
-        r
     }
 }
 

@@ -78,6 +78,13 @@ impl Cell {
     pub fn value(&self) -> &[u8] {
         &self.buf[self.qualifier_end..self.value_end]
     }
+
+    /// Row, family, qualifier and value lengths together (offset arithmetic only: the scan
+    /// metrics' byte count).
+    #[inline]
+    pub(crate) fn parts_len(&self) -> usize {
+        self.row_end + (self.value_end - self.family_start)
+    }
     /// The value, copied out of the row's buffer.
     pub(crate) fn into_value(self) -> Vec<u8> {
         self.value().to_vec()
