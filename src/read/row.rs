@@ -7,7 +7,7 @@ use crate::model::cell::Cell;
 use crate::model::cell::RowCells;
 use crate::model::cursor::{CellCursor, SHARES_FAMILY, SHARES_ROW};
 use crate::model::key::{
-    KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, last_on_column,
+    KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, first_on_row, last_on_column,
 };
 use crate::model::payload::PayloadRef;
 use crate::read::filter::eval::{CellView, FilterRunner, ReturnCode};
@@ -34,6 +34,9 @@ pub(crate) struct RowReader {
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
+    /// Reversed scans: a filter's row hint ([`ReturnCode::SeekToRow`]) as the next exclusive
+    /// upper bound, applied before the next row is looked for.
+    hint_upper: Option<Vec<u8>>,
     /// The current row's cells, in one buffer (kept between rows and readers).
     cells: RowCells,
     /// Merge seeks taken while reading rows (tests check that column skips step).
@@ -113,6 +116,7 @@ impl RowReader {
             done: false,
             reverse: None,
             filter,
+            hint_upper: None,
             cells,
             #[cfg(test)]
             seeks: 0,
@@ -148,6 +152,7 @@ impl RowReader {
             done: false,
             reverse: Some(reverse),
             filter,
+            hint_upper: None,
             cells: RowCells::default(),
             #[cfg(test)]
             seeks: 0,
@@ -173,6 +178,12 @@ impl RowReader {
             let Some(rev) = self.reverse.as_mut() else {
                 return Ok(None);
             };
+            // A filter's row hint: the rows above it cannot pass.
+            if let Some(upper) = self.hint_upper.take()
+                && upper < rev.upper
+            {
+                rev.upper = upper;
+            }
             let Some(row) = self.cursor.prev_row(&rev.upper)? else {
                 return Ok(None);
             };
@@ -180,7 +191,7 @@ impl RowReader {
                 return Ok(None);
             }
             rev.upper = row.clone();
-            self.cursor.seek(&crate::model::key::first_on_row(&row))?;
+            self.cursor.seek(&first_on_row(&row))?;
             let mut stop = row;
             stop.push(0);
             self.stop = stop;
@@ -314,6 +325,17 @@ impl RowReader {
                                 // HBase's NEXT_ROW, per family (filter::eval module docs).
                                 ReturnCode::NextRow => {
                                     (None, Some(first_after_family(key.row, key.family)))
+                                }
+                                // A row hint (MultiRowRange, FuzzyRow): forward, seek to the
+                                // hinted row; reversed, end this row and bound the next one.
+                                ReturnCode::SeekToRow if self.reverse.is_none() => {
+                                    (None, Some(first_on_row(f.row_hint())))
+                                }
+                                ReturnCode::SeekToRow => {
+                                    let mut upper = f.row_hint().to_vec();
+                                    upper.push(0);
+                                    self.hint_upper = Some(upper);
+                                    (None, Some(first_after_row(key.row)))
                                 }
                             }
                         }

@@ -52,7 +52,20 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
     }
     let mut runner = FilterRunner::new(f, reversed).unwrap();
     let mut out = Vec::new();
+    // A row hint (SeekToRow): the rows before it in scan order are not read.
+    let mut seek_row: Option<Vec<u8>> = None;
     for row in rows {
+        if let Some(h) = &seek_row {
+            let before = if reversed {
+                row[0].row() > h.as_slice()
+            } else {
+                row[0].row() < h.as_slice()
+            };
+            if before {
+                continue;
+            }
+            seek_row = None;
+        }
         if runner.filter_all_remaining() {
             break;
         }
@@ -100,6 +113,10 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
                         while next < row.len() && same_family(&row[next]) {
                             next += 1;
                         }
+                    }
+                    ReturnCode::SeekToRow => {
+                        next = row.len();
+                        seek_row = Some(runner.row_hint().to_vec());
                     }
                     ReturnCode::Include | ReturnCode::Skip => {}
                 }
@@ -1030,6 +1047,9 @@ fn reference_compare(c: &Comparator, cell: &[u8]) -> std::cmp::Ordering {
         Comparator::Regex(p) => hit(::regex::Regex::new(p)
             .unwrap()
             .is_match(&String::from_utf8_lossy(cell))),
+        Comparator::Long(_) | Comparator::Bit(..) | Comparator::Null => {
+            unreachable!("not generated")
+        }
     }
 }
 
