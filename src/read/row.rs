@@ -412,6 +412,14 @@ mod tests {
     /// Reads every row of `stores` (newest first) with one version per column; returns the rows
     /// as `row: qualifier@ts ...` and the merge seeks taken.
     fn read_all(stores: &[Arc<MemStore>]) -> (Vec<String>, u64) {
+        read_filtered(stores, None)
+    }
+
+    /// [`read_all`] through a filter; also returns how many rows the filter was asked about.
+    fn read_filtered(
+        stores: &[Arc<MemStore>],
+        filter: Option<&crate::read::filter::Filter>,
+    ) -> (Vec<String>, u64) {
         let children = stores
             .iter()
             .map(|s| SourceCursor::Mem(MemCursor::new(Arc::clone(s))))
@@ -420,10 +428,11 @@ mod tests {
         merge.seek_to_first().unwrap();
         let families = [FamilyDescriptor::new("f")];
         let matcher = Box::new(UserMatcher::new(&families, ReadSpec::new(1_000)));
+        let runner = filter.map(|f| FilterRunner::new(f, false).unwrap());
         let mut reader = RowReader::new(
             merge,
             matcher,
-            None,
+            runner,
             u64::MAX,
             Vec::new(),
             RowCells::default(),
@@ -484,5 +493,35 @@ mod tests {
         let (rows, seeks) = read_all(&stores);
         assert_eq!(rows, ["r: q1@5 q5@60 q9@5", "s: q1@5"]);
         assert_eq!(seeks, 1, "{COLUMN_STEPS_BEFORE_SEEK} steps, then one seek");
+    }
+
+    /// MultiRowRangeFilter / FuzzyRowFilter row hints: the reader seeks from range to range
+    /// (one seek per gap, not one step per row in between) and stops after the last range.
+    #[test]
+    fn row_hints_seek_over_the_rows_in_between() {
+        use crate::read::filter::{Filter, RowRange};
+        let store = Arc::new(MemStore::new());
+        for i in 0..200 {
+            put(&store, &format!("r{i:03}"), "q", 1, i + 1);
+        }
+        let stores = [store];
+        let f = Filter::MultiRowRange(vec![
+            RowRange::new("r010", true, "r012", false),
+            RowRange::new("r150", true, "r151", true),
+        ]);
+        let (rows, seeks) = read_filtered(&stores, Some(&f));
+        assert_eq!(rows, ["r010: q@1", "r011: q@1", "r150: q@1", "r151: q@1"]);
+        // r000 -> r010, r012 -> r150, and past r152's family, where the filter is done and
+        // the scan ends (200 rows read as 7).
+        assert_eq!(seeks, 3, "one seek per gap between ranges");
+        // Fuzzy: rows r?5?: from r000 straight to r050, r060 to r150, ...
+        let f = Filter::FuzzyRow(vec![(b"r050".to_vec(), vec![0, 1, 0, 1])]);
+        let (rows, seeks) = read_filtered(&stores, Some(&f));
+        let want: Vec<String> = (0..200)
+            .filter(|i| i / 10 % 10 == 5)
+            .map(|i| format!("r{i:03}: q@1"))
+            .collect();
+        assert_eq!(rows, want);
+        assert!(seeks <= 3, "{seeks} seeks: one per gap");
     }
 }
