@@ -40,5 +40,5 @@ pub use model::schema::{
     TableDescriptor,
 };
 pub use read::filter;
-pub use read::filter::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
+pub use read::filter::{BitOp, Comparator, CompareOp, Filter, MAX_FILTER_DEPTH, RowRange};
 pub use rowkey::SplitAlgorithm;

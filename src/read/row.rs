@@ -7,7 +7,7 @@ use crate::model::cell::Cell;
 use crate::model::cell::RowCells;
 use crate::model::cursor::{CellCursor, SHARES_FAMILY, SHARES_ROW};
 use crate::model::key::{
-    KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, last_on_column,
+    KEY_TRAILER_LEN, KeyRef, first_after_family, first_after_row, first_on_row, last_on_column,
 };
 use crate::model::payload::PayloadRef;
 use crate::read::filter::eval::{CellView, FilterRunner, ReturnCode};
@@ -34,6 +34,9 @@ pub(crate) struct RowReader {
     reverse: Option<Reverse>,
     /// The read's filter, driven by HBase's protocol (see `filter::eval`).
     filter: Option<FilterRunner>,
+    /// Reversed scans: a filter's row hint ([`ReturnCode::SeekToRow`]) as the next exclusive
+    /// upper bound, applied before the next row is looked for.
+    hint_upper: Option<Vec<u8>>,
     /// The current row's cells, in one buffer (kept between rows and readers).
     cells: RowCells,
     /// Rows the filter dropped (HBase's `ROWS_FILTERED` scan metric).
@@ -115,6 +118,7 @@ impl RowReader {
             done: false,
             reverse: None,
             filter,
+            hint_upper: None,
             cells,
             rows_filtered: 0,
             #[cfg(test)]
@@ -151,6 +155,7 @@ impl RowReader {
             done: false,
             reverse: Some(reverse),
             filter,
+            hint_upper: None,
             cells: RowCells::default(),
             rows_filtered: 0,
             #[cfg(test)]
@@ -182,6 +187,12 @@ impl RowReader {
             let Some(rev) = self.reverse.as_mut() else {
                 return Ok(None);
             };
+            // A filter's row hint: the rows above it cannot pass.
+            if let Some(upper) = self.hint_upper.take()
+                && upper < rev.upper
+            {
+                rev.upper = upper;
+            }
             let Some(row) = self.cursor.prev_row(&rev.upper)? else {
                 return Ok(None);
             };
@@ -189,7 +200,7 @@ impl RowReader {
                 return Ok(None);
             }
             rev.upper = row.clone();
-            self.cursor.seek(&crate::model::key::first_on_row(&row))?;
+            self.cursor.seek(&first_on_row(&row))?;
             let mut stop = row;
             stop.push(0);
             self.stop = stop;
@@ -326,6 +337,17 @@ impl RowReader {
                                 ReturnCode::NextRow => {
                                     (None, Some(first_after_family(key.row, key.family)))
                                 }
+                                // A row hint (MultiRowRange, FuzzyRow): forward, seek to the
+                                // hinted row; reversed, end this row and bound the next one.
+                                ReturnCode::SeekToRow if self.reverse.is_none() => {
+                                    (None, Some(first_on_row(f.row_hint())))
+                                }
+                                ReturnCode::SeekToRow => {
+                                    let mut upper = f.row_hint().to_vec();
+                                    upper.push(0);
+                                    self.hint_upper = Some(upper);
+                                    (None, Some(first_after_row(key.row)))
+                                }
                             }
                         }
                     };
@@ -401,6 +423,14 @@ mod tests {
     /// Reads every row of `stores` (newest first) with one version per column; returns the rows
     /// as `row: qualifier@ts ...` and the merge seeks taken.
     fn read_all(stores: &[Arc<MemStore>]) -> (Vec<String>, u64) {
+        read_filtered(stores, None)
+    }
+
+    /// [`read_all`] through a filter; also returns how many rows the filter was asked about.
+    fn read_filtered(
+        stores: &[Arc<MemStore>],
+        filter: Option<&crate::read::filter::Filter>,
+    ) -> (Vec<String>, u64) {
         let children = stores
             .iter()
             .map(|s| SourceCursor::Mem(MemCursor::new(Arc::clone(s))))
@@ -409,10 +439,11 @@ mod tests {
         merge.seek_to_first().unwrap();
         let families = [FamilyDescriptor::new("f")];
         let matcher = Box::new(UserMatcher::new(&families, ReadSpec::new(1_000)));
+        let runner = filter.map(|f| FilterRunner::new(f, false).unwrap());
         let mut reader = RowReader::new(
             merge,
             matcher,
-            None,
+            runner,
             u64::MAX,
             Vec::new(),
             RowCells::default(),
@@ -473,5 +504,35 @@ mod tests {
         let (rows, seeks) = read_all(&stores);
         assert_eq!(rows, ["r: q1@5 q5@60 q9@5", "s: q1@5"]);
         assert_eq!(seeks, 1, "{COLUMN_STEPS_BEFORE_SEEK} steps, then one seek");
+    }
+
+    /// MultiRowRangeFilter / FuzzyRowFilter row hints: the reader seeks from range to range
+    /// (one seek per gap, not one step per row in between) and stops after the last range.
+    #[test]
+    fn row_hints_seek_over_the_rows_in_between() {
+        use crate::read::filter::{Filter, RowRange};
+        let store = Arc::new(MemStore::new());
+        for i in 0..200 {
+            put(&store, &format!("r{i:03}"), "q", 1, i + 1);
+        }
+        let stores = [store];
+        let f = Filter::MultiRowRange(vec![
+            RowRange::new("r010", true, "r012", false),
+            RowRange::new("r150", true, "r151", true),
+        ]);
+        let (rows, seeks) = read_filtered(&stores, Some(&f));
+        assert_eq!(rows, ["r010: q@1", "r011: q@1", "r150: q@1", "r151: q@1"]);
+        // r000 -> r010, r012 -> r150, and past r152's family, where the filter is done and
+        // the scan ends (200 rows read as 7).
+        assert_eq!(seeks, 3, "one seek per gap between ranges");
+        // Fuzzy: rows r?5?: from r000 straight to r050, r060 to r150, ...
+        let f = Filter::FuzzyRow(vec![(b"r050".to_vec(), vec![0, 1, 0, 1])]);
+        let (rows, seeks) = read_filtered(&stores, Some(&f));
+        let want: Vec<String> = (0..200)
+            .filter(|i| i / 10 % 10 == 5)
+            .map(|i| format!("r{i:03}: q@1"))
+            .collect();
+        assert_eq!(rows, want);
+        assert!(seeks <= 3, "{seeks} seeks: one per gap");
     }
 }

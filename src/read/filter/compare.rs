@@ -1,11 +1,11 @@
 //! The compare filters (HBase `CompareFilter` and its subclasses `RowFilter`, `FamilyFilter`,
-//! `QualifierFilter`, `ValueFilter`) and the compiled comparators they and
-//! `SingleColumnValueFilter` share [FLT-1] [FLT-2] [FLT-3].
+//! `QualifierFilter`, `ValueFilter`) and the compiled comparators they and the column value
+//! filters share [FLT-1] [FLT-2] [FLT-3].
 
 use super::parse::{Arg, arity, err, to_comparator, to_op};
 use super::protocol::{CellView, FilterImpl, Rc};
 use super::regex_java;
-use super::{Comparator, CompareOp, Filter};
+use super::{BitOp, Comparator, CompareOp, Filter};
 use crate::base::error::Result;
 use regex::Regex;
 use std::cmp::Ordering;
@@ -18,6 +18,9 @@ enum Cmp {
     /// Lower-cased substring.
     Substring(String),
     Regex(Regex),
+    Long(i64),
+    Bit(Vec<u8>, BitOp),
+    Null,
 }
 
 impl Cmp {
@@ -28,14 +31,38 @@ impl Cmp {
             // SubstringComparator lower-cases with Locale.ROOT on both sides.
             Comparator::Substring(s) => Cmp::Substring(s.to_lowercase()),
             Comparator::Regex(p) => Cmp::Regex(regex_java::compile(p)?),
+            Comparator::Long(n) => Cmp::Long(*n),
+            Comparator::Bit(v, op) => Cmp::Bit(v.clone(), *op),
+            Comparator::Null => Cmp::Null,
         })
     }
 
-    /// `comparator.compareTo(cell)`: the sign of `expected <=> cell` [FLT-2].
-    fn compare_to(&self, cell: &[u8]) -> Ordering {
-        match self {
+    /// `comparator.compareTo(cell)`: the sign of `expected <=> cell` [FLT-2]; `None` when
+    /// HBase's comparator would throw (`LongComparator` on a value that is not 8 bytes).
+    fn compare_to(&self, cell: &[u8]) -> Option<Ordering> {
+        Some(match self {
             Cmp::Binary(v) => v.as_slice().cmp(cell),
             Cmp::BinaryPrefix(v) => v.as_slice().cmp(&cell[..v.len().min(cell.len())]),
+            // LongComparator: Long.compare(expected, Bytes.toLong(cell)).
+            Cmp::Long(n) => n.cmp(&i64::from_be_bytes(cell.try_into().ok()?)),
+            // BitComparator: 0 when the operation leaves a bit set, else 1; other lengths 1.
+            Cmp::Bit(v, op) => {
+                let set = v.len() == cell.len()
+                    && v.iter().zip(cell).any(|(a, b)| {
+                        (match op {
+                            BitOp::And => a & b,
+                            BitOp::Or => a | b,
+                            BitOp::Xor => a ^ b,
+                        }) != 0
+                    });
+                if set {
+                    Ordering::Equal
+                } else {
+                    Ordering::Greater
+                }
+            }
+            // NullComparator: any (non-null) array compares as 1.
+            Cmp::Null => Ordering::Greater,
             Cmp::Substring(s) => {
                 if String::from_utf8_lossy(cell)
                     .to_lowercase()
@@ -53,7 +80,7 @@ impl Cmp {
                     Ordering::Greater
                 }
             }
-        }
+        })
     }
 }
 
@@ -75,8 +102,11 @@ impl Compare {
     /// `CompareFilter.compare`: true when the cell's `bytes` must be filtered OUT. With
     /// `r = comparator.compareTo(bytes)`, e.g. LESS drops the cell when `expected <= cell`,
     /// i.e. keeps `cell < expected` [FLT-1].
+    /// A value the comparator cannot compare (see [`Cmp::compare_to`]) is filtered out.
     pub(super) fn filters_out(&self, bytes: &[u8]) -> bool {
-        let r = self.cmp.compare_to(bytes);
+        let Some(r) = self.cmp.compare_to(bytes) else {
+            return true;
+        };
         match self.op {
             CompareOp::Less => r != Ordering::Greater,
             CompareOp::LessOrEqual => r == Ordering::Less,

@@ -17,6 +17,8 @@
 //!    * [`ReturnCode::IncludeAndNextCol`]: keep it (transformed), skip the rest of the column;
 //!    * [`ReturnCode::Skip`]: drop it;
 //!    * [`ReturnCode::NextCol`]: drop it and skip the rest of the column;
+//!    * [`ReturnCode::SeekToRow`]: drop it and the rest of the row, and continue with the
+//!      row [`FilterRunner::row_hint`] (at or after it forward, at or before it reversed);
 //!    * [`ReturnCode::NextRow`]: drop it and skip the rest of the row **in this family**.
 //!      This is HBase's `NEXT_ROW`, honoured by the per-family `StoreScanner`: the next family
 //!      of the same row is still read (a `FamilyFilter` or `ColumnPrefix` filter answers
@@ -58,6 +60,11 @@ pub enum ReturnCode {
     NextCol,
     /// Drop the cell and skip the rest of its row **within its family** (HBase `NEXT_ROW`).
     NextRow,
+    /// Drop the cell and the rest of its row (every family), and continue with the row
+    /// [`FilterRunner::row_hint`]: forward scans at the first row at or after it, reversed
+    /// scans at the first row at or before it (HBase `SEEK_NEXT_USING_HINT` with a row hint,
+    /// from `MultiRowRangeFilter` / `FuzzyRowFilter`). The rows in between cannot pass.
+    SeekToRow,
 }
 
 /// Where the runner told the caller to go; cells before it are answered from memory.
@@ -69,6 +76,8 @@ enum Skipping {
     Family,
     /// Everything before `(skip_family, skip_qualifier)` in the current row (forward scans).
     Hint,
+    /// The rest of the current row: the scan continues at the row `skip_row`.
+    Row,
 }
 
 /// Runs one [`Filter`] over a read (see the module docs for the calling protocol). One runner
@@ -81,6 +90,8 @@ pub struct FilterRunner {
     /// The position [`Self::skipping`] refers to (buffers reused from seek to seek).
     skip_family: Vec<u8>,
     skip_qualifier: Vec<u8>,
+    /// The row of a [`ReturnCode::SeekToRow`].
+    skip_row: Vec<u8>,
 }
 
 impl FilterRunner {
@@ -94,6 +105,7 @@ impl FilterRunner {
             skipping: None,
             skip_family: Vec::new(),
             skip_qualifier: Vec::new(),
+            skip_row: Vec::new(),
         })
     }
 
@@ -104,7 +116,8 @@ impl FilterRunner {
     }
 
     /// True when no further row can pass: the scan can end (a `Page` limit reached, a
-    /// `Prefix` passed — or, reversed, not yet reached).
+    /// `Prefix` or `InclusiveStop` row passed, the last `MultiRowRange` range left, a
+    /// `WhileMatch` rejection...).
     pub fn filter_all_remaining(&self) -> bool {
         self.root.filter_all_remaining()
     }
@@ -137,11 +150,22 @@ impl FilterRunner {
                 .then_some(ReturnCode::NextCol),
             Skipping::Family => (cell.family == family).then_some(ReturnCode::NextRow),
             Skipping::Hint => {
-                let hint = Hint { family, qualifier };
-                (cmp_cell_hint(cell.family, cell.qualifier, hint, false).is_lt())
+                let hint = Hint {
+                    row: cell.row,
+                    family,
+                    qualifier,
+                };
+                (cmp_cell_hint(cell.row, cell.family, cell.qualifier, hint, false).is_lt())
                     .then_some(ReturnCode::NextCol)
             }
+            // Every cell of the current row lies before the hinted row.
+            Skipping::Row => Some(ReturnCode::SeekToRow),
         }
+    }
+
+    /// The row a [`ReturnCode::SeekToRow`] asks the caller to continue with.
+    pub fn row_hint(&self) -> &[u8] {
+        &self.skip_row
     }
 
     /// HBase `filterCell` for the next cell of the current row (see the module docs for what
@@ -152,6 +176,12 @@ impl FilterRunner {
                 Some(code) => return code,
                 None => self.skipping = None,
             }
+        }
+        // UserScanQueryMatcher: DONE_SCAN once everything remaining is filtered (a
+        // WhileMatch that rejected, a ColumnCountGet past its limit): the row ends here.
+        if self.root.filter_all_remaining() {
+            self.skip(Skipping::Family, cell.family, &[]);
+            return ReturnCode::NextRow;
         }
         match self.root.filter_cell(cell) {
             Rc::Include => ReturnCode::Include,
@@ -172,19 +202,23 @@ impl FilterRunner {
                 self.skip(Skipping::Family, cell.family, &[]);
                 ReturnCode::NextRow
             }
-            // StoreScanner seeks to the hint only when it lies ahead in scan order; reversed
-            // scans step to the next cell (HBASE-26232).
+            // StoreScanner seeks to the hint only when it lies ahead in scan order. Row hints
+            // are followed in both directions; within a row, reversed scans step to the next
+            // cell (HBASE-26232).
             Rc::SeekNextUsingHint => {
-                let hint = if self.reversed {
-                    None
-                } else {
-                    self.root
-                        .next_cell_hint(cell.family)
-                        .filter(|h| cmp_cell_hint(cell.family, cell.qualifier, *h, false).is_lt())
-                };
+                let reversed = self.reversed;
+                let hint = self.root.next_cell_hint(cell.row, cell.family).filter(|h| {
+                    cmp_cell_hint(cell.row, cell.family, cell.qualifier, *h, reversed).is_lt()
+                });
                 match hint {
+                    Some(h) if h.row != cell.row => {
+                        self.skipping = Some(Skipping::Row);
+                        self.skip_row.clear();
+                        self.skip_row.extend_from_slice(h.row);
+                        ReturnCode::SeekToRow
+                    }
                     // Every cell of this column lies before the hint.
-                    Some(h) => {
+                    Some(h) if !reversed => {
                         self.skipping = Some(Skipping::Hint);
                         self.skip_family.clear();
                         self.skip_family.extend_from_slice(h.family);
@@ -192,7 +226,7 @@ impl FilterRunner {
                         self.skip_qualifier.extend_from_slice(h.qualifier);
                         ReturnCode::NextCol
                     }
-                    None => ReturnCode::Skip,
+                    _ => ReturnCode::Skip,
                 }
             }
         }
@@ -213,9 +247,9 @@ impl FilterRunner {
         self.root.has_filter_row()
     }
 
-    /// HBase `filterRowCells`: may rewrite the row's kept cells. None of the representable
-    /// filters does (`SingleColumnValueExcludeFilter` and `DependentColumnFilter` would), so
-    /// this leaves `cells` alone; call it anyway when [`Self::has_filter_row`].
+    /// HBase `filterRowCells`: may rewrite the row's kept cells (`SingleColumnValueExclude`
+    /// drops the tested column, `DependentColumn` the cells without a reference timestamp).
+    /// Call it when [`Self::has_filter_row`].
     pub fn filter_row_cells(&mut self, cells: &mut Vec<crate::model::cell::Cell>) {
         self.root.filter_row_cells(cells);
     }

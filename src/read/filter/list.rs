@@ -172,14 +172,14 @@ impl FilterImpl for FilterListWithAnd {
     }
 
     /// The largest hint of the members that asked for a seek.
-    fn next_cell_hint<'a>(&'a self, family: &'a [u8]) -> Option<Hint<'a>> {
+    fn next_cell_hint<'a>(&'a self, row: &'a [u8], family: &'a [u8]) -> Option<Hint<'a>> {
         let mut best: Option<Hint<'a>> = None;
         for &i in self.hint_children.iter() {
             let child = &self.children[i];
             if child.filter_all_remaining() {
                 continue;
             }
-            let Some(h) = child.next_cell_hint(family) else {
+            let Some(h) = child.next_cell_hint(row, family) else {
                 continue;
             };
             best = match best {
@@ -306,13 +306,13 @@ impl FilterImpl for FilterListWithOr {
     }
 
     /// The smallest hint; none if any live member has none.
-    fn next_cell_hint<'a>(&'a self, family: &'a [u8]) -> Option<Hint<'a>> {
+    fn next_cell_hint<'a>(&'a self, row: &'a [u8], family: &'a [u8]) -> Option<Hint<'a>> {
         let mut best: Option<Hint<'a>> = None;
         for child in self.children.iter() {
             if child.filter_all_remaining() {
                 continue;
             }
-            let h = child.next_cell_hint(family)?;
+            let h = child.next_cell_hint(row, family)?;
             best = match best {
                 Some(b) if cmp_hints(b, h, self.reversed) != Ordering::Greater => Some(b),
                 _ => Some(h),
@@ -332,8 +332,8 @@ fn code_from_previous(
     match p.rc? {
         Rc::Include | Rc::Skip => None,
         Rc::SeekNextUsingHint => {
-            let hint = child.next_cell_hint(&p.family)?;
-            (cmp_cell_hint(c.family, c.qualifier, hint, reversed) == Ordering::Less)
+            let hint = child.next_cell_hint(c.row, &p.family)?;
+            (cmp_cell_hint(c.row, c.family, c.qualifier, hint, reversed) == Ordering::Less)
                 .then_some(Rc::SeekNextUsingHint)
         }
         Rc::NextCol | Rc::IncludeAndNextCol => (c.family == p.family.as_slice()

@@ -28,18 +28,23 @@
 //! deep enough string overflows its stack too; here one hostile string (a Thrift
 //! `filterString`, a shell `FILTER`) must not abort the process (issue 21, item 6).
 //!
-//! HBase constructs that `Filter` cannot represent are rejected with `InvalidArgument`:
-//! `SKIP`, `WHILE`, `KeyOnlyFilter(true)`, and the registered filters `ColumnCountGetFilter`,
-//! `ColumnPaginationFilter`, `InclusiveStopFilter`, `SingleColumnValueExcludeFilter`,
-//! `DependentColumnFilter`, `ColumnValueFilter`.
+//! Every filter HBase 2.6 registers is accepted ([`FILTER_LANGUAGE_NAMES`]), and `SKIP` /
+//! `WHILE` build [`Filter::Skip`] / [`Filter::WhileMatch`]. API-only filters
+//! (`FuzzyRowFilter`, `MultiRowRangeFilter`, `RandomRowFilter`, ...) and comparators
+//! (`LongComparator`, `BitComparator`, `NullComparator`) are unknown to the language, as in
+//! HBase.
 
 use super::column::{
-    self, ColumnPrefixFilter, ColumnRangeFilter, FirstKeyOnlyFilter, KeyOnlyFilter,
+    ColumnCountGetFilter, ColumnPaginationFilter, ColumnPrefixFilter, ColumnRangeFilter,
+    FirstKeyOnlyFilter, KeyOnlyFilter, MultipleColumnPrefixFilter,
 };
 use super::compare::{FamilyFilter, QualifierFilter, RowFilter, ValueFilter};
-use super::row::{PageFilter, PrefixFilter};
+use super::row::{InclusiveStopFilter, PageFilter, PrefixFilter};
 use super::time::TimestampsFilter;
-use super::value::SingleColumnValueFilter;
+use super::value::{
+    ColumnValueFilter, DependentColumnFilter, SingleColumnValueExcludeFilter,
+    SingleColumnValueFilter,
+};
 use super::{Comparator, CompareOp, Filter, MAX_FILTER_DEPTH};
 use crate::base::error::{Error, Result};
 use std::fmt::Display;
@@ -66,15 +71,18 @@ impl Op {
     }
 }
 
-/// The parse tree before conversion to [`Filter`] (SKIP/WHILE are not representable).
+/// The parse tree before conversion to [`Filter`], each inner node with its depth (see
+/// [`Filter::depth`]).
 enum Node {
     Leaf(Filter),
-    /// An AND list and its depth (see [`Filter::depth`]).
+    /// An AND list.
     And(Vec<Node>, usize),
-    /// An OR list and its depth.
+    /// An OR list.
     Or(Vec<Node>, usize),
-    /// `SKIP` / `WHILE` at this byte offset.
-    Unsupported(&'static str, usize),
+    /// `SKIP` (SkipFilter).
+    Skip(Box<Node>, usize),
+    /// `WHILE` (WhileMatchFilter).
+    While(Box<Node>, usize),
 }
 
 impl Node {
@@ -82,8 +90,7 @@ impl Node {
     fn depth(&self) -> usize {
         match self {
             Node::Leaf(f) => f.depth(),
-            Node::And(_, d) | Node::Or(_, d) => *d,
-            Node::Unsupported(..) => 1,
+            Node::And(_, d) | Node::Or(_, d) | Node::Skip(_, d) | Node::While(_, d) => *d,
         }
     }
 }
@@ -230,11 +237,20 @@ fn pop_arguments(ops: &mut Vec<(Op, usize)>, stack: &mut Vec<Node>, pos: usize) 
         }
         Op::Skip | Op::While => {
             let name = if top == Op::Skip { "SKIP" } else { "WHILE" };
-            if stack.pop().is_none() {
+            let Some(inner) = stack.pop() else {
                 return Err(err(op_pos, format!("a {name} wraps a filter")));
-            }
+            };
             ops.pop();
-            Ok(Node::Unsupported(name, op_pos))
+            let depth = 1 + inner.depth();
+            if depth > MAX_FILTER_DEPTH {
+                return Err(too_deep(op_pos));
+            }
+            let inner = Box::new(inner);
+            Ok(if top == Op::Skip {
+                Node::Skip(inner, depth)
+            } else {
+                Node::While(inner, depth)
+            })
         }
         Op::LParen => {
             let node = stack
@@ -255,17 +271,8 @@ fn to_filter(node: Node) -> Result<Filter> {
         Node::Or(list, _) => Ok(Filter::Any(
             list.into_iter().map(to_filter).collect::<Result<_>>()?,
         )),
-        Node::Unsupported(name, pos) => {
-            let class = if name == "SKIP" {
-                "SkipFilter"
-            } else {
-                "WhileMatchFilter"
-            };
-            Err(err(
-                pos,
-                format!("the {name} operator ({class}) is not supported by cellbase's Filter"),
-            ))
-        }
+        Node::Skip(inner, _) => Ok(Filter::Skip(Box::new(to_filter(*inner)?))),
+        Node::While(inner, _) => Ok(Filter::WhileMatch(Box::new(to_filter(*inner)?))),
     }
 }
 
@@ -538,17 +545,23 @@ pub(super) fn arity(name: &str, args: &[Arg], allowed: &[usize], base: usize) ->
 /// and the byte offset of its expression; it lives with the filter, in the filter's family.
 type FromArguments = fn(&str, &[Arg], usize) -> Result<Filter>;
 
-/// `ParseFilter.filterHashMap`: the registered filters the language can build, by name.
-const REGISTRY: &[(&str, FromArguments)] = &[
+/// `ParseFilter.filterHashMap`: HBase 2.6's registered filters, in its order, by name.
+const REGISTRY: [(&str, FromArguments); 19] = [
     ("KeyOnlyFilter", KeyOnlyFilter::from_arguments),
     ("FirstKeyOnlyFilter", FirstKeyOnlyFilter::from_arguments),
     ("PrefixFilter", PrefixFilter::from_arguments),
     ("ColumnPrefixFilter", ColumnPrefixFilter::from_arguments),
     (
         "MultipleColumnPrefixFilter",
-        column::multiple_column_prefix_from_arguments,
+        MultipleColumnPrefixFilter::from_arguments,
     ),
+    ("ColumnCountGetFilter", ColumnCountGetFilter::from_arguments),
     ("PageFilter", PageFilter::from_arguments),
+    (
+        "ColumnPaginationFilter",
+        ColumnPaginationFilter::from_arguments,
+    ),
+    ("InclusiveStopFilter", InclusiveStopFilter::from_arguments),
     ("TimestampsFilter", TimestampsFilter::from_arguments),
     ("RowFilter", RowFilter::from_arguments),
     ("FamilyFilter", FamilyFilter::from_arguments),
@@ -559,28 +572,39 @@ const REGISTRY: &[(&str, FromArguments)] = &[
         "SingleColumnValueFilter",
         SingleColumnValueFilter::from_arguments,
     ),
+    (
+        "SingleColumnValueExcludeFilter",
+        SingleColumnValueExcludeFilter::from_arguments,
+    ),
+    (
+        "DependentColumnFilter",
+        DependentColumnFilter::from_arguments,
+    ),
+    ("ColumnValueFilter", ColumnValueFilter::from_arguments),
 ];
 
-/// HBase's registered filters that [`Filter`] cannot represent.
-const UNREPRESENTABLE: &[&str] = &[
-    "ColumnCountGetFilter",
-    "ColumnPaginationFilter",
-    "InclusiveStopFilter",
-    "SingleColumnValueExcludeFilter",
-    "DependentColumnFilter",
-    "ColumnValueFilter",
-];
+/// The names of the filter language: exactly HBase 2.6's registered filters
+/// (`ParseFilter.getSupportedFilters`, the shell's `show_filters`), in `ParseFilter`'s
+/// registration order. [`Filter::parse`](super::Filter::parse) accepts these and no others.
+pub const FILTER_LANGUAGE_NAMES: &[&str] = &registry_names(&REGISTRY);
+
+/// The names of `REGISTRY`, at compile time (one list for the parser and the shell).
+const fn registry_names<const N: usize>(
+    r: &[(&'static str, FromArguments); N],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = r[i].0;
+        i += 1;
+    }
+    out
+}
 
 /// `createFilterFromArguments` of the registered filter `name`.
 fn build(name: &str, args: &[Arg], base: usize) -> Result<Filter> {
     if let Some((_, from_arguments)) = REGISTRY.iter().find(|(n, _)| *n == name) {
         return from_arguments(name, args, base);
-    }
-    if UNREPRESENTABLE.contains(&name) {
-        return Err(err(
-            base,
-            format!("{name} is an HBase filter that cellbase's Filter cannot represent"),
-        ));
     }
     Err(err(
         base,

@@ -3,7 +3,8 @@
 //! `hbase-client/.../filter/`). The driver that calls it is [`super::eval::FilterRunner`].
 //!
 //! Every filter kind is a type implementing [`FilterImpl`], in one file per family
-//! (`compare.rs`, `value.rs`, `column.rs`, `row.rs`, `time.rs`, `list.rs`); a public
+//! (`compare.rs`, `value.rs`, `column.rs`, `row.rs`, `ranges.rs`, `time.rs`, `list.rs`,
+//! `wrap.rs`); a public
 //! [`Filter`](super::Filter) becomes a tree of them in `Filter::compile`. The defaults are
 //! `FilterBase`'s: a filter overrides only what it decides.
 
@@ -36,8 +37,8 @@ pub(super) enum Rc {
     Include,
     /// `INCLUDE_AND_NEXT_COL`.
     IncludeAndNextCol,
-    /// `INCLUDE_AND_SEEK_NEXT_ROW`. No representable filter answers this; kept so that the
-    /// merge tables are HBase's complete ones.
+    /// `INCLUDE_AND_SEEK_NEXT_ROW`. No filter here answers this; kept so that the merge
+    /// tables are HBase's complete ones.
     #[allow(dead_code)]
     IncludeAndSeekNextRow,
     /// `SKIP`.
@@ -59,31 +60,35 @@ impl Rc {
     }
 }
 
-/// A `getNextCellHint` result: the first possible cell of `(current row, family, qualifier)`
-/// (`PrivateCellUtil.createFirstOnRowCol`), borrowed from the filter and the cell it answers.
+/// A `getNextCellHint` result: the first possible cell of `(row, family, qualifier)`
+/// (`PrivateCellUtil.createFirstOnRowCol`; with an empty family and qualifier, the first cell
+/// of the row, `createFirstOnRow`), borrowed from the filter and the cell it answers. Column
+/// hints name the current row; row hints (`MultiRowRangeFilter`, `FuzzyRowFilter`) another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Hint<'a> {
+    pub(super) row: &'a [u8],
     pub(super) family: &'a [u8],
     pub(super) qualifier: &'a [u8],
 }
 
-/// [SORT-1] comparison of a cell of the current row with a hint (the hint sorts before every
-/// real cell of its column), flipped for reversed scans as `FilterListBase.compareCell` does.
+/// [SORT-1] comparison of a cell with a hint (the hint sorts before every real cell of its
+/// column), flipped for reversed scans as `FilterListBase.compareCell` does.
 pub(super) fn cmp_cell_hint(
+    row: &[u8],
     family: &[u8],
     qualifier: &[u8],
     hint: Hint<'_>,
     reversed: bool,
 ) -> Ordering {
-    let forward = (family, qualifier)
-        .cmp(&(hint.family, hint.qualifier))
+    let forward = (row, family, qualifier)
+        .cmp(&(hint.row, hint.family, hint.qualifier))
         .then(Ordering::Greater);
     if reversed { forward.reverse() } else { forward }
 }
 
 /// Two hints in scan order (flipped for reversed scans).
 pub(super) fn cmp_hints(a: Hint<'_>, b: Hint<'_>, reversed: bool) -> Ordering {
-    let forward = (a.family, a.qualifier).cmp(&(b.family, b.qualifier));
+    let forward = (a.row, a.family, a.qualifier).cmp(&(b.row, b.family, b.qualifier));
     if reversed { forward.reverse() } else { forward }
 }
 
@@ -131,7 +136,8 @@ pub(super) trait FilterImpl: Debug + Send + Sync {
         false
     }
 
-    /// `filterRowCells`: may rewrite the row's kept cells (no representable filter does).
+    /// `filterRowCells`: may rewrite the row's kept cells (`SingleColumnValueExcludeFilter`,
+    /// `DependentColumnFilter`).
     fn filter_row_cells(&mut self, cells: &mut Vec<Cell>) {
         let _ = cells;
     }
@@ -141,10 +147,10 @@ pub(super) trait FilterImpl: Debug + Send + Sync {
         false
     }
 
-    /// `getNextCellHint` after a [`Rc::SeekNextUsingHint`] for a cell of `family` in the
-    /// current row; `None` = no hint (step to the next cell).
-    fn next_cell_hint<'a>(&'a self, family: &'a [u8]) -> Option<Hint<'a>> {
-        let _ = family;
+    /// `getNextCellHint` after a [`Rc::SeekNextUsingHint`] for a cell of `family` in `row`
+    /// (the current row); `None` = no hint (step to the next cell).
+    fn next_cell_hint<'a>(&'a self, row: &'a [u8], family: &'a [u8]) -> Option<Hint<'a>> {
+        let _ = (row, family);
         None
     }
 }

@@ -10,7 +10,7 @@ use crate::model::CellType;
 use crate::read::filter::eval::{CellView, FilterRunner, ReturnCode};
 use crate::read::filter::{Comparator, CompareOp, Filter};
 
-fn cell(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell {
+pub(super) fn cell(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell {
     Cell::new(
         row.as_bytes(),
         family.as_bytes(),
@@ -52,7 +52,20 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
     }
     let mut runner = FilterRunner::new(f, reversed).unwrap();
     let mut out = Vec::new();
+    // A row hint (SeekToRow): the rows before it in scan order are not read.
+    let mut seek_row: Option<Vec<u8>> = None;
     for row in rows {
+        if let Some(h) = &seek_row {
+            let before = if reversed {
+                row[0].row() > h.as_slice()
+            } else {
+                row[0].row() < h.as_slice()
+            };
+            if before {
+                continue;
+            }
+            seek_row = None;
+        }
         if runner.filter_all_remaining() {
             break;
         }
@@ -101,6 +114,10 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
                             next += 1;
                         }
                     }
+                    ReturnCode::SeekToRow => {
+                        next = row.len();
+                        seek_row = Some(runner.row_hint().to_vec());
+                    }
                     ReturnCode::Include | ReturnCode::Skip => {}
                 }
             }
@@ -119,27 +136,27 @@ fn scan_mode(f: &Filter, data: &[Cell], reversed: bool, mode: Mode) -> Vec<Vec<C
     out
 }
 
-fn scan_dir(f: &Filter, data: &[Cell], reversed: bool) -> Vec<Vec<Cell>> {
+pub(super) fn scan_dir(f: &Filter, data: &[Cell], reversed: bool) -> Vec<Vec<Cell>> {
     let seek = scan_mode(f, data, reversed, Mode::Seek);
     let step = scan_mode(f, data, reversed, Mode::Step);
     assert_eq!(seek, step, "seeking and stepping disagree for {f:?}");
     seek
 }
 
-fn scan(f: &Filter, data: &[Cell]) -> Vec<Vec<Cell>> {
+pub(super) fn scan(f: &Filter, data: &[Cell]) -> Vec<Vec<Cell>> {
     scan_dir(f, data, false)
 }
 
-fn flat(rows: &[Vec<Cell>]) -> Vec<Cell> {
+pub(super) fn flat(rows: &[Vec<Cell>]) -> Vec<Cell> {
     rows.iter().flatten().cloned().collect()
 }
 
 /// `(rows, cells per row)` like TestFilter#verifyScanNoEarlyOut.
-fn shape(rows: &[Vec<Cell>]) -> (usize, Vec<usize>) {
+pub(super) fn shape(rows: &[Vec<Cell>]) -> (usize, Vec<usize>) {
     (rows.len(), rows.iter().map(Vec::len).collect())
 }
 
-fn bin(s: &str) -> Comparator {
+pub(super) fn bin(s: &str) -> Comparator {
     Comparator::Binary(s.as_bytes().to_vec())
 }
 
@@ -149,25 +166,25 @@ fn regex(s: &str) -> Comparator {
 
 // ---- TestFilter's data set -------------------------------------------------------------
 
-const F: [&str; 2] = ["testFamilyOne", "testFamilyTwo"];
-const V: [&str; 2] = ["testValueOne", "testValueTwo"];
+pub(super) const F: [&str; 2] = ["testFamilyOne", "testFamilyTwo"];
+pub(super) const V: [&str; 2] = ["testValueOne", "testValueTwo"];
 
-fn row1(i: usize) -> String {
+pub(super) fn row1(i: usize) -> String {
     format!("testRowOne-{i}")
 }
-fn row2(i: usize) -> String {
+pub(super) fn row2(i: usize) -> String {
     format!("testRowTwo-{i}")
 }
-fn q1(i: usize) -> String {
+pub(super) fn q1(i: usize) -> String {
     format!("testQualifierOne-{i}")
 }
-fn q2(i: usize) -> String {
+pub(super) fn q2(i: usize) -> String {
     format!("testQualifierTwo-{i}")
 }
 
 /// TestFilter#setUp after its deletes: rows One-{0,2,3} hold `testFamily{One,Two}:
 /// testQualifierOne-{0,2,3} = testValueOne`, rows Two-{0,2,3} the same with `Two`.
-fn testfilter_data() -> Vec<Cell> {
+pub(super) fn testfilter_data() -> Vec<Cell> {
     let mut d = Vec::new();
     for r in [0, 2, 3] {
         for f in F {
@@ -181,7 +198,7 @@ fn testfilter_data() -> Vec<Cell> {
 }
 
 /// The expected cells of group one / two rows `rs`, families `fs`, qualifiers `qs`.
-fn expect(group: usize, rs: &[usize], fs: &[usize], qs: &[usize]) -> Vec<Cell> {
+pub(super) fn expect(group: usize, rs: &[usize], fs: &[usize], qs: &[usize]) -> Vec<Cell> {
     let mut out = Vec::new();
     for &r in rs {
         for &f in fs {
@@ -1030,6 +1047,9 @@ fn reference_compare(c: &Comparator, cell: &[u8]) -> std::cmp::Ordering {
         Comparator::Regex(p) => hit(::regex::Regex::new(p)
             .unwrap()
             .is_match(&String::from_utf8_lossy(cell))),
+        Comparator::Long(_) | Comparator::Bit(..) | Comparator::Null => {
+            unreachable!("not generated")
+        }
     }
 }
 

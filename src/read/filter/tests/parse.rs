@@ -35,7 +35,8 @@ fn key_only_and_first_key_only() {
     assert_eq!(p("KeyOnlyFilter()"), Filter::KeyOnly);
     assert_eq!(p("KeyOnlyFilter(false)"), Filter::KeyOnly);
     assert_eq!(p("KeyOnlyFilter(FALSE)"), Filter::KeyOnly);
-    assert!(bad("KeyOnlyFilter(true)").contains("KeyOnlyFilter(true)"));
+    assert_eq!(p("KeyOnlyFilter(true)"), Filter::KeyOnlyValueLength);
+    assert_eq!(p("KeyOnlyFilter ( TRUE )"), Filter::KeyOnlyValueLength);
     bad("KeyOnlyFilter ('') ");
     bad("KeyOnlyFilter(false, false)");
     assert_eq!(p(" FirstKeyOnlyFilter( ) "), Filter::FirstKeyOnly);
@@ -56,16 +57,16 @@ fn prefix_and_column_prefix() {
 }
 
 #[test]
-fn multiple_column_prefix_is_an_or_of_column_prefixes() {
+fn multiple_column_prefix_filter() {
     // TestParseFilter#testMultipleColumnPrefixFilter [FLT-6]
     assert_eq!(
         p(" MultipleColumnPrefixFilter('qualifier2', 'qualifier1' ) "),
-        Filter::Any(vec![
-            Filter::ColumnPrefix(b"qualifier1".to_vec()),
-            Filter::ColumnPrefix(b"qualifier2".to_vec()),
-        ])
+        Filter::MultipleColumnPrefix(vec![b"qualifier2".to_vec(), b"qualifier1".to_vec()])
     );
-    assert_eq!(p("MultipleColumnPrefixFilter()"), Filter::Any(vec![]));
+    assert_eq!(
+        p("MultipleColumnPrefixFilter()"),
+        Filter::MultipleColumnPrefix(vec![])
+    );
     assert!(bad("MultipleColumnPrefixFilter('a', 'a')").contains("distinct"));
     bad("MultipleColumnPrefixFilter(a)");
 }
@@ -259,39 +260,240 @@ fn single_column_value_filter() {
     bad("SingleColumnValueFilter('f', 'q', =, 'binary:a', true, maybe)");
 }
 
+fn f_q_cmp() -> (Vec<u8>, Vec<u8>) {
+    (b"family".to_vec(), b"qualifier".to_vec())
+}
+
 #[test]
-fn unrepresentable_hbase_filters_are_rejected_by_name() {
-    for s in [
-        " ColumnCountGetFilter(4)",
-        "ColumnPaginationFilter(4, 6)",
-        "InclusiveStopFilter ('row 3')",
-        "SingleColumnValueExcludeFilter ('family', 'qualifier', <, 'binaryprefix:a')",
-        "DependentColumnFilter('family', 'qualifier', true, =, 'binary:abc')",
-        "ColumnValueFilter ('family', 'qualifier', <, 'binaryprefix:value')",
+fn column_count_get_and_pagination() {
+    // TestParseFilter#testColumnCountGetFilter, #testColumnPaginationFilter
+    assert_eq!(p(" ColumnCountGetFilter(4)"), Filter::ColumnCountGet(4));
+    assert_eq!(
+        p("ColumnPaginationFilter(4, 6)"),
+        Filter::ColumnPagination {
+            limit: 4,
+            offset: 6
+        }
+    );
+    assert!(bad("ColumnCountGetFilter(-1)").contains("negative"));
+    assert!(bad("ColumnPaginationFilter(4, -6)").contains("negative"));
+    assert!(bad("ColumnPaginationFilter(4)").contains("expects 2"));
+    // convertByteArrayToInt: beyond Integer.MAX_VALUE is refused.
+    assert!(bad("ColumnCountGetFilter(2147483648)").contains("int range"));
+    assert_eq!(
+        p("ColumnCountGetFilter(2147483647)"),
+        Filter::ColumnCountGet(i32::MAX as u32)
+    );
+    bad("ColumnCountGetFilter('4')");
+}
+
+#[test]
+fn inclusive_stop_filter() {
+    // TestParseFilter#testInclusiveStopFilter [FLT-10]
+    assert_eq!(
+        p("InclusiveStopFilter ('row 3')"),
+        Filter::InclusiveStop(b"row 3".to_vec())
+    );
+    bad("InclusiveStopFilter (row3)");
+    bad("InclusiveStopFilter ()");
+}
+
+#[test]
+fn single_column_value_exclude_filter() {
+    // TestParseFilter#testSingleColumnValueExcludeFilter [FLT-5]
+    let (family, qualifier) = f_q_cmp();
+    assert_eq!(
+        p("SingleColumnValueExcludeFilter ('family', 'qualifier', <, 'binaryprefix:a')"),
+        Filter::SingleColumnValueExclude {
+            family: family.clone(),
+            qualifier: qualifier.clone(),
+            op: CompareOp::Less,
+            comparator: Comparator::BinaryPrefix(b"a".to_vec()),
+            filter_if_missing: false,
+            latest_version_only: true,
+        }
+    );
+    assert_eq!(
+        p(
+            "SingleColumnValueExcludeFilter ('family', 'qualifier', <=, 'binaryprefix:a', true, false)"
+        ),
+        Filter::SingleColumnValueExclude {
+            family,
+            qualifier,
+            op: CompareOp::LessOrEqual,
+            comparator: Comparator::BinaryPrefix(b"a".to_vec()),
+            filter_if_missing: true,
+            latest_version_only: false,
+        }
+    );
+    assert!(bad("SingleColumnValueExcludeFilter ('f', 'q', <, 'substring:a')").contains("EQUAL"));
+    bad("SingleColumnValueExcludeFilter ('f', 'q', <, 'binary:a', true)");
+}
+
+#[test]
+fn dependent_column_filter() {
+    // TestParseFilter#testDependentColumnFilter: 2, 3 or 5 arguments
+    let (family, qualifier) = f_q_cmp();
+    assert_eq!(
+        p("DependentColumnFilter('family', 'qualifier', true, =, 'binary:abc')"),
+        Filter::DependentColumn {
+            family: family.clone(),
+            qualifier: qualifier.clone(),
+            drop_dependent_column: true,
+            value: Some((CompareOp::Equal, bin("abc"))),
+        }
+    );
+    assert_eq!(
+        p("DependentColumnFilter('family', 'qualifier')"),
+        Filter::DependentColumn {
+            family: family.clone(),
+            qualifier: qualifier.clone(),
+            drop_dependent_column: false,
+            value: None,
+        }
+    );
+    assert_eq!(
+        p("DependentColumnFilter('family', 'qualifier', false)"),
+        Filter::DependentColumn {
+            family,
+            qualifier,
+            drop_dependent_column: false,
+            value: None,
+        }
+    );
+    assert!(bad("DependentColumnFilter('f', 'q', true, =)").contains("2 or 3 or 5"));
+    bad("DependentColumnFilter('f')");
+}
+
+#[test]
+fn column_value_filter() {
+    // TestParseFilter#testColumnValueFilter
+    let (family, qualifier) = f_q_cmp();
+    assert_eq!(
+        p("ColumnValueFilter ('family', 'qualifier', <, 'binaryprefix:value')"),
+        Filter::ColumnValue {
+            family,
+            qualifier,
+            op: CompareOp::Less,
+            comparator: Comparator::BinaryPrefix(b"value".to_vec()),
+        }
+    );
+    bad("ColumnValueFilter ('family', 'qualifier', <, 'binaryprefix:value', 'x')");
+    assert!(bad("ColumnValueFilter ('f', 'q', >, 'regexstring:a')").contains("EQUAL"));
+    bad("ColumnValueFilter ('f', 'q', <)");
+}
+
+#[test]
+fn api_only_filters_and_comparators_are_not_in_the_language() {
+    // ParseFilter.filterHashMap / createComparator: HBase 2.6's language has no
+    // FuzzyRowFilter, MultiRowRangeFilter, RandomRowFilter, and only four comparators [FLT-2].
+    for name in [
+        "FuzzyRowFilter",
+        "MultiRowRangeFilter",
+        "RandomRowFilter",
+        "SkipFilter",
+        "WhileMatchFilter",
     ] {
-        let name = s.trim().split([' ', '(']).next().unwrap();
-        let m = bad(s);
-        assert!(m.contains(name) && m.contains("cannot represent"), "{m}");
+        assert!(bad(&format!("{name}('a')")).contains(name));
+    }
+    for c in ["long:1", "bit:1", "null:", "nullcomparator:x"] {
+        let m = bad(&format!("ValueFilter(=, '{c}')"));
+        assert!(m.contains("unsupported comparator type"), "{m}");
     }
 }
 
 #[test]
-fn skip_and_while_are_rejected_by_name() {
-    // TestParseFilter#testSkipFilter, #testWhileFilter, #testCompoundFilter3/4,
-    // #testPrecedence2: parsed exactly as HBase does, then refused [FLT-10]
-    assert!(bad("SKIP ValueFilter( =,  'binary:0')").contains("SKIP"));
-    assert!(bad(" WHILE   RowFilter ( !=, 'binary:row1')").contains("WHILE"));
-    assert!(
-        bad(" ColumnPrefixFilter ('realtime')AND  FirstKeyOnlyFilter() OR SKIP FamilyFilter(=, 'substring:hihi')")
-            .contains("SKIP")
+fn skip_and_while() {
+    // TestParseFilter#testSkipFilter, #testWhileFilter [FLT-10]
+    assert_eq!(
+        p("SKIP ValueFilter( =,  'binary:0')"),
+        Filter::Skip(Box::new(Filter::Value(CompareOp::Equal, bin("0"))))
     );
-    assert!(
-        bad(" PrefixFilter ('realtime')AND  SKIP FirstKeyOnlyFilter()OR KeyOnlyFilter()")
-            .contains("SKIP")
+    assert_eq!(
+        p(" WHILE   RowFilter ( !=, 'binary:row1')"),
+        Filter::WhileMatch(Box::new(Filter::Row(CompareOp::NotEqual, bin("row1"))))
     );
-    assert!(bad("(WHILE PrefixFilter('a'))").contains("WHILE"));
+    assert_eq!(
+        p("(WHILE PrefixFilter('a'))"),
+        Filter::WhileMatch(Box::new(prefix("a")))
+    );
+    assert_eq!(
+        p("SKIP SKIP PrefixFilter('a')"),
+        Filter::Skip(Box::new(Filter::Skip(Box::new(prefix("a")))))
+    );
+    assert_eq!(
+        p("SKIP(PrefixFilter('a') OR PrefixFilter('b'))"),
+        Filter::Skip(Box::new(Filter::Any(vec![prefix("a"), prefix("b")])))
+    );
     assert!(bad("SKIP").contains("SKIP") || !bad("SKIP").is_empty());
     bad("SKIP (");
+    bad("WHILE");
+    // Keywords need a space or '(' after them: `SKIPValueFilter(...)` is a filter name.
+    assert!(bad("SKIPValueFilter(=, 'binary:0')").contains("SKIPValueFilter"));
+}
+
+#[test]
+fn skip_and_while_bind_tighter_than_and_and_or() {
+    // TestParseFilter#testCompoundFilter3, #testCompoundFilter4, #testPrecedence2:
+    // SKIP/WHILE (1) before AND (2) before OR (3), as ParseFilter's operatorPrecedenceHashMap.
+    assert_eq!(
+        p(
+            " ColumnPrefixFilter ('realtime')AND  FirstKeyOnlyFilter() OR SKIP FamilyFilter(=, 'substring:hihi')"
+        ),
+        Filter::Any(vec![
+            Filter::All(vec![
+                Filter::ColumnPrefix(b"realtime".to_vec()),
+                Filter::FirstKeyOnly
+            ]),
+            Filter::Skip(Box::new(Filter::Family(
+                CompareOp::Equal,
+                Comparator::Substring("hihi".into())
+            ))),
+        ])
+    );
+    assert_eq!(
+        p(
+            " ColumnPrefixFilter ('realtime') OR FirstKeyOnlyFilter() OR SKIP FamilyFilter(=, 'substring:hihi')"
+        ),
+        Filter::Any(vec![
+            Filter::ColumnPrefix(b"realtime".to_vec()),
+            Filter::FirstKeyOnly,
+            Filter::Skip(Box::new(Filter::Family(
+                CompareOp::Equal,
+                Comparator::Substring("hihi".into())
+            ))),
+        ])
+    );
+    assert_eq!(
+        p(" PrefixFilter ('realtime')AND  SKIP FirstKeyOnlyFilter()OR KeyOnlyFilter()"),
+        Filter::Any(vec![
+            Filter::All(vec![
+                prefix("realtime"),
+                Filter::Skip(Box::new(Filter::FirstKeyOnly))
+            ]),
+            Filter::KeyOnly,
+        ])
+    );
+    assert_eq!(
+        p("SKIP PrefixFilter('a') AND PrefixFilter('b')"),
+        Filter::All(vec![Filter::Skip(Box::new(prefix("a"))), prefix("b")])
+    );
+    assert_eq!(
+        p("PrefixFilter('a') OR WHILE PrefixFilter('b') AND PrefixFilter('c')"),
+        Filter::Any(vec![
+            prefix("a"),
+            Filter::All(vec![Filter::WhileMatch(Box::new(prefix("b"))), prefix("c")]),
+        ])
+    );
+}
+
+#[test]
+fn wrappers_count_towards_the_depth_limit() {
+    // MAX_FILTER_DEPTH: each SKIP / WHILE is a level, like a FilterList.
+    let ok = format!("{}PrefixFilter('a')", "SKIP ".repeat(99));
+    assert_eq!(p(&ok).depth(), 100);
+    let deep = format!("{}PrefixFilter('a')", "WHILE ".repeat(100));
+    assert!(bad(&deep).contains("MAX_FILTER_DEPTH"));
 }
 
 #[test]
