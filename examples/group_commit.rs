@@ -95,6 +95,9 @@ impl FileSystem for SlowSync {
     fn kind(&self, p: &Path) -> io::Result<FileKind> {
         self.inner.kind(p)
     }
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.inner.hard_link(from, to)
+    }
     fn lock_held(&self, p: &Path) -> bool {
         self.inner.lock_held(p)
     }

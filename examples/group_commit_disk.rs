@@ -89,6 +89,9 @@ impl FileSystem for C {
     fn kind(&self, p: &Path) -> io::Result<FileKind> {
         self.0.kind(p)
     }
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.0.hard_link(from, to)
+    }
     fn lock_held(&self, p: &Path) -> bool {
         self.0.lock_held(p)
     }

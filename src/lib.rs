@@ -22,8 +22,8 @@ pub use engine::repair;
 pub use model::rowkey;
 
 pub use api::db::{
-    BackgroundError, BackgroundErrorCount, BackgroundErrors, Db, LATENCY_BUCKETS_NANOS,
-    LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
+    BackgroundError, BackgroundErrorCount, BackgroundErrors, CheckpointInfo, Db,
+    LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
 };
 pub use api::inspect;
 pub use api::ops::{

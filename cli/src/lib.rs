@@ -61,6 +61,10 @@ pub enum Command {
     ExportTsv(tools::tsv::ExportArgs),
     /// Import ImportTsv-format TSV into a table.
     ImportTsv(tools::tsv::ImportArgs),
+    /// Write a consistent copy of a database into a new directory (a checkpoint).
+    Backup(tools::backup::BackupArgs),
+    /// Restore a backup into a new database directory.
+    Restore(tools::backup::RestoreArgs),
     /// Serve the HBase Thrift1 `Hbase` service.
     Thrift(thrift::ThriftArgs),
     /// The rowkey lab: replay rowkey designs against real regions.
@@ -101,6 +105,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(a) => tools::verify::run(a),
         Command::ExportTsv(a) => tools::tsv::run_export(a),
         Command::ImportTsv(a) => tools::tsv::run_import(a),
+        Command::Backup(a) => tools::backup::run_backup(a),
+        Command::Restore(a) => tools::backup::run_restore(a),
         Command::Thrift(a) => thrift::run(a),
         Command::Lab(a) => lab::run(a),
         Command::Completions(a) => completions::run(a),

@@ -15,6 +15,7 @@ pub use crate::base::stats::{LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency
 pub use crate::engine::background_errors::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors,
 };
+pub use crate::engine::checkpoint::CheckpointInfo;
 pub use crate::engine::metrics::{Metrics, RegionMetrics};
 pub use crate::engine::stats::Operation;
 
@@ -148,7 +149,35 @@ impl Db {
         self.inner.recovery_report()
     }
 
-    /// Engine counters.
+    /// Writes a consistent copy of the whole database into the new directory `dir`, which
+    /// then opens as a database (RocksDB's Checkpoint), while other threads keep writing: the
+    /// copy holds the database as it was at one moment between the call and its return.
+    /// Block files are hard-linked (copied where the filesystem cannot link), so the cost is
+    /// O(files) plus the write-ahead log written since the flush the checkpoint starts with.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when `dir` exists (nothing is
+    /// touched) or when `DIR.tmp` exists (left by a failed checkpoint); the flush's or the
+    /// filesystem's errors (the partial copy is left in `DIR.tmp`, named in the error).
+    ///
+    /// # Examples
+    /// ```
+    /// # use cellbase::*;
+    /// let db = Db::temporary()?;
+    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
+    /// t.put(Put::new("r").add("f", "q", "v"))?;
+    /// let dir = tempfile::tempdir()?;
+    /// let copy = dir.path().join("backup");
+    /// db.checkpoint(&copy)?;
+    /// let restored = Db::open(&copy)?;
+    /// assert!(!restored.table("t")?.get(Get::new("r"))?.is_empty());
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<CheckpointInfo> {
+        self.inner.checkpoint(dir.as_ref())
+    }
+
+    /// The engine's counters, gauges and latencies now (docs/OPERATIONS.md lists each).
     pub fn metrics(&self) -> Metrics {
         self.inner.metrics()
     }

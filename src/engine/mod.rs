@@ -9,6 +9,7 @@ pub(crate) mod alter;
 pub(crate) mod background;
 pub(crate) mod background_errors;
 pub(crate) mod catalog;
+pub(crate) mod checkpoint;
 pub(crate) mod compaction;
 pub(crate) mod flush;
 pub(crate) mod lifecycle;

@@ -1,9 +1,10 @@
 //! Operator tools: block file dump (`hfile`), consistency check (`verify`), TSV export/import
-//! (`export-tsv`, `import-tsv`). docs/TOOLS.md describes each one.
+//! (`export-tsv`, `import-tsv`), backups (`backup`, `restore`). docs/TOOLS.md describes each one.
 //!
 //! Shared here: HBase's `Bytes.toStringBinary` escaping and its inverse, and the HBase-style
 //! rendering of a cell key. The tools read the database's files through the engine's
 //! inspection API ([`cellbase::inspect`]): in memory, without mapping or locking them.
+pub mod backup;
 pub mod hfile;
 pub mod repair;
 pub mod tsv;

@@ -332,6 +332,10 @@ impl FileSystem for FaultFs {
     fn kind(&self, path: &Path) -> io::Result<FileKind> {
         self.inner.kind(path)
     }
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.counter.simple("hard_link", Op::Other)?;
+        self.inner.hard_link(from, to)
+    }
     fn lock_held(&self, path: &Path) -> bool {
         self.inner.lock_held(path)
     }

@@ -556,6 +556,24 @@ impl FileSystem for MemFs {
         }))
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut s = self.state.lock();
+        let ino = s.file(from)?;
+        let (td, tname) = s.parent(to)?;
+        if s.dir(td).live.contains_key(&tname) {
+            return Err(err(
+                io::ErrorKind::AlreadyExists,
+                format!("{} exists", to.display()),
+            ));
+        }
+        s.dirs
+            .get_mut(&td)
+            .expect("parent exists")
+            .live
+            .insert(tname, Node::File(ino));
+        Ok(())
+    }
+
     fn kind(&self, path: &Path) -> io::Result<FileKind> {
         let s = self.state.lock();
         if components(path)?.is_empty() {

@@ -152,6 +152,11 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     /// What `path` is, without opening it (inspection reads only regular files: opening a
     /// FIFO blocks, reading a device may never end). `NotFound` when it does not exist.
     fn kind(&self, path: &Path) -> io::Result<FileKind>;
+    /// Makes `to` a second name of the existing file `from` (a hard link: no data is copied;
+    /// durable after [`FileSystem::sync_dir`] of `to`'s directory). Fails with `AlreadyExists`
+    /// when `to` exists, and with the system's error where the filesystem cannot link (another
+    /// device, no link support): callers that can copy instead do so.
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Whether another holder has the lock [`FileSystem::lock`] takes on the file `path`:
     /// probed without taking the lock from anyone (an open that is refused it meanwhile
     /// retries) and without creating `path`.

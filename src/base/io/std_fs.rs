@@ -252,6 +252,10 @@ impl FileSystem for StdFs {
         try_lock(File::open(dir)?, None)
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::hard_link(from, to)
+    }
+
     fn kind(&self, path: &Path) -> io::Result<FileKind> {
         let t = std::fs::metadata(path)?.file_type();
         #[cfg(unix)]

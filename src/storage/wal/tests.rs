@@ -761,6 +761,9 @@ impl FileSystem for AuditFs {
     fn kind(&self, p: &Path) -> std::io::Result<FileKind> {
         StdFs.kind(p)
     }
+    fn hard_link(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+        StdFs.hard_link(from, to)
+    }
     fn lock_held(&self, p: &Path) -> bool {
         StdFs.lock_held(p)
     }
@@ -981,6 +984,9 @@ impl FileSystem for FailFs {
     }
     fn kind(&self, p: &Path) -> std::io::Result<FileKind> {
         StdFs.kind(p)
+    }
+    fn hard_link(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+        StdFs.hard_link(from, to)
     }
     fn lock_held(&self, p: &Path) -> bool {
         StdFs.lock_held(p)

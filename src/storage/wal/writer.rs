@@ -530,7 +530,6 @@ impl Wal {
     }
 
     /// Bookkeeping of every live segment, ascending id; the last one is the current segment.
-    #[cfg(test)]
     pub fn segments(&self) -> Vec<SegmentInfo> {
         let g = self.state.lock();
         let mut v = g.closed_segments.clone();
