@@ -24,6 +24,7 @@ pub use model::rowkey;
 pub use api::db::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors, CheckpointInfo, Db,
     LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
+    SnapshotInfo,
 };
 pub use api::inspect;
 pub use api::ops::{

@@ -125,4 +125,74 @@ impl Db {
     pub fn is_table_enabled(&self, name: &str) -> Result<bool> {
         Ok(self.inner.table_shared(name)?.is_enabled())
     }
+
+    /// Takes snapshot `name` of `table` (HBase's `snapshot`): the table's schema, regions and
+    /// block files as of one moment. The memstores are flushed first with every region's
+    /// writers held out at once, so the snapshot holds exactly the writes made before that
+    /// moment; later writes are not in it. No data is copied (block files never change); the
+    /// files stay while the table, a clone or a snapshot lists them, through compactions,
+    /// splits, merges, a drop of the table and reopens.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a name HBase refuses;
+    /// [`Error::SnapshotExists`](crate::Error::SnapshotExists);
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound); the flush's errors.
+    ///
+    /// # Examples
+    /// ```
+    /// # use cellbase::*;
+    /// let db = Db::temporary()?;
+    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
+    /// t.put(Put::new("r").add("f", "q", "v1"))?;
+    /// db.snapshot("t", "before")?;
+    /// t.put(Put::new("r").add("f", "q", "v2"))?;
+    /// let copy = db.clone_snapshot("before", "t_before")?;
+    /// assert_eq!(copy.get(Get::new("r"))?.value("f", "q"), Some(&b"v1"[..]));
+    /// db.disable_table("t")?;
+    /// db.restore_snapshot("before")?;
+    /// db.enable_table("t")?;
+    /// assert_eq!(db.table("t")?.get(Get::new("r"))?.value("f", "q"), Some(&b"v1"[..]));
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn snapshot(&self, table: &str, name: &str) -> Result<()> {
+        self.inner.snapshot(table, name)
+    }
+
+    /// Every snapshot, by name (HBase's `list_snapshots`).
+    pub fn list_snapshots(&self) -> Vec<crate::engine::snapshot::SnapshotInfo> {
+        self.inner.list_snapshots()
+    }
+
+    /// A new table `table` made from snapshot `name` (HBase's `clone_snapshot`): the
+    /// snapshot's schema, regions and files; writes to the clone never show in the source
+    /// table or the snapshot, and the other way round.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotNotFound`](crate::Error::SnapshotNotFound);
+    /// [`Error::TableExists`](crate::Error::TableExists); a name the table rules refuse.
+    pub fn clone_snapshot(&self, name: &str, table: &str) -> Result<Table> {
+        let shared = self.inner.clone_snapshot(name, table)?;
+        Ok(self.handle(shared))
+    }
+
+    /// Restores the snapshot's table to the snapshot (HBase's `restore_snapshot`): its schema,
+    /// regions and cells as they were; writes made since are gone. The table must be disabled
+    /// and stays disabled; a table dropped since is re-created (disabled). Handles of the
+    /// table taken before the restore are stale: take a new one with [`Db::table`](crate::Db::table).
+    ///
+    /// # Errors
+    /// [`Error::SnapshotNotFound`](crate::Error::SnapshotNotFound);
+    /// [`Error::TableNotDisabled`](crate::Error::TableNotDisabled).
+    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.inner.restore_snapshot(name)
+    }
+
+    /// Deletes snapshot `name` (HBase's `delete_snapshot`); block files no table or snapshot
+    /// lists any more are deleted.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotNotFound`](crate::Error::SnapshotNotFound).
+    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.inner.delete_snapshot(name)
+    }
 }

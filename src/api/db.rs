@@ -17,6 +17,7 @@ pub use crate::engine::background_errors::{
 };
 pub use crate::engine::checkpoint::CheckpointInfo;
 pub use crate::engine::metrics::{Metrics, RegionMetrics};
+pub use crate::engine::snapshot::SnapshotInfo;
 pub use crate::engine::stats::Operation;
 
 /// A database: a directory of tables. Cheap to clone (an `Arc` inside).

@@ -43,6 +43,13 @@ pub enum Error {
     },
     /// The table is disabled.
     TableDisabled(String),
+    /// The table is enabled where it must be disabled (HBase's `TableNotDisabledException`,
+    /// e.g. restoring a snapshot over it).
+    TableNotDisabled(String),
+    /// No snapshot has this name (HBase's `SnapshotDoesNotExistException`).
+    SnapshotNotFound(String),
+    /// A snapshot with this name exists (HBase's `SnapshotExistsException`).
+    SnapshotExists(String),
     /// The database was closed.
     Closed,
     /// Another process or `Db` handle holds the directory's lock.
@@ -107,6 +114,11 @@ impl fmt::Display for Error {
                 String::from_utf8_lossy(qualifier)
             ),
             Error::TableDisabled(t) => write!(f, "table is disabled: {t}"),
+            Error::TableNotDisabled(t) => write!(f, "table is not disabled: {t}"),
+            Error::SnapshotNotFound(s) => write!(f, "snapshot '{s}' doesn't exist"),
+            Error::SnapshotExists(s) => {
+                write!(f, "snapshot '{s}' already stored on the filesystem")
+            }
             Error::Closed => write!(f, "database is closed"),
             Error::Locked(p) => write!(
                 f,

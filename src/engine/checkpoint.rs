@@ -107,7 +107,7 @@ impl Engine {
         let mut state = manifest.state().clone();
         // Files a compaction or drop left behind are not copied: nothing lists them.
         state.obsolete_files.clear();
-        for id in state.live_files().keys() {
+        for id in &state.kept_files() {
             let (from, to) = (sst_path(&self.path, *id), sst_path(tmp, *id));
             match self.fs.hard_link(&from, &to) {
                 Ok(()) => info.files_linked += 1,

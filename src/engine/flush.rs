@@ -34,6 +34,18 @@ impl FileCtx<'_> {
         let Some((snapshot, flush_seq)) = region.begin_flush(last_seq) else {
             return Ok(None);
         };
+        self.write_flush(table, region, snapshot, flush_seq)
+    }
+
+    /// Flush steps (2) to (4) for a memstore snapshot already swapped out (by
+    /// [`FileCtx::flush_memstore`] or a table snapshot's frozen cut).
+    pub(crate) fn write_flush(
+        &self,
+        table: &TableShared,
+        region: &Region,
+        snapshot: Arc<crate::storage::memstore::MemStore>,
+        flush_seq: u64,
+    ) -> Result<Option<u64>> {
         let start = std::time::Instant::now();
         let mut cells = 0u64;
         // (2) One file per family through the flush matcher [CMP-1].

@@ -95,13 +95,18 @@ impl Engine {
         self.manifest.lock().forget_obsolete(&removed);
     }
 
-    /// Ids of the block files some region lists (files are shared between the regions of a
-    /// split or merge until compactions rewrite them).
+    /// Ids of the block files some region or snapshot lists (files are shared between the
+    /// regions of a split or merge until compactions rewrite them, and with snapshots and
+    /// their clones).
     pub fn live_file_ids(&self) -> std::collections::BTreeSet<u64> {
-        self.all_regions()
+        let mut ids: std::collections::BTreeSet<u64> = self
+            .all_regions()
             .iter()
             .flat_map(|(_, r)| r.file_ids())
-            .collect()
+            .collect();
+        // Snapshots keep their files too.
+        ids.extend(self.manifest.lock().state().snapshot_files());
+        ids
     }
 
     /// Deletes log segments every record of which is in block files.

@@ -89,7 +89,13 @@ impl Engine {
                 for f in &r.files {
                     let p = sst_path(&path, f.file_id);
                     let reader = SstReader::open(fs.as_ref(), &p, f.file_id, Some(cache.clone()))?;
-                    check_listed_file(&reader, &p, state.db_id, table_id, f)?;
+                    check_listed_file(
+                        &reader,
+                        &p,
+                        state.db_id,
+                        state.file_table(table_id, f.file_id),
+                        f,
+                    )?;
                     max_seq = max_seq.max(reader.meta().max_seq);
                     files
                         .entry(f.family.clone())

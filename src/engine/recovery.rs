@@ -147,7 +147,7 @@ pub(crate) fn classify_data_files(
     state: &ManifestState,
     ids_durable: bool,
 ) -> Result<DataFiles> {
-    let live: BTreeSet<u64> = state.live_files().into_keys().collect();
+    let live: BTreeSet<u64> = state.kept_files();
     let data = path.join("data");
     let mut out = DataFiles::default();
     for name in list_or_empty(fs, &data)? {

@@ -266,6 +266,35 @@ impl Region {
     /// does not cover). `None` when there is nothing to flush.
     pub fn begin_flush(&self, last_seq: &dyn Fn() -> u64) -> Option<(Arc<MemStore>, u64)> {
         let _updates = self.updates.write();
+        self.swap_for_flush(last_seq)
+    }
+
+    /// Keeps every writer out of the region while the guard lives (a snapshot freezes all
+    /// regions of a table at once, so their memstores are cut at one moment).
+    pub fn freeze_writers(&self) -> parking_lot::RwLockWriteGuard<'_, ()> {
+        self.updates.write()
+    }
+
+    /// [`Region::begin_flush`] for a caller holding [`Region::freeze_writers`]'s guard of this
+    /// region.
+    pub fn begin_flush_frozen(
+        &self,
+        frozen: &parking_lot::RwLockWriteGuard<'_, ()>,
+        last_seq: &dyn Fn() -> u64,
+    ) -> Option<(Arc<MemStore>, u64)> {
+        debug_assert!(std::ptr::eq(
+            parking_lot::RwLockWriteGuard::rwlock(frozen),
+            &self.updates
+        ));
+        self.swap_for_flush(last_seq)
+    }
+
+    /// True while a snapshot left by a failed flush waits for its retry.
+    pub fn has_flush_snapshot(&self) -> bool {
+        self.version.read().snapshot.is_some()
+    }
+
+    fn swap_for_flush(&self, last_seq: &dyn Fn() -> u64) -> Option<(Arc<MemStore>, u64)> {
         let mut v = self.version.write();
         if let Some(s) = &v.snapshot {
             return Some((s.clone(), v.snapshot_seq));

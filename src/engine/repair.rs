@@ -283,7 +283,8 @@ impl Repair {
         for (id, (table_id, f)) in state.live_files() {
             let p = sst_path(&self.dir, id);
             let why = if self.fs.exists(&p) {
-                self.check_file(&p, state.db_id, table_id, &f).err()
+                self.check_file(&p, state.db_id, state.file_table(table_id, id), &f)
+                    .err()
             } else {
                 Some("missing".to_string())
             };

@@ -333,6 +333,12 @@ impl TableDescriptor {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The same schema under another table name (a clone of a snapshot).
+    pub(crate) fn renamed(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
     /// The families in the order they were added.
     pub fn families(&self) -> &[FamilyDescriptor] {
         &self.families

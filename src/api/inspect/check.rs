@@ -423,8 +423,22 @@ impl Checker<'_> {
                         }
                     } else {
                         let file = f.clone();
+                        let table_id = state.file_table(table_id, f.file_id);
                         files.insert(f.file_id, Listed { file, at, table_id });
                     }
+                }
+            }
+        }
+        // Files only snapshots list must exist and check out too.
+        for d in state.snapshots.values() {
+            let origins: BTreeMap<u64, u64> = d.origins.iter().copied().collect();
+            for (r, fs) in &d.regions {
+                for f in fs {
+                    files.entry(f.file_id).or_insert_with(|| Listed {
+                        file: f.clone(),
+                        at: format!("snapshot {} (table {}) region {}", d.name, d.table, r.id),
+                        table_id: origins.get(&f.file_id).copied().unwrap_or(d.table_id),
+                    });
                 }
             }
         }

@@ -118,7 +118,12 @@ fn table_of(e: &Edit) -> Option<u64> {
         | Edit::ObsoleteFiles { .. }
         | Edit::WalSegmentsAdded { .. }
         | Edit::WalSegmentsDeleted { .. }
-        | Edit::WalSegmentsSealed { .. } => None,
+        | Edit::WalSegmentsSealed { .. }
+        | Edit::Snapshot(_)
+        | Edit::DeleteSnapshot { .. } => None,
+        Edit::TableFromSnapshot { table_id, .. } | Edit::LinkedFiles { table_id, .. } => {
+            Some(*table_id)
+        }
     }
 }
 
@@ -238,6 +243,30 @@ fn describe(e: &Edit) -> String {
         Edit::WalSegmentsSealed { segments } => format!(
             "log segments sealed: {}",
             list(segments, |(id, len)| format!("{id} at {len} bytes"))
+        ),
+        Edit::Snapshot(d) => format!(
+            "snapshot {} of table {} at {} ms, regions {}",
+            d.name,
+            d.table,
+            d.created_ms,
+            list(&d.regions, |(r, f)| format!("{}: {}", region(r), files(f)))
+        ),
+        Edit::DeleteSnapshot { name } => format!("delete snapshot {name}"),
+        Edit::TableFromSnapshot {
+            table_id,
+            desc,
+            enabled,
+            regions,
+            ..
+        } => format!(
+            "table {} (id {table_id}) from a snapshot, {}, regions {}",
+            desc.name(),
+            if *enabled { "enabled" } else { "disabled" },
+            list(regions, |(r, f)| format!("{}: {}", region(r), files(f)))
+        ),
+        Edit::LinkedFiles { table_id, origins } => format!(
+            "files of table {table_id} written for other tables: {}",
+            list(origins, |(f, t)| format!("{f} (table {t})"))
         ),
     }
 }

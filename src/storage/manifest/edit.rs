@@ -132,6 +132,97 @@ pub enum Edit {
         /// `(segment id, length in bytes)`.
         segments: Vec<(u64, u64)>,
     },
+    /// A snapshot of a table taken: its schema, regions and the files they listed. The files
+    /// stay until no table and no snapshot lists them.
+    Snapshot(SnapshotDef),
+    /// A snapshot deleted: files only it listed become obsolete.
+    DeleteSnapshot {
+        /// The snapshot's name.
+        name: String,
+    },
+    /// A table made from a snapshot (clone, or restore over the table with this id): its
+    /// schema, regions and files replace whatever the id held; the files it replaced that
+    /// nothing lists any more become obsolete.
+    TableFromSnapshot {
+        /// Table id (new for a clone, the table's own for a restore).
+        table_id: u64,
+        /// The schema (the snapshot's, renamed for a clone).
+        desc: TableDescriptor,
+        /// Whether the table is enabled (a restore leaves it disabled).
+        enabled: bool,
+        /// Every region's flushed sequence id: the database's last one, so no older log
+        /// record replays into the new regions.
+        flushed_seq: u64,
+        /// Regions in key order with their files.
+        regions: Vec<(RegionDef, Vec<FileRef>)>,
+        /// `(file id, table id the file records)` of the files written for another table.
+        origins: Vec<(u64, u64)>,
+    },
+    /// Files of a table written for another table (in a manifest snapshot, after the
+    /// table's `CreateTable`).
+    LinkedFiles {
+        /// Table id.
+        table_id: u64,
+        /// `(file id, table id the file records)`.
+        origins: Vec<(u64, u64)>,
+    },
+}
+
+fn put_pairs(out: &mut Vec<u8>, pairs: &[(u64, u64)]) {
+    codec::put_varint(out, pairs.len() as u64);
+    for (a, b) in pairs {
+        codec::put_varint(out, *a);
+        codec::put_varint(out, *b);
+    }
+}
+
+fn get_pairs(r: &mut Reader<'_>) -> std::result::Result<Vec<(u64, u64)>, DecodeError> {
+    let n = r.len(r.remaining(), "pair count")?;
+    let mut v = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        v.push((r.varint("file id")?, r.varint("table id")?));
+    }
+    Ok(v)
+}
+
+fn put_region_files(out: &mut Vec<u8>, regions: &[(RegionDef, Vec<FileRef>)]) {
+    codec::put_varint(out, regions.len() as u64);
+    for (def, files) in regions {
+        put_region(out, def);
+        put_files(out, files);
+    }
+}
+
+fn get_region_files(
+    r: &mut Reader<'_>,
+) -> std::result::Result<Vec<(RegionDef, Vec<FileRef>)>, DecodeError> {
+    let n = r.len(r.remaining(), "region count")?;
+    let mut regions = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        let def = get_region(r)?;
+        regions.push((def, get_files(r)?));
+    }
+    Ok(regions)
+}
+
+/// A snapshot as the manifest records it (HBase's snapshot manifest: schema, regions, store
+/// files).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotDef {
+    /// The snapshot's name (unique in the database).
+    pub name: String,
+    /// The table's name when the snapshot was taken.
+    pub table: String,
+    /// The table's id then.
+    pub table_id: u64,
+    /// When it was taken (the database clock, ms).
+    pub created_ms: i64,
+    /// The table's schema then.
+    pub desc: TableDescriptor,
+    /// Its regions in key order, each with its files (oldest first).
+    pub regions: Vec<(RegionDef, Vec<FileRef>)>,
+    /// `(file id, table id the file records)` for every file of the snapshot.
+    pub origins: Vec<(u64, u64)>,
 }
 
 /// The database's identity and id counters, as [`Edit::Ids`] records them.
@@ -312,6 +403,41 @@ impl Edit {
                 o.push(12);
                 put_ids(&mut o, ids);
             }
+            Edit::Snapshot(d) => {
+                o.push(20);
+                codec::put_bytes(&mut o, d.name.as_bytes());
+                codec::put_bytes(&mut o, d.table.as_bytes());
+                codec::put_varint(&mut o, d.table_id);
+                codec::put_u64(&mut o, d.created_ms as u64);
+                d.desc.encode_into(&mut o);
+                put_region_files(&mut o, &d.regions);
+                put_pairs(&mut o, &d.origins);
+            }
+            Edit::TableFromSnapshot {
+                table_id,
+                desc,
+                enabled,
+                flushed_seq,
+                regions,
+                origins,
+            } => {
+                o.push(22);
+                codec::put_varint(&mut o, *table_id);
+                desc.encode_into(&mut o);
+                o.push(u8::from(*enabled));
+                codec::put_varint(&mut o, *flushed_seq);
+                put_region_files(&mut o, regions);
+                put_pairs(&mut o, origins);
+            }
+            Edit::LinkedFiles { table_id, origins } => {
+                o.push(23);
+                codec::put_varint(&mut o, *table_id);
+                put_pairs(&mut o, origins);
+            }
+            Edit::DeleteSnapshot { name } => {
+                o.push(21);
+                codec::put_bytes(&mut o, name.as_bytes());
+            }
             Edit::WalSegmentsSealed { segments } => {
                 o.push(13);
                 codec::put_varint(&mut o, segments.len() as u64);
@@ -436,6 +562,60 @@ impl Edit {
                     segments.push((r.varint("segment id")?, r.varint("segment length")?));
                 }
                 Edit::WalSegmentsSealed { segments }
+            }
+            20 => {
+                let text = |r: &mut Reader<'_>, what: &'static str| {
+                    let b = r.bytes(what)?;
+                    String::from_utf8(b.to_vec()).map_err(|_| DecodeError {
+                        what: "snapshot or table name is not UTF-8",
+                        offset: r.pos(),
+                    })
+                };
+                let name = text(&mut r, "snapshot name")?;
+                let table = text(&mut r, "table name")?;
+                let table_id = r.varint("table id")?;
+                let created_ms = r.u64("snapshot time")? as i64;
+                let desc = TableDescriptor::decode(&mut r)?;
+                let regions = get_region_files(&mut r)?;
+                let origins = get_pairs(&mut r)?;
+                Edit::Snapshot(SnapshotDef {
+                    name,
+                    table,
+                    table_id,
+                    created_ms,
+                    desc,
+                    regions,
+                    origins,
+                })
+            }
+            22 => {
+                let table_id = r.varint("table id")?;
+                let desc = TableDescriptor::decode(&mut r)?;
+                let enabled = r.u8("enabled")? != 0;
+                let flushed_seq = r.varint("flushed seq")?;
+                let regions = get_region_files(&mut r)?;
+                let origins = get_pairs(&mut r)?;
+                Edit::TableFromSnapshot {
+                    table_id,
+                    desc,
+                    enabled,
+                    flushed_seq,
+                    regions,
+                    origins,
+                }
+            }
+            23 => Edit::LinkedFiles {
+                table_id: r.varint("table id")?,
+                origins: get_pairs(&mut r)?,
+            },
+            21 => {
+                let b = r.bytes("snapshot name")?;
+                Edit::DeleteSnapshot {
+                    name: String::from_utf8(b.to_vec()).map_err(|_| DecodeError {
+                        what: "snapshot name is not UTF-8",
+                        offset: r.pos(),
+                    })?,
+                }
             }
             _ => {
                 return Err(DecodeError {

@@ -10,7 +10,7 @@ mod state;
 
 #[cfg(test)]
 use edit::IdCounters;
-pub use edit::{Edit, FileRef, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef};
+pub use edit::{Edit, FileRef, RECORD_EDIT, RECORD_SNAPSHOT_END, RegionDef, SnapshotDef};
 pub use state::ManifestState;
 
 use crate::base::codec::{self, Reader};

@@ -1,6 +1,6 @@
 //! [`ManifestState`]: what the manifest describes, and how each edit changes it.
 
-use super::edit::{Edit, FileRef, IdCounters, RegionDef};
+use super::edit::{Edit, FileRef, IdCounters, RegionDef, SnapshotDef};
 use crate::model::schema::TableDescriptor;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,6 +24,9 @@ pub struct TableRecord {
     pub enabled: bool,
     /// Regions by id.
     pub regions: BTreeMap<u64, RegionRecord>,
+    /// Files written for another table (a clone's or a restore's, from a snapshot): file id ->
+    /// the table id the file records in its identity.
+    pub linked: BTreeMap<u64, u64>,
 }
 
 /// Everything the manifest describes.
@@ -49,6 +52,8 @@ pub struct ManifestState {
     pub wal_segments: Option<BTreeSet<u64>>,
     /// Live WAL segments closed for good, with their synced length.
     pub wal_sealed: BTreeMap<u64, u64>,
+    /// Snapshots by name; their files stay while they are listed here.
+    pub snapshots: BTreeMap<String, SnapshotDef>,
 }
 
 impl ManifestState {
@@ -58,6 +63,37 @@ impl ManifestState {
             .values()
             .flat_map(|t| t.regions.values())
             .any(|r| r.files.iter().any(|f| f.file_id == id))
+            || self.snapshot_files().contains(&id)
+    }
+
+    /// The table id block file `file_id` of table `table_id` records in its identity: its
+    /// own, or for a file a clone or restore took from a snapshot, the table it was written
+    /// for.
+    pub fn file_table(&self, table_id: u64, file_id: u64) -> u64 {
+        self.tables
+            .get(&table_id)
+            .and_then(|t| t.linked.get(&file_id))
+            .copied()
+            .unwrap_or(table_id)
+    }
+
+    /// Block files some snapshot lists.
+    pub fn snapshot_files(&self) -> BTreeSet<u64> {
+        self.snapshots
+            .values()
+            .flat_map(|s| {
+                s.regions
+                    .iter()
+                    .flat_map(|(_, f)| f.iter().map(|f| f.file_id))
+            })
+            .collect()
+    }
+
+    /// Block files that must exist: those a region lists and those a snapshot lists.
+    pub fn kept_files(&self) -> BTreeSet<u64> {
+        let mut ids: BTreeSet<u64> = self.live_files().into_keys().collect();
+        ids.extend(self.snapshot_files());
+        ids
     }
 
     /// Every block file some region lists, with the table that lists it (a file is shared
@@ -118,6 +154,7 @@ impl ManifestState {
                         desc: desc.clone(),
                         enabled: true,
                         regions: map,
+                        linked: BTreeMap::new(),
                     },
                 );
             }
@@ -273,6 +310,88 @@ impl ManifestState {
             Edit::WalSegmentsSealed { segments } => {
                 self.wal_sealed.extend(segments.iter().copied());
             }
+            Edit::Snapshot(d) => {
+                if self.snapshots.contains_key(&d.name) {
+                    return Err(format!("snapshot {} recorded twice", d.name));
+                }
+                for (_, files) in &d.regions {
+                    for f in files {
+                        if self.obsolete_files.contains(&f.file_id) {
+                            return Err(format!(
+                                "snapshot {} lists obsolete file {}",
+                                d.name, f.file_id
+                            ));
+                        }
+                    }
+                }
+                self.snapshots.insert(d.name.clone(), d.clone());
+            }
+            Edit::TableFromSnapshot {
+                table_id,
+                desc,
+                enabled,
+                flushed_seq,
+                regions,
+                origins,
+            } => {
+                let old = self.tables.remove(table_id);
+                let mut map = BTreeMap::new();
+                for (def, files) in regions {
+                    self.next_region_id = self.next_region_id.max(def.id + 1);
+                    for f in files {
+                        if self.obsolete_files.contains(&f.file_id) {
+                            return Err(format!(
+                                "table {table_id} from a snapshot lists obsolete file {}",
+                                f.file_id
+                            ));
+                        }
+                    }
+                    map.insert(
+                        def.id,
+                        RegionRecord {
+                            def: def.clone(),
+                            flushed_seq: *flushed_seq,
+                            files: files.clone(),
+                        },
+                    );
+                }
+                self.next_table_id = self.next_table_id.max(table_id + 1);
+                self.max_flushed_seq = self.max_flushed_seq.max(*flushed_seq);
+                self.tables.insert(
+                    *table_id,
+                    TableRecord {
+                        desc: desc.clone(),
+                        enabled: *enabled,
+                        regions: map,
+                        linked: origins.iter().copied().collect(),
+                    },
+                );
+                if let Some(old) = old {
+                    self.mark_obsolete(
+                        old.regions
+                            .values()
+                            .flat_map(|r| r.files.iter().map(|f| f.file_id))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+            }
+            Edit::LinkedFiles { table_id, origins } => {
+                let Some(t) = self.tables.get_mut(table_id) else {
+                    return Err(format!("linked files of unknown table {table_id}"));
+                };
+                t.linked.extend(origins.iter().copied());
+            }
+            Edit::DeleteSnapshot { name } => {
+                let Some(d) = self.snapshots.remove(name) else {
+                    return Err(format!("deleting unknown snapshot {name}"));
+                };
+                self.mark_obsolete(
+                    d.regions
+                        .iter()
+                        .flat_map(|(_, f)| f.iter().map(|f| f.file_id))
+                        .collect::<Vec<_>>(),
+                );
+            }
         }
         Ok(())
     }
@@ -298,6 +417,12 @@ impl ManifestState {
                     enabled: false,
                 });
             }
+            if !t.linked.is_empty() {
+                out.push(Edit::LinkedFiles {
+                    table_id,
+                    origins: t.linked.iter().map(|(&f, &o)| (f, o)).collect(),
+                });
+            }
             for r in t.regions.values() {
                 out.push(Edit::Flush {
                     table_id,
@@ -306,6 +431,9 @@ impl ManifestState {
                     files: r.files.clone(),
                 });
             }
+        }
+        for d in self.snapshots.values() {
+            out.push(Edit::Snapshot(d.clone()));
         }
         if !self.obsolete_files.is_empty() {
             out.push(Edit::ObsoleteFiles {
