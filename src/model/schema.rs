@@ -18,7 +18,9 @@ pub enum BloomType {
     RowCol,
 }
 
-/// Block compression of a family.
+/// Block compression of a family (HBase's COMPRESSION). The codec of every block is recorded
+/// in the block's frame, so files written before an `alter` of the codec stay readable
+/// (docs/FORMAT.md, section 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Compression {
     /// Uncompressed blocks.
@@ -26,6 +28,75 @@ pub enum Compression {
     None,
     /// Snappy-compressed blocks.
     Snappy,
+    /// GZ: DEFLATE-compressed blocks (level 6).
+    Gz,
+    /// LZ4-compressed blocks (block format).
+    Lz4,
+    /// Zstandard-compressed blocks (level 3, HBase's default ZSTD level).
+    Zstd,
+}
+
+impl Compression {
+    /// Every codec, in code order.
+    pub const ALL: [Compression; 5] = [
+        Compression::None,
+        Compression::Snappy,
+        Compression::Gz,
+        Compression::Lz4,
+        Compression::Zstd,
+    ];
+
+    /// The byte that records the codec in descriptors, meta blocks and block frames
+    /// (docs/FORMAT.md): 0 NONE, 1 SNAPPY, 2 GZ, 3 LZ4, 4 ZSTD.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Snappy => 1,
+            Compression::Gz => 2,
+            Compression::Lz4 => 3,
+            Compression::Zstd => 4,
+        }
+    }
+
+    /// The codec recorded as `code` ([`Compression::code`]); `None` for an unknown byte.
+    pub(crate) fn from_code(code: u8) -> Option<Compression> {
+        Compression::ALL.get(usize::from(code)).copied()
+    }
+
+    /// HBase's name of the codec, as `describe` prints it: NONE, SNAPPY, GZ, LZ4, ZSTD.
+    pub fn hbase_name(self) -> &'static str {
+        match self {
+            Compression::None => "NONE",
+            Compression::Snappy => "SNAPPY",
+            Compression::Gz => "GZ",
+            Compression::Lz4 => "LZ4",
+            Compression::Zstd => "ZSTD",
+        }
+    }
+
+    /// Parses HBase's `COMPRESSION` value (ASCII case-insensitive, as HBase's
+    /// `Compression.Algorithm.valueOf(name.upcase)`): NONE, SNAPPY, GZ, LZ4, ZSTD, and the two
+    /// HBase codecs cellbase has no well-kept pure-Rust crate for, stored as the nearest codec
+    /// it has: LZO as LZ4 (both fast, light codecs) and BZIP2 as GZ (both slower, denser
+    /// ones). The flag is true for those two substitutions, so a shell or gateway can say so
+    /// (docs/SEMANTICS.md, "Compression").
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for any other name.
+    pub fn from_hbase_name(name: &str) -> Result<(Compression, bool)> {
+        let upper = name.to_ascii_uppercase();
+        if let Some(c) = Compression::ALL.iter().find(|c| c.hbase_name() == upper) {
+            return Ok((*c, false));
+        }
+        match upper.as_str() {
+            "LZO" => Ok((Compression::Lz4, true)),
+            "BZIP2" => Ok((Compression::Gz, true)),
+            _ => Err(Error::invalid(format!(
+                "COMPRESSION {name} is not supported by cellbase (NONE, SNAPPY, GZ, LZ4, ZSTD; \
+                 LZO is stored as LZ4 and BZIP2 as GZ)"
+            ))),
+        }
+    }
 }
 
 /// KEEP_DELETED_CELLS [KDC-1..6].
@@ -512,10 +583,7 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
         BloomType::Row => 1,
         BloomType::RowCol => 2,
     });
-    out.push(match f.compression {
-        Compression::None => 0,
-        Compression::Snappy => 1,
-    });
+    out.push(f.compression.code());
     codec::put_varint(out, u64::from(f.block_size));
     out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1));
 }
@@ -546,11 +614,8 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         2 => BloomType::RowCol,
         _ => return Err(bad("unknown bloom type", r)),
     };
-    let compression = match r.u8("compression")? {
-        0 => Compression::None,
-        1 => Compression::Snappy,
-        _ => return Err(bad("unknown compression", r)),
-    };
+    let compression = Compression::from_code(r.u8("compression")?)
+        .ok_or_else(|| bad("unknown compression", r))?;
     let block_size = u32::try_from(r.varint("block size")?).map_err(|_| bad("block size", r))?;
     let flags = r.u8("family flags")?;
     Ok(FamilyDescriptor {

@@ -60,8 +60,13 @@ fn ttl_of(v: &Value) -> R<Option<Duration>> {
     Ok(Some(Duration::from_secs(secs as u64)))
 }
 
-/// Applies a family dictionary's settings (NAME already taken) onto `f`.
-fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
+/// Applies a family dictionary's settings (NAME already taken) onto `f`. Warnings for the
+/// command's output (a codec stored as another) are pushed onto `warnings`.
+fn family_attrs(
+    mut f: FamilyDescriptor,
+    o: &mut Opts,
+    warnings: &mut Vec<String>,
+) -> R<FamilyDescriptor> {
     if let Some(v) = o.take("VERSIONS") {
         f = f.max_versions(u32_of(&v, "VERSIONS")?);
     }
@@ -108,15 +113,19 @@ fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
         f = f.bloom_filter(b);
     }
     if let Some(v) = o.take("COMPRESSION") {
-        let c = match str_of(&v, "COMPRESSION")?.to_ascii_uppercase().as_str() {
-            "NONE" => Compression::None,
-            "SNAPPY" => Compression::Snappy,
-            other => {
-                return err(format!(
-                    "COMPRESSION {other} is not supported by cellbase (NONE or SNAPPY)"
-                ));
-            }
-        };
+        let name = str_of(&v, "COMPRESSION")?;
+        let (c, substituted) =
+            Compression::from_hbase_name(&name).map_err(|e| CmdError(engine_msg(&e)))?;
+        if substituted {
+            // docs/SEMANTICS.md, "Compression": LZO is stored as LZ4, BZIP2 as GZ.
+            warnings.push(format!(
+                "WARNING: COMPRESSION => '{}' for family {} is stored as '{}': cellbase has no {} codec",
+                name.to_ascii_uppercase(),
+                String::from_utf8_lossy(&f.name),
+                c.hbase_name(),
+                name.to_ascii_uppercase()
+            ));
+        }
         f = f.compression(c);
     }
     if let Some(v) = o.take("BLOCKSIZE") {
@@ -153,6 +162,7 @@ impl Session {
         let mut nfam = 0;
         let mut split_keys: Option<Vec<Vec<u8>>> = None;
         let mut presplit: Option<(SplitAlgorithm, u32)> = None;
+        let mut warnings = Vec::new();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
@@ -164,8 +174,11 @@ impl Session {
                 Value::Hash(_) => {
                     let mut o = Opts::from(a)?;
                     if let Some(n) = o.take("NAME") {
-                        let fam =
-                            family_attrs(FamilyDescriptor::new(bytes_of(&n, "NAME")?), &mut o)?;
+                        let fam = family_attrs(
+                            FamilyDescriptor::new(bytes_of(&n, "NAME")?),
+                            &mut o,
+                            &mut warnings,
+                        )?;
                         desc = desc.family(fam);
                         nfam += 1;
                     }
@@ -241,6 +254,9 @@ impl Session {
         self.db
             .create_table(desc)
             .or_else(|e| self.fail(&name, e))?;
+        for w in warnings {
+            writeln!(out, "{w}")?;
+        }
         writeln!(out, "Created table {name}")?;
         Ok(Some(format!("Hbase::Table - {name}")))
     }
@@ -259,6 +275,7 @@ impl Session {
         let mut max_size = current.table_max_region_size();
         let mut flush_size = current.table_memstore_flush_size();
         let mut changes = Vec::new();
+        let mut warnings = Vec::new();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
@@ -290,7 +307,7 @@ impl Session {
                                 .find(|f| f.name == fname)
                                 .cloned()
                                 .unwrap_or_else(|| FamilyDescriptor::new(&fname));
-                            let f = family_attrs(base, &mut o)?;
+                            let f = family_attrs(base, &mut o, &mut warnings)?;
                             o.finish("alter")?;
                             upsert(&mut fams, &f);
                             changes.push(Alter::Family(f));
@@ -359,6 +376,9 @@ impl Session {
                     ));
                 }
             }
+        }
+        for w in warnings {
+            writeln!(out, "{w}")?;
         }
         writeln!(out, "Updating all regions with the new schema...")?;
         let mut sizes_done = false;

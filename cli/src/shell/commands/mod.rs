@@ -60,7 +60,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "create",
         "ddl",
-        "create 't1', 'f1', 'f2'\n  create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400, MIN_VERSIONS => 0,\n    KEEP_DELETED_CELLS => FALSE|TRUE|TTL, BLOOMFILTER => NONE|ROW|ROWCOL,\n    COMPRESSION => NONE|SNAPPY, BLOCKSIZE => 65536, IN_MEMORY => false, BLOCKCACHE => true}\n  create 't1', 'f1', SPLITS => ['10', '20', '30']\n  create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n  create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n  Table options: MAX_FILESIZE, MEMSTORE_FLUSHSIZE.",
+        "create 't1', 'f1', 'f2'\n  create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400, MIN_VERSIONS => 0,\n    KEEP_DELETED_CELLS => FALSE|TRUE|TTL, BLOOMFILTER => NONE|ROW|ROWCOL,\n    COMPRESSION => NONE|SNAPPY|GZ|LZ4|ZSTD (LZO: stored as LZ4, BZIP2: as GZ), BLOCKSIZE => 65536, IN_MEMORY => false, BLOCKCACHE => true}\n  create 't1', 'f1', SPLITS => ['10', '20', '30']\n  create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n  create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n  Table options: MAX_FILESIZE, MEMSTORE_FLUSHSIZE.",
     ),
     (
         "alter",
