@@ -209,6 +209,27 @@ mod tests {
         (0..n).map(|i| b"cellbase-row-"[i % 13]).collect()
     }
 
+    /// docs/FORMAT.md, section 2, "Block framing": the codes and names of the table there.
+    #[test]
+    fn codes_are_the_documented_ones() {
+        let documented = [
+            (0, "NONE"),
+            (1, "SNAPPY"),
+            (2, "GZ"),
+            (3, "LZ4"),
+            (4, "ZSTD"),
+        ];
+        for (c, (code, name)) in Compression::ALL.into_iter().zip(documented) {
+            assert_eq!((c.code(), c.hbase_name()), (code, name));
+            assert_eq!(Compression::from_code(code), Some(c));
+        }
+        assert_eq!(Compression::from_code(5), None);
+        assert_eq!(
+            super::super::frame::COMPRESSION_NONE,
+            Compression::None.code()
+        );
+    }
+
     #[test]
     fn every_codec_round_trips_and_records_its_code() {
         let mut c = BlockCompressor::default();
