@@ -32,6 +32,7 @@ pub use base::error::{Error, Result};
 pub use engine::options::{DbOptions, Durability, WalRecovery};
 pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;
+pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
     TableDescriptor,

@@ -3,6 +3,7 @@
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
+use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::rowkey::SplitAlgorithm;
 use std::time::Duration;
 
@@ -314,6 +315,7 @@ pub struct TableDescriptor {
     memstore_flush_size: Option<u64>,
     split_keys: Vec<Vec<u8>>,
     pre_split: Option<(SplitAlgorithm, u32)>,
+    split_policy: RegionSplitPolicy,
 }
 
 impl TableDescriptor {
@@ -326,7 +328,18 @@ impl TableDescriptor {
             memstore_flush_size: None,
             split_keys: Vec::new(),
             pre_split: None,
+            split_policy: RegionSplitPolicy::default(),
         }
+    }
+    /// SPLIT_POLICY: when the table's regions split and where (default Stepping, HBase's
+    /// default) [SPLIT-1] [SPLIT-2].
+    pub fn split_policy(mut self, policy: RegionSplitPolicy) -> Self {
+        self.split_policy = policy;
+        self
+    }
+    /// The table's split policy.
+    pub fn table_split_policy(&self) -> &RegionSplitPolicy {
+        &self.split_policy
     }
     /// Pre-splits the table at these keys: N-1 keys give N regions `['', k1) … [kN-1, '')`
     /// (sorted at create; empty or duplicate keys are rejected there) [PRESPLIT-1].
@@ -439,6 +452,11 @@ impl TableDescriptor {
         self.max_region_size = bytes;
     }
 
+    /// Sets the table's split policy.
+    pub(crate) fn set_split_policy(&mut self, policy: RegionSplitPolicy) {
+        self.split_policy = policy;
+    }
+
     /// Sets or unsets the table's own memstore flush size.
     pub(crate) fn set_memstore_flush_size(&mut self, bytes: Option<u64>) {
         self.memstore_flush_size = bytes;
@@ -463,6 +481,7 @@ impl TableDescriptor {
                 )));
             }
         }
+        self.split_policy.validate()?;
         if self.max_region_size == Some(0) || self.memstore_flush_size == Some(0) {
             return Err(Error::invalid(
                 "max_region_size and memstore_flush_size must be > 0",
@@ -471,9 +490,12 @@ impl TableDescriptor {
         self.initial_split_keys().map(|_| ())
     }
 
-    /// Appends the encoding (format version 2: version 1 plus the pre-split).
+    /// Appends the encoding (format version 2: version 1 plus the pre-split; version 3:
+    /// version 2 plus the split policy, written only for a policy other than the default, so
+    /// databases that never set one stay readable by versions before 3).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.push(2); // descriptor encoding version
+        let v3 = self.split_policy != RegionSplitPolicy::default();
+        out.push(if v3 { 3 } else { 2 }); // descriptor encoding version
         codec::put_bytes(out, self.name.as_bytes());
         codec::put_varint(out, opt(self.max_region_size));
         codec::put_varint(out, opt(self.memstore_flush_size));
@@ -496,12 +518,15 @@ impl TableDescriptor {
                 codec::put_varint(out, u64::from(n));
             }
         }
+        if v3 {
+            self.split_policy.encode_into(out);
+        }
     }
 
     /// Decodes what [`TableDescriptor::encode_into`] wrote.
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let v = r.u8("descriptor version")?;
-        if v != 1 && v != 2 {
+        if !(1..=3).contains(&v) {
             return Err(DecodeError {
                 what: "unknown descriptor version",
                 offset: r.pos(),
@@ -548,6 +573,11 @@ impl TableDescriptor {
                 }
             };
         }
+        let split_policy = if v >= 3 {
+            RegionSplitPolicy::decode(r)?
+        } else {
+            RegionSplitPolicy::default()
+        };
         Ok(TableDescriptor {
             name,
             families,
@@ -555,6 +585,7 @@ impl TableDescriptor {
             memstore_flush_size,
             split_keys,
             pre_split,
+            split_policy,
         })
     }
 }
