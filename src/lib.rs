@@ -16,9 +16,6 @@ mod storage;
 pub mod testing;
 
 pub use engine::repair;
-// Still hidden-public: the split policies other than the engine's own (IncreasingToUpperBound,
-// ConstantSize, HBase's jitter default) are used only by its tests, so in a crate-private
-// module they are dead code until engine/split_policy.rs marks them so.
 pub use model::region_split_policy;
 pub use model::rowkey;
 

@@ -212,26 +212,14 @@ impl SstWriter {
         }
         let raw = self.block.finish();
         let raw_len = raw.len();
-        let handle = match self
-            .compressor
-            .compress(self.cfg.compression, raw, &mut self.scratch)
-        {
-            Some(code) => {
-                let n = self.scratch.len();
-                frame::seal(&mut self.scratch, 0, code);
-                Self::append(
-                    &mut *self.file,
-                    &mut self.offset,
-                    &self.scratch,
-                    n,
-                    &self.path,
-                )?
-            }
-            None => {
-                frame::seal(raw, 0, COMPRESSION_NONE);
-                Self::append(&mut *self.file, &mut self.offset, raw, raw_len, &self.path)?
-            }
-        };
+        let handle = Self::append_block(
+            &mut *self.file,
+            &mut self.offset,
+            &self.path,
+            (&mut self.compressor, &mut self.scratch),
+            self.cfg.compression,
+            raw,
+        )?;
         self.index.add(&self.block_first_key, handle);
         self.meta.data_blocks += 1;
         self.meta.raw_data_bytes += raw_len as u64;
@@ -265,27 +253,39 @@ impl SstWriter {
     /// Appends a block of the file's metadata: the index compressed like the data blocks
     /// (`compress`, when that makes it smaller), the Bloom and meta blocks as they are (a
     /// filter's bits do not compress, and the meta block stays readable by any version).
-    fn write_meta_block(&mut self, payload: Vec<u8>, compress: bool) -> Result<BlockHandle> {
+    fn write_meta_block(&mut self, mut payload: Vec<u8>, compress: bool) -> Result<BlockHandle> {
         let codec = if compress {
             self.cfg.compression
         } else {
             Compression::None
         };
-        if let Some(code) = self.compressor.compress(codec, &payload, &mut self.scratch) {
-            let n = self.scratch.len();
-            frame::seal(&mut self.scratch, 0, code);
-            return Self::append(
-                &mut *self.file,
-                &mut self.offset,
-                &self.scratch,
-                n,
-                &self.path,
-            );
-        }
-        let mut framed = payload;
+        Self::append_block(
+            &mut *self.file,
+            &mut self.offset,
+            &self.path,
+            (&mut self.compressor, &mut self.scratch),
+            codec,
+            &mut payload,
+        )
+    }
+
+    /// Frames and appends one block: compressed with `codec` into the scratch buffer when
+    /// that makes it smaller, else `raw` itself (which gets the frame trailer appended).
+    fn append_block(
+        file: &mut dyn WritableFile,
+        offset: &mut u64,
+        path: &std::path::Path,
+        (compressor, scratch): (&mut BlockCompressor, &mut Vec<u8>),
+        codec: Compression,
+        raw: &mut Vec<u8>,
+    ) -> Result<BlockHandle> {
+        let (framed, code) = match compressor.compress(codec, raw, scratch) {
+            Some(code) => (scratch, code),
+            None => (raw, COMPRESSION_NONE),
+        };
         let n = framed.len();
-        frame::seal(&mut framed, 0, COMPRESSION_NONE);
-        Self::append(&mut *self.file, &mut self.offset, &framed, n, &self.path)
+        frame::seal(framed, 0, code);
+        Self::append(file, offset, framed, n, path)
     }
 
     /// Writes the last data block, the bloom, index and meta blocks and the trailer, then syncs
