@@ -471,7 +471,7 @@ fn perf_probe() {
             )
         })
         .collect();
-    for compression in [Compression::None, Compression::Snappy] {
+    for compression in Compression::ALL {
         let t = Instant::now();
         let (path, m) = write_file(
             dir.path(),
