@@ -16,9 +16,7 @@ mod storage;
 pub mod testing;
 
 pub use engine::repair;
-// Still hidden-public: the split policies other than the engine's own (IncreasingToUpperBound,
-// ConstantSize, HBase's jitter default) are used only by its tests, so in a crate-private
-// module they are dead code until engine/split_policy.rs marks them so.
+pub use model::region_split_policy;
 pub use model::rowkey;
 
 pub use api::db::{
@@ -36,6 +34,7 @@ pub use base::error::{Error, Result};
 pub use engine::options::{DbOptions, Durability, WalRecovery};
 pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;
+pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
     TableDescriptor,

@@ -16,6 +16,8 @@ pub struct Config {
     pub background_threads: usize,
     /// cellbase's data block size in KiB (the harness default is 4, as RocksDB and fjall).
     pub cellbase_block_kb: u32,
+    /// cellbase's block compression by HBase's name (`--compression`; default NONE).
+    pub cellbase_compression: String,
 }
 
 /// YCSB field names: `field0`..`field9`.
@@ -140,9 +142,11 @@ pub fn describe(name: &str, cfg: &Config) -> String {
              {bound} MiB with lower limit {CB_GLOBAL_LOWER_LIMIT} (flushes start when all \
              memstores together hold {low} MiB and writes wait at {bound} MiB, as RocksDB \
              flushes at write_buffer_size and stalls at its default max_write_buffer_number 2 x \
-             write_buffer_size), {bg} background threads, compression None, Bloom ROW, block \
+             write_buffer_size), {bg} background threads, compression {}, Bloom ROW, block \
              size {} KiB, Durability::SyncWal (log written to the OS per write, no fsync); \
              fillsync: Durability::FsyncWal",
+            cellbase::Compression::from_hbase_name(&cfg.cellbase_compression)
+                .map_or("(invalid)", |(c, _)| c.hbase_name()),
             cfg.cellbase_block_kb,
             bound = CB_GLOBAL_MEMTABLES * mem,
             low = (CB_GLOBAL_MEMTABLES * mem) as f64 * CB_GLOBAL_LOWER_LIMIT,
@@ -202,11 +206,14 @@ impl Cellbase {
         };
         let table = match db.table(name) {
             Ok(t) => t,
-            Err(_) => db.create_table(TableDescriptor::new(name).family({
-                FamilyDescriptor::new(fam)
-                    .compression(Compression::None)
-                    .block_size(cfg.cellbase_block_kb << 10)
-            }))?,
+            Err(_) => {
+                let (codec, _) = Compression::from_hbase_name(&cfg.cellbase_compression)?;
+                db.create_table(TableDescriptor::new(name).family({
+                    FamilyDescriptor::new(fam)
+                        .compression(codec)
+                        .block_size(cfg.cellbase_block_kb << 10)
+                }))?
+            }
         };
         Ok(Cellbase { _db: db, table })
     }

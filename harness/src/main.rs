@@ -70,6 +70,15 @@ struct Common {
     /// default is HBase's 64 KiB).
     #[arg(long, default_value_t = 4)]
     cellbase_block_kb: u32,
+    /// cellbase's block compression, by HBase's name: NONE, SNAPPY, GZ, LZ4, ZSTD (LZO is
+    /// stored as LZ4, BZIP2 as GZ). The other engines run uncompressed whatever this says.
+    #[arg(long, default_value = "NONE")]
+    #[serde(default = "no_compression")]
+    compression: String,
+}
+
+fn no_compression() -> String {
+    "NONE".into()
 }
 
 impl Common {
@@ -85,6 +94,7 @@ impl Common {
             memtable_bytes: self.memtable_mb << 20,
             background_threads: self.background_threads,
             cellbase_block_kb: self.cellbase_block_kb,
+            cellbase_compression: self.compression.clone(),
         }
     }
 }
@@ -294,6 +304,7 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--memtable-mb", &c.memtable_mb.to_string()])
                 .args(["--background-threads", &c.background_threads.to_string()]);
             cmd.args(["--cellbase-block-kb", &c.cellbase_block_kb.to_string()]);
+            cmd.args(["--compression", &c.compression]);
             // Write back what earlier runs left dirty in the page cache first, so that no run
             // pays for another engine's write-back (fdatasync latency suffers most).
             let _ = std::process::Command::new("sync").status();

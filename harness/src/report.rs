@@ -170,7 +170,7 @@ pub fn write(
     )?;
     writeln!(
         md,
-        "Configuration (same block cache, memtable size, background threads; compression off; WAL on; no sync unless the workload says so):\n"
+        "Configuration (same block cache, memtable size, background threads; compression off unless `--compression` set cellbase's; WAL on; no sync unless the workload says so):\n"
     )?;
     for e in engines {
         writeln!(md, "- **{e}**: {}", engines::describe(e, cfg))?;

@@ -4,6 +4,7 @@
 use crate::api::db::Db;
 use crate::api::table::Table;
 use crate::base::error::Result;
+use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 
 impl Db {
@@ -89,6 +90,23 @@ impl Db {
         self.inner
             .alter_desc(table, |d| {
                 d.set_memstore_flush_size(bytes);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Sets the table's split policy (HBase `alter 't', SPLIT_POLICY => ...`): applies from the
+    /// next split check; regions already split stay as they are.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound);
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for invalid settings (a prefix
+    /// length of 0, an empty delimiter).
+    pub fn set_table_split_policy(&self, table: &str, policy: RegionSplitPolicy) -> Result<()> {
+        policy.validate()?;
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_split_policy(policy);
                 Ok(())
             })
             .map(|_| ())

@@ -17,9 +17,10 @@ use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::region::{Queued, Region, StoreFile};
 use crate::engine::split_policy::{
-    FileSplitInfo, SplitPolicy, SplitPolicyConfig, choose_split_row, should_split,
+    FileSplitInfo, SplitPolicy, SplitPolicyConfig, SplitRowGrouping, choose_split_row, should_split,
 };
 use crate::engine::table::TableShared;
+use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::storage::manifest::{Edit, FileRef, RegionDef};
 use parking_lot::MutexGuard;
 use std::collections::BTreeMap;
@@ -68,7 +69,9 @@ fn refs(files: &Files) -> Vec<FileRef> {
 }
 
 impl Engine {
-    /// The split policy of a table (HBase's default, Stepping [SPLIT-1]).
+    /// The split thresholds of a table's policy (`SPLIT_POLICY`, default Stepping [SPLIT-1]):
+    /// the two prefix policies split by IncreasingToUpperBound's thresholds, as their HBase
+    /// classes (subclasses of it) do.
     fn split_policy(&self, table: &TableShared) -> SplitPolicyConfig {
         let desc = table.desc_arc();
         let max = desc
@@ -77,12 +80,21 @@ impl Engine {
         let flush = desc
             .table_memstore_flush_size()
             .unwrap_or(self.opts.memstore_flush_size);
-        SplitPolicyConfig::new(SplitPolicy::Stepping, max, flush)
+        let policy = match desc.table_split_policy() {
+            RegionSplitPolicy::ConstantSize => SplitPolicy::ConstantSize,
+            RegionSplitPolicy::Stepping => SplitPolicy::Stepping,
+            RegionSplitPolicy::Disabled => SplitPolicy::Disabled,
+            RegionSplitPolicy::IncreasingToUpperBound
+            | RegionSplitPolicy::KeyPrefix { .. }
+            | RegionSplitPolicy::DelimitedKeyPrefix { .. } => SplitPolicy::IncreasingToUpperBound,
+        };
+        SplitPolicyConfig::new(policy, max, flush)
     }
 
-    /// The region's split row from its files [SPLIT-2]: `None` while a store holds references
-    /// or when the largest file's mid-key row is its first or last row.
-    pub(crate) fn split_point(&self, region: &Region) -> Option<Vec<u8>> {
+    /// The region's split row from its files [SPLIT-2], cut back to a key prefix by the table's
+    /// prefix policy: `None` while a store holds references, when the largest file's mid-key
+    /// row is its first or last row, or when the cut row is the region's start.
+    pub(crate) fn split_point(&self, table: &TableShared, region: &Region) -> Option<Vec<u8>> {
         let v = region.current();
         let stores: Vec<(bool, Vec<FileSplitInfo<'_>>)> = v
             .files
@@ -102,7 +114,17 @@ impl Engine {
                 (list.iter().any(|f| region.is_reference(f)), infos)
             })
             .collect();
-        choose_split_row(&stores, region.start(), region.end())
+        let desc = table.desc_arc();
+        let grouping = match desc.table_split_policy() {
+            RegionSplitPolicy::KeyPrefix { prefix_length } => {
+                SplitRowGrouping::Prefix(*prefix_length as usize)
+            }
+            RegionSplitPolicy::DelimitedKeyPrefix { delimiter } => {
+                SplitRowGrouping::Delimiter(delimiter)
+            }
+            _ => SplitRowGrouping::WholeRow,
+        };
+        choose_split_row(&stores, region.start(), region.end(), grouping)
     }
 
     /// After a flush or compaction (background threads only): queue a split when the policy
@@ -112,7 +134,7 @@ impl Engine {
         if self.opts.background_threads == 0 {
             return false;
         }
-        if !self.wants_split(table, region) || self.split_point(region).is_none() {
+        if !self.wants_split(table, region) || self.split_point(table, region).is_none() {
             return false;
         }
         if region.try_queue(Queued::Split) {
@@ -188,7 +210,7 @@ impl Engine {
         }
         let row = match at {
             Some(r) => r.to_vec(),
-            None => match self.split_point(region) {
+            None => match self.split_point(table, region) {
                 Some(r) => r,
                 None => return Ok(None),
             },

@@ -5,8 +5,10 @@
 //!
 //! Mirrors HBase's `RegionSplitPolicy` family (`hbase-server/.../regionserver/`):
 //! `ConstantSizeRegionSplitPolicy`, `IncreasingToUpperBoundRegionSplitPolicy`,
-//! `SteppingSplitPolicy` (HBase's default since 2.0, and cellbase's), `DisabledRegionSplitPolicy`;
-//! the split point comes from `RegionSplitPolicy#getSplitPoint`, `HStore#getSplitPoint` and
+//! `SteppingSplitPolicy` (HBase's default since 2.0, and cellbase's), `DisabledRegionSplitPolicy`,
+//! and the two that keep rows of a key prefix in one region, `KeyPrefixRegionSplitPolicy` and
+//! `DelimitedKeyPrefixRegionSplitPolicy` (IncreasingToUpperBound thresholds, a split row cut
+//! back to its prefix: [`SplitRowGrouping`]); the split point comes from `RegionSplitPolicy#getSplitPoint`, `HStore#getSplitPoint` and
 //! `StoreUtils#getFileSplitPoint`, validated like `HRegion#checkSplit` and
 //! `SplitTableRegionProcedure#checkSplittable`.
 
@@ -20,16 +22,12 @@ pub enum SplitPolicy {
     /// `IncreasingToUpperBoundRegionSplitPolicy` (HBase's default in 0.94–1.x): threshold
     /// `min(max_file_size, initial_size × R³)` for a table with `R` regions, so young tables
     /// split early and the threshold climbs to `max_file_size`.
-    // Tables cannot choose their split policy yet (HBase's `SPLIT_POLICY` attribute is open
-    // work); the deciders below are tested against HBase's own cases already.
-    #[cfg_attr(not(test), allow(dead_code))]
     IncreasingToUpperBound,
     /// `SteppingSplitPolicy`, HBase's default since 2.0: `initial_size` while the table has
     /// exactly one region, `max_file_size` afterwards.
     #[default]
     Stepping,
     /// `ConstantSizeRegionSplitPolicy`: always `max_file_size`.
-    #[cfg_attr(not(test), allow(dead_code))]
     ConstantSize,
     /// `DisabledRegionSplitPolicy`: never split automatically (explicit splits still work).
     Disabled,
@@ -231,6 +229,35 @@ fn store_split_point<'a>(files: &[FileSplitInfo<'a>]) -> Option<&'a [u8]> {
     Some(file.mid_row)
 }
 
+/// How a split row is cut back so that rows sharing a key prefix stay in one region
+/// (`KeyPrefixRegionSplitPolicy#getSplitPoint`, `DelimitedKeyPrefixRegionSplitPolicy#getSplitPoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitRowGrouping<'a> {
+    /// The row itself (every policy but the two prefix ones).
+    #[default]
+    WholeRow,
+    /// Its first `n` bytes (the whole row when shorter).
+    Prefix(usize),
+    /// The bytes before the first occurrence of the delimiter (the whole row when the
+    /// delimiter does not occur; an empty row, which never splits, when the row starts with it).
+    Delimiter(&'a [u8]),
+}
+
+/// The split row `row` cut back by `grouping`. Rows at or after the result that share its
+/// prefix all sort at or after it, so the prefix group lands in the upper daughter whole.
+pub fn group_split_row<'r>(row: &'r [u8], grouping: SplitRowGrouping<'_>) -> &'r [u8] {
+    match grouping {
+        SplitRowGrouping::WholeRow => row,
+        SplitRowGrouping::Prefix(n) => row.get(..n).unwrap_or(row),
+        SplitRowGrouping::Delimiter(d) if !d.is_empty() => row
+            .windows(d.len())
+            .position(|w| w == d)
+            .and_then(|i| row.get(..i))
+            .unwrap_or(row),
+        SplitRowGrouping::Delimiter(_) => row,
+    }
+}
+
 /// [SPLIT-2] The row at which to split the region `[region_start, region_end)` (empty end =
 /// unbounded), or `None` when it cannot split.
 ///
@@ -249,11 +276,16 @@ fn store_split_point<'a>(files: &[FileSplitInfo<'a>]) -> Option<&'a [u8]> {
 ///    `>= region_start`, and `< region_end` unless the end is unbounded (`HRegion#checkRow`,
 ///    "Split row is equal to startkey"); otherwise `None`.
 ///
-/// The result is always a whole row, so a row is never split across regions.
+/// Between 3 and 4, the row is cut back by `grouping` (the prefix policies): a cut row equal
+/// to the region's start (the region holds one prefix group from its start) does not split.
+///
+/// The result is always a whole row, so a row is never split across regions (nor, with a
+/// grouping, a prefix group).
 pub fn choose_split_row(
     stores: &[(bool, Vec<FileSplitInfo<'_>>)],
     region_start: &[u8],
     region_end: &[u8],
+    grouping: SplitRowGrouping<'_>,
 ) -> Option<Vec<u8>> {
     if stores.iter().any(|(has_references, _)| *has_references) {
         return None;
@@ -270,7 +302,7 @@ pub fn choose_split_row(
             best_size = store_size;
         }
     }
-    let row = best?;
+    let row = group_split_row(best?, grouping);
     let inside = !row.is_empty()
         && row != region_start
         && row >= region_start
@@ -281,6 +313,15 @@ pub fn choose_split_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::choose_split_row`] without a grouping (every policy but the prefix ones).
+    fn choose_split_row(
+        stores: &[(bool, Vec<FileSplitInfo<'_>>)],
+        region_start: &[u8],
+        region_end: &[u8],
+    ) -> Option<Vec<u8>> {
+        super::choose_split_row(stores, region_start, region_end, SplitRowGrouping::WholeRow)
+    }
 
     const MIB: u64 = 1 << 20;
     const GIB: u64 = 1 << 30;
@@ -562,5 +603,49 @@ mod tests {
         // An empty mid row can never split (it equals the unbounded start).
         let stores = vec![(false, vec![file(100, "", "", "z")])];
         assert_eq!(choose_split_row(&stores, b"", b""), None);
+    }
+
+    /// TestRegionSplitPolicy#testCustomPolicy and #testDelimitedKeyPrefixRegionSplitPolicy:
+    /// the store's split row cut to the prefix, or before the first delimiter.
+    #[test]
+    fn prefix_groupings_cut_the_split_row() {
+        use SplitRowGrouping::{Delimiter, Prefix, WholeRow};
+        assert_eq!(group_split_row(b"abcd", Prefix(2)), b"ab");
+        assert_eq!(group_split_row(b"efgh", Prefix(2)), b"ef");
+        assert_eq!(group_split_row(b"ab,cd", Delimiter(b",")), b"ab");
+        assert_eq!(group_split_row(b"efg,h", Delimiter(b",")), b"efg");
+        // No delimiter: the whole row (HBase warns and uses it).
+        assert_eq!(group_split_row(b"ijk", Delimiter(b",")), b"ijk");
+        // Only the first occurrence counts; a delimiter of several bytes.
+        assert_eq!(group_split_row(b"u1__e__9", Delimiter(b"__")), b"u1");
+        assert_eq!(group_split_row(b"u1_e", Delimiter(b"__")), b"u1_e");
+        // A prefix longer than the row: the row (Math.min(prefixLength, length)).
+        assert_eq!(group_split_row(b"ab", Prefix(4)), b"ab");
+        assert_eq!(group_split_row(b"abcd", WholeRow), b"abcd");
+        // A row starting with the delimiter cuts to nothing (never a split row).
+        assert_eq!(group_split_row(b",x", Delimiter(b",")), b"");
+    }
+
+    /// TestKeyPrefixRegionSplitPolicy's intent through the whole choice: the cut row must still
+    /// lie strictly inside the region, so a region that starts at a prefix group and holds only
+    /// that group does not split.
+    #[test]
+    fn grouped_split_rows_stay_inside_the_region() {
+        use SplitRowGrouping::{Delimiter, Prefix};
+        let stores = vec![(false, vec![file(100, "aaaa0001", "bbbb0500", "cccc0900")])];
+        let choose = |s: &[u8], e: &[u8], g| super::choose_split_row(&stores, s, e, g);
+        assert_eq!(choose(b"", b"", Prefix(4)), row("bbbb"));
+        assert_eq!(choose(b"aaaa", b"", Prefix(4)), row("bbbb"));
+        // The region starts at the group: cutting gives its start, no split.
+        assert_eq!(choose(b"bbbb", b"", Prefix(4)), None);
+        // A region [bbbb0100, ...) can split at bbbb? No: bbbb sorts before its start.
+        assert_eq!(choose(b"bbbb0100", b"", Prefix(4)), None);
+        let stores = vec![(false, vec![file(100, "u1_a", "u2_e_3", "u3_z")])];
+        let choose = |s: &[u8], g| super::choose_split_row(&stores, s, b"", g);
+        assert_eq!(choose(b"", Delimiter(b"_")), row("u2"));
+        assert_eq!(choose(b"u2", Delimiter(b"_")), None);
+        // References still forbid any split.
+        let refs = vec![(true, vec![file(100, "a", "m", "z")])];
+        assert_eq!(super::choose_split_row(&refs, b"", b"", Prefix(1)), None);
     }
 }

@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod key;
 pub mod mutation;
 pub mod payload;
+pub mod region_split_policy;
 pub mod rowkey;
 pub mod schema;
 

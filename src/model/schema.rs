@@ -3,6 +3,7 @@
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
+use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::rowkey::SplitAlgorithm;
 use std::time::Duration;
 
@@ -18,7 +19,9 @@ pub enum BloomType {
     RowCol,
 }
 
-/// Block compression of a family.
+/// Block compression of a family (HBase's COMPRESSION). The codec of every block is recorded
+/// in the block's frame, so files written before an `alter` of the codec stay readable
+/// (docs/FORMAT.md, section 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Compression {
     /// Uncompressed blocks.
@@ -26,6 +29,75 @@ pub enum Compression {
     None,
     /// Snappy-compressed blocks.
     Snappy,
+    /// GZ: DEFLATE-compressed blocks (level 6).
+    Gz,
+    /// LZ4-compressed blocks (block format).
+    Lz4,
+    /// Zstandard-compressed blocks (level 3, HBase's default ZSTD level).
+    Zstd,
+}
+
+impl Compression {
+    /// Every codec, in code order.
+    pub const ALL: [Compression; 5] = [
+        Compression::None,
+        Compression::Snappy,
+        Compression::Gz,
+        Compression::Lz4,
+        Compression::Zstd,
+    ];
+
+    /// The byte that records the codec in descriptors, meta blocks and block frames
+    /// (docs/FORMAT.md): 0 NONE, 1 SNAPPY, 2 GZ, 3 LZ4, 4 ZSTD.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Snappy => 1,
+            Compression::Gz => 2,
+            Compression::Lz4 => 3,
+            Compression::Zstd => 4,
+        }
+    }
+
+    /// The codec recorded as `code` ([`Compression::code`]); `None` for an unknown byte.
+    pub(crate) fn from_code(code: u8) -> Option<Compression> {
+        Compression::ALL.get(usize::from(code)).copied()
+    }
+
+    /// HBase's name of the codec, as `describe` prints it: NONE, SNAPPY, GZ, LZ4, ZSTD.
+    pub fn hbase_name(self) -> &'static str {
+        match self {
+            Compression::None => "NONE",
+            Compression::Snappy => "SNAPPY",
+            Compression::Gz => "GZ",
+            Compression::Lz4 => "LZ4",
+            Compression::Zstd => "ZSTD",
+        }
+    }
+
+    /// Parses HBase's `COMPRESSION` value (ASCII case-insensitive, as HBase's
+    /// `Compression.Algorithm.valueOf(name.upcase)`): NONE, SNAPPY, GZ, LZ4, ZSTD, and the two
+    /// HBase codecs cellbase has no well-kept pure-Rust crate for, stored as the nearest codec
+    /// it has: LZO as LZ4 (both fast, light codecs) and BZIP2 as GZ (both slower, denser
+    /// ones). The flag is true for those two substitutions, so a shell or gateway can say so
+    /// (docs/SEMANTICS.md, "Compression").
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for any other name.
+    pub fn from_hbase_name(name: &str) -> Result<(Compression, bool)> {
+        let upper = name.to_ascii_uppercase();
+        if let Some(c) = Compression::ALL.iter().find(|c| c.hbase_name() == upper) {
+            return Ok((*c, false));
+        }
+        match upper.as_str() {
+            "LZO" => Ok((Compression::Lz4, true)),
+            "BZIP2" => Ok((Compression::Gz, true)),
+            _ => Err(Error::invalid(format!(
+                "COMPRESSION {name} is not supported by cellbase (NONE, SNAPPY, GZ, LZ4, ZSTD; \
+                 LZO is stored as LZ4 and BZIP2 as GZ)"
+            ))),
+        }
+    }
 }
 
 /// KEEP_DELETED_CELLS [KDC-1..6].
@@ -243,6 +315,7 @@ pub struct TableDescriptor {
     memstore_flush_size: Option<u64>,
     split_keys: Vec<Vec<u8>>,
     pre_split: Option<(SplitAlgorithm, u32)>,
+    split_policy: RegionSplitPolicy,
 }
 
 impl TableDescriptor {
@@ -255,7 +328,18 @@ impl TableDescriptor {
             memstore_flush_size: None,
             split_keys: Vec::new(),
             pre_split: None,
+            split_policy: RegionSplitPolicy::default(),
         }
+    }
+    /// SPLIT_POLICY: when the table's regions split and where (default Stepping, HBase's
+    /// default) [SPLIT-1] [SPLIT-2].
+    pub fn split_policy(mut self, policy: RegionSplitPolicy) -> Self {
+        self.split_policy = policy;
+        self
+    }
+    /// The table's split policy.
+    pub fn table_split_policy(&self) -> &RegionSplitPolicy {
+        &self.split_policy
     }
     /// Pre-splits the table at these keys: N-1 keys give N regions `['', k1) … [kN-1, '')`
     /// (sorted at create; empty or duplicate keys are rejected there) [PRESPLIT-1].
@@ -374,6 +458,11 @@ impl TableDescriptor {
         self.max_region_size = bytes;
     }
 
+    /// Sets the table's split policy.
+    pub(crate) fn set_split_policy(&mut self, policy: RegionSplitPolicy) {
+        self.split_policy = policy;
+    }
+
     /// Sets or unsets the table's own memstore flush size.
     pub(crate) fn set_memstore_flush_size(&mut self, bytes: Option<u64>) {
         self.memstore_flush_size = bytes;
@@ -398,6 +487,7 @@ impl TableDescriptor {
                 )));
             }
         }
+        self.split_policy.validate()?;
         if self.max_region_size == Some(0) || self.memstore_flush_size == Some(0) {
             return Err(Error::invalid(
                 "max_region_size and memstore_flush_size must be > 0",
@@ -406,9 +496,12 @@ impl TableDescriptor {
         self.initial_split_keys().map(|_| ())
     }
 
-    /// Appends the encoding (format version 2: version 1 plus the pre-split).
+    /// Appends the encoding (format version 2: version 1 plus the pre-split; version 3:
+    /// version 2 plus the split policy, written only for a policy other than the default, so
+    /// databases that never set one stay readable by versions before 3).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        out.push(2); // descriptor encoding version
+        let v3 = self.split_policy != RegionSplitPolicy::default();
+        out.push(if v3 { 3 } else { 2 }); // descriptor encoding version
         codec::put_bytes(out, self.name.as_bytes());
         codec::put_varint(out, opt(self.max_region_size));
         codec::put_varint(out, opt(self.memstore_flush_size));
@@ -431,12 +524,15 @@ impl TableDescriptor {
                 codec::put_varint(out, u64::from(n));
             }
         }
+        if v3 {
+            self.split_policy.encode_into(out);
+        }
     }
 
     /// Decodes what [`TableDescriptor::encode_into`] wrote.
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let v = r.u8("descriptor version")?;
-        if v != 1 && v != 2 {
+        if !(1..=3).contains(&v) {
             return Err(DecodeError {
                 what: "unknown descriptor version",
                 offset: r.pos(),
@@ -483,6 +579,11 @@ impl TableDescriptor {
                 }
             };
         }
+        let split_policy = if v >= 3 {
+            RegionSplitPolicy::decode(r)?
+        } else {
+            RegionSplitPolicy::default()
+        };
         Ok(TableDescriptor {
             name,
             families,
@@ -490,6 +591,7 @@ impl TableDescriptor {
             memstore_flush_size,
             split_keys,
             pre_split,
+            split_policy,
         })
     }
 }
@@ -518,10 +620,7 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
         BloomType::Row => 1,
         BloomType::RowCol => 2,
     });
-    out.push(match f.compression {
-        Compression::None => 0,
-        Compression::Snappy => 1,
-    });
+    out.push(f.compression.code());
     codec::put_varint(out, u64::from(f.block_size));
     out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1));
 }
@@ -552,11 +651,8 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         2 => BloomType::RowCol,
         _ => return Err(bad("unknown bloom type", r)),
     };
-    let compression = match r.u8("compression")? {
-        0 => Compression::None,
-        1 => Compression::Snappy,
-        _ => return Err(bad("unknown compression", r)),
-    };
+    let compression = Compression::from_code(r.u8("compression")?)
+        .ok_or_else(|| bad("unknown compression", r))?;
     let block_size = u32::try_from(r.varint("block size")?).map_err(|_| bad("block size", r))?;
     let flags = r.u8("family flags")?;
     Ok(FamilyDescriptor {

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod split_policy;
+
 fn fam() -> FamilyDescriptor {
     FamilyDescriptor::new("f").max_versions(3)
 }

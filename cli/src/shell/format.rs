@@ -3,7 +3,7 @@
 //! and list_regions' table.
 
 use cellbase::rowkey::to_string_binary;
-use cellbase::{BloomType, Cell, CellType, Compression, FamilyDescriptor, KeepDeletedCells};
+use cellbase::{BloomType, Cell, CellType, FamilyDescriptor, KeepDeletedCells};
 use std::io::{self, Write};
 
 /// How timestamps print.
@@ -271,10 +271,7 @@ pub fn family_line(f: &FamilyDescriptor) -> String {
         KeepDeletedCells::True => "TRUE",
         KeepDeletedCells::Ttl => "TTL",
     };
-    let comp = match f.compression {
-        Compression::None => "NONE",
-        Compression::Snappy => "SNAPPY",
-    };
+    let comp = f.compression.hbase_name();
     format!(
         "{{NAME => '{}', BLOOMFILTER => '{bloom}', IN_MEMORY => '{}', VERSIONS => '{}', \
          KEEP_DELETED_CELLS => '{kdc}', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => '{comp}', \

@@ -238,14 +238,23 @@ fn family_from_thrift(cd: &ColumnDescriptor) -> Result<FamilyDescriptor, Fail> {
             cd.max_versions
         )));
     }
-    let compression = match cd.compression.to_ascii_uppercase().as_str() {
-        "NONE" | "" => Compression::None,
-        "SNAPPY" => Compression::Snappy,
-        other => {
-            return Err(Fail::Illegal(format!(
-                "unsupported compression {other} (NONE or SNAPPY)"
-            )));
+    let compression = if cd.compression.is_empty() {
+        Compression::None
+    } else {
+        let (c, substituted) = Compression::from_hbase_name(&cd.compression)
+            .map_err(|e| Fail::Illegal(e.to_string()))?;
+        if substituted {
+            // No reply field can carry a warning: the gateway's log says it
+            // (docs/SEMANTICS.md, "Compression").
+            log::warn!(
+                "compression {} of family {} is stored as {} (cellbase has no {} codec)",
+                cd.compression,
+                String::from_utf8_lossy(name),
+                c.hbase_name(),
+                cd.compression.to_ascii_uppercase()
+            );
         }
+        c
     };
     let bloom = match cd.bloom_filter_type.to_ascii_uppercase().as_str() {
         "NONE" | "" => BloomType::None,
@@ -276,11 +285,7 @@ fn family_to_thrift(f: &FamilyDescriptor) -> ColumnDescriptor {
     ColumnDescriptor {
         name,
         max_versions: i32::try_from(f.max_versions).unwrap_or(i32::MAX),
-        compression: match f.compression {
-            Compression::Snappy => "SNAPPY",
-            _ => "NONE",
-        }
-        .into(),
+        compression: f.compression.hbase_name().into(),
         in_memory: f.in_memory,
         bloom_filter_type: match f.bloom_filter {
             BloomType::Row => "ROW",

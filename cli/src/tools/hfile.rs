@@ -108,10 +108,7 @@ fn bloom_name(b: BloomType) -> &'static str {
 }
 
 fn compression_name(c: Compression) -> &'static str {
-    match c {
-        Compression::None => "NONE",
-        Compression::Snappy => "SNAPPY",
-    }
+    c.hbase_name()
 }
 
 fn handle_str(h: BlockHandle) -> String {
@@ -136,6 +133,9 @@ fn frame_compression(c: Option<Compression>) -> &'static str {
     match c {
         Some(Compression::None) => "none",
         Some(Compression::Snappy) => "snappy",
+        Some(Compression::Gz) => "gz",
+        Some(Compression::Lz4) => "lz4",
+        Some(Compression::Zstd) => "zstd",
         None => "?",
     }
 }

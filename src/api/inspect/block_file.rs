@@ -11,7 +11,7 @@ use crate::model::key::{KeyRef, first_on_row};
 use crate::model::payload::PayloadRef;
 use crate::model::schema::{BloomType, Compression};
 use crate::storage::sst::bloom::BloomFilter;
-use crate::storage::sst::frame::{self, COMPRESSION_NONE, COMPRESSION_SNAPPY};
+use crate::storage::sst::frame;
 use crate::storage::sst::trailer::Trailer;
 use crate::storage::sst::{CachePolicy, FORMAT_VERSION, MAGIC, SstCursor, SstReader, TRAILER_LEN};
 use std::path::{Path, PathBuf};
@@ -301,11 +301,9 @@ impl BlockFile {
                 Error::corruption(path, format!("index block: malformed key of block {i}"))
             })?;
             let at = usize::try_from(h.offset + u64::from(h.size)).ok();
-            let compression = match at.and_then(|i| bytes.get(i)) {
-                Some(&COMPRESSION_NONE) => Some(Compression::None),
-                Some(&COMPRESSION_SNAPPY) => Some(Compression::Snappy),
-                _ => None,
-            };
+            let compression = at
+                .and_then(|i| bytes.get(i))
+                .and_then(|&code| Compression::from_code(code));
             index.push(IndexEntry {
                 block: h.into(),
                 compression,

@@ -48,6 +48,9 @@ fn every_flipped_byte_and_truncation_is_detected() {
     for (name, compression) in [
         ("plain", Compression::None),
         ("snappy", Compression::Snappy),
+        ("gz", Compression::Gz),
+        ("lz4", Compression::Lz4),
+        ("zstd", Compression::Zstd),
     ] {
         let (path, m) = write_file(
             dir.path(),
@@ -82,39 +85,50 @@ fn resealed_damage_is_caught_by_structure_checks() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng::new(0x5ea1);
     let cells = gen_cells(&mut rng, 40);
-    let (path, _) = write_file(
-        dir.path(),
-        "r",
-        &cells,
-        cfg(300, Compression::None, BloomType::Row),
-    );
-    let good = std::fs::read(&path).unwrap();
-    let t = Trailer::decode(&good, &path).unwrap();
-    let r = open_bytes(good.clone()).unwrap();
-    let mut blocks: Vec<BlockHandle> = (0..r.index().len())
-        .map(|i| r.index().handle(i).unwrap())
-        .collect();
-    blocks.extend([t.bloom.unwrap(), t.index, t.meta]);
-    let reseal = |b: &mut Vec<u8>, h: BlockHandle| {
-        let (s, e) = (h.offset as usize, h.offset as usize + h.size as usize + 1);
-        let crc = crate::base::codec::crc32(&b[s..e]);
-        b[e..e + 4].copy_from_slice(&crc.to_be_bytes());
-    };
-    let mut caught = 0;
-    for h in blocks {
-        for i in 0..h.size as usize {
-            let mut b = good.clone();
-            b[h.offset as usize + i] ^= 0x41;
-            reseal(&mut b, h);
-            // A resealed flip inside a value (or in bloom bits that only add false
-            // positives) is indistinguishable from real data; everything else must be caught.
-            if let Err(e) = read_damaged(b) {
-                assert_reported(e, &format!("resealed flip at {}", h.offset as usize + i));
-                caught += 1;
+    // Every codec: resealed damage inside compressed data reaches the decompressor, which
+    // must report it (or decode other bytes the structure checks then see), never panic.
+    for compression in Compression::ALL {
+        let (path, _) = write_file(
+            dir.path(),
+            "r",
+            &cells,
+            cfg(300, compression, BloomType::Row),
+        );
+        let good = std::fs::read(&path).unwrap();
+        let t = Trailer::decode(&good, &path).unwrap();
+        let r = open_bytes(good.clone()).unwrap();
+        let mut blocks: Vec<BlockHandle> = (0..r.index().len())
+            .map(|i| r.index().handle(i).unwrap())
+            .collect();
+        blocks.extend([t.bloom.unwrap(), t.index, t.meta]);
+        let reseal = |b: &mut Vec<u8>, h: BlockHandle| {
+            let (s, e) = (h.offset as usize, h.offset as usize + h.size as usize + 1);
+            let crc = crate::base::codec::crc32(&b[s..e]);
+            b[e..e + 4].copy_from_slice(&crc.to_be_bytes());
+        };
+        let mut caught = 0;
+        for h in blocks {
+            for i in 0..h.size as usize {
+                let mut b = good.clone();
+                b[h.offset as usize + i] ^= 0x41;
+                reseal(&mut b, h);
+                // A resealed flip inside a value (or in bloom bits that only add false
+                // positives) is indistinguishable from real data; everything else must be
+                // caught.
+                if let Err(e) = read_damaged(b) {
+                    assert_reported(
+                        e,
+                        &format!(
+                            "{compression:?}: resealed flip at {}",
+                            h.offset as usize + i
+                        ),
+                    );
+                    caught += 1;
+                }
             }
         }
+        assert!(caught > 0, "{compression:?}");
     }
-    assert!(caught > 0);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! and the [`BlockHandle`] that locates one.
 //!
 //! The CRC (IEEE, [`codec::crc32`]) covers the payload and the compression byte and is checked
-//! before anything in the payload is parsed. Snappy payloads are decompressed only after the
-//! declared length has been checked against [`MAX_BLOCK_LEN`].
+//! before anything in the payload is parsed. Compressed payloads are decompressed
+//! (`compress.rs`) only after their declared length has been checked against
+//! [`MAX_BLOCK_LEN`].
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
@@ -19,8 +20,7 @@ pub const MAX_BLOCK_LEN: usize = 64 << 20;
 
 /// Compression byte: payload stored as is.
 pub const COMPRESSION_NONE: u8 = 0;
-/// Compression byte: payload is raw (unframed) Snappy.
-pub const COMPRESSION_SNAPPY: u8 = 1;
+// The other compression bytes are `Compression::code`'s (docs/FORMAT.md, section 2).
 
 /// Where a block lives: the offset of its first payload byte and the payload's stored
 /// (possibly compressed) length, not counting the 5-byte frame trailer.
@@ -70,7 +70,7 @@ pub(crate) fn seal(out: &mut Vec<u8>, payload_start: usize, compression: u8) {
 ///
 /// # Errors
 /// [`Error::Corruption`] naming the block offset: out of range, CRC mismatch, unknown
-/// compression, bad or oversized Snappy data.
+/// compression, bad or oversized compressed data.
 pub fn read_frame<'a>(
     file: &'a [u8],
     h: BlockHandle,
@@ -146,27 +146,12 @@ pub fn check_frame<'a>(
         )));
     }
     let (&compression, payload) = body.split_last().ok_or_else(|| bad("short block".into()))?;
-    match compression {
-        COMPRESSION_NONE => Ok(Cow::Borrowed(payload)),
-        COMPRESSION_SNAPPY => {
-            let n = snap::raw::decompress_len(payload)
-                .map_err(|e| bad(format!("bad snappy header: {e}")))?;
-            if n > MAX_BLOCK_LEN {
-                return Err(bad(format!(
-                    "decompressed length {n} exceeds {MAX_BLOCK_LEN}"
-                )));
-            }
-            let mut out = vec![0u8; n];
-            let got = snap::raw::Decoder::new()
-                .decompress(payload, &mut out)
-                .map_err(|e| bad(format!("bad snappy data: {e}")))?;
-            if got != n {
-                return Err(bad(format!("snappy produced {got} bytes, header said {n}")));
-            }
-            Ok(Cow::Owned(out))
-        }
-        c => Err(bad(format!("unknown compression code {c}"))),
+    if compression == COMPRESSION_NONE {
+        return Ok(Cow::Borrowed(payload));
     }
+    super::compress::decompress(compression, payload)
+        .map(Cow::Owned)
+        .map_err(bad)
 }
 
 #[cfg(test)]

@@ -160,10 +160,7 @@ impl FileMeta {
         codec::put_u64(out, self.delete_count);
         codec::put_i64(out, self.earliest_put_ts);
         out.push(bloom_code(self.bloom));
-        out.push(match self.compression {
-            Compression::None => 0,
-            Compression::Snappy => 1,
-        });
+        out.push(self.compression.code());
         codec::put_u64(out, self.data_blocks);
         codec::put_u64(out, self.raw_data_bytes);
         if self.version >= META_VERSION {
@@ -226,11 +223,8 @@ impl FileMeta {
         let at = r.pos();
         let bad = |what, offset| DecodeError { what, offset };
         m.bloom = bloom_from_code(r.u8("meta bloom type")?).ok_or(bad("meta bloom type", at))?;
-        m.compression = match r.u8("meta compression")? {
-            0 => Compression::None,
-            1 => Compression::Snappy,
-            _ => return Err(bad("meta compression", at + 1)),
-        };
+        m.compression = Compression::from_code(r.u8("meta compression")?)
+            .ok_or(bad("meta compression", at + 1))?;
         m.data_blocks = r.u64("meta data block count")?;
         m.raw_data_bytes = r.u64("meta raw data bytes")?;
         if version >= META_VERSION {

@@ -17,6 +17,7 @@ pub mod block;
 pub mod block_builder;
 pub mod bloom;
 mod cache;
+mod compress;
 mod cursor;
 pub mod frame;
 pub mod index;

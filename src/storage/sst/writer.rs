@@ -6,7 +6,8 @@
 
 use super::block_builder::BlockBuilder;
 use super::bloom::BloomBuilder;
-use super::frame::{self, BlockHandle, COMPRESSION_NONE, COMPRESSION_SNAPPY, MAX_BLOCK_LEN};
+use super::compress::BlockCompressor;
+use super::frame::{self, BlockHandle, COMPRESSION_NONE};
 use super::index::IndexBuilder;
 use super::meta::FileIdentity;
 use super::meta::FileMeta;
@@ -58,7 +59,7 @@ pub struct SstWriter {
     index: IndexBuilder,
     bloom: BloomBuilder,
     meta: FileMeta,
-    encoder: snap::raw::Encoder,
+    compressor: BlockCompressor,
     scratch: Vec<u8>,
     /// Writes the layout of meta version 1 (blocks cut at any cell, index keys are first
     /// keys, restarts only by interval): old files, for compatibility tests.
@@ -85,7 +86,7 @@ impl SstWriter {
             index: IndexBuilder::new(),
             bloom: BloomBuilder::new(cfg.bloom),
             meta: FileMeta::empty(cfg.bloom, cfg.compression),
-            encoder: snap::raw::Encoder::new(),
+            compressor: BlockCompressor::default(),
             scratch: Vec::new(),
             offset: 0,
             cfg,
@@ -211,31 +212,14 @@ impl SstWriter {
         }
         let raw = self.block.finish();
         let raw_len = raw.len();
-        let handle = if self.cfg.compression == Compression::Snappy && raw_len <= MAX_BLOCK_LEN {
-            self.scratch.clear();
-            self.scratch.resize(snap::raw::max_compress_len(raw_len), 0);
-            let n = self
-                .encoder
-                .compress(raw, &mut self.scratch)
-                .unwrap_or(usize::MAX);
-            if n < raw_len {
-                self.scratch.truncate(n);
-                frame::seal(&mut self.scratch, 0, COMPRESSION_SNAPPY);
-                Self::append(
-                    &mut *self.file,
-                    &mut self.offset,
-                    &self.scratch,
-                    n,
-                    &self.path,
-                )?
-            } else {
-                frame::seal(raw, 0, COMPRESSION_NONE);
-                Self::append(&mut *self.file, &mut self.offset, raw, raw_len, &self.path)?
-            }
-        } else {
-            frame::seal(raw, 0, COMPRESSION_NONE);
-            Self::append(&mut *self.file, &mut self.offset, raw, raw_len, &self.path)?
-        };
+        let handle = Self::append_block(
+            &mut *self.file,
+            &mut self.offset,
+            &self.path,
+            (&mut self.compressor, &mut self.scratch),
+            self.cfg.compression,
+            raw,
+        )?;
         self.index.add(&self.block_first_key, handle);
         self.meta.data_blocks += 1;
         self.meta.raw_data_bytes += raw_len as u64;
@@ -266,12 +250,42 @@ impl SstWriter {
         Ok(handle)
     }
 
-    /// Appends an uncompressed metadata block.
-    fn write_meta_block(&mut self, payload: Vec<u8>) -> Result<BlockHandle> {
-        let mut framed = payload;
+    /// Appends a block of the file's metadata: the index compressed like the data blocks
+    /// (`compress`, when that makes it smaller), the Bloom and meta blocks as they are (a
+    /// filter's bits do not compress, and the meta block stays readable by any version).
+    fn write_meta_block(&mut self, mut payload: Vec<u8>, compress: bool) -> Result<BlockHandle> {
+        let codec = if compress {
+            self.cfg.compression
+        } else {
+            Compression::None
+        };
+        Self::append_block(
+            &mut *self.file,
+            &mut self.offset,
+            &self.path,
+            (&mut self.compressor, &mut self.scratch),
+            codec,
+            &mut payload,
+        )
+    }
+
+    /// Frames and appends one block: compressed with `codec` into the scratch buffer when
+    /// that makes it smaller, else `raw` itself (which gets the frame trailer appended).
+    fn append_block(
+        file: &mut dyn WritableFile,
+        offset: &mut u64,
+        path: &std::path::Path,
+        (compressor, scratch): (&mut BlockCompressor, &mut Vec<u8>),
+        codec: Compression,
+        raw: &mut Vec<u8>,
+    ) -> Result<BlockHandle> {
+        let (framed, code) = match compressor.compress(codec, raw, scratch) {
+            Some(code) => (scratch, code),
+            None => (raw, COMPRESSION_NONE),
+        };
         let n = framed.len();
-        frame::seal(&mut framed, 0, COMPRESSION_NONE);
-        Self::append(&mut *self.file, &mut self.offset, &framed, n, &self.path)
+        frame::seal(framed, 0, code);
+        Self::append(file, offset, framed, n, path)
     }
 
     /// Writes the last data block, the bloom, index and meta blocks and the trailer, then syncs
@@ -284,14 +298,14 @@ impl SstWriter {
         let bloom_payload =
             std::mem::replace(&mut self.bloom, BloomBuilder::new(BloomType::None)).finish()?;
         let bloom = match bloom_payload {
-            Some(p) => Some(self.write_meta_block(p)?),
+            Some(p) => Some(self.write_meta_block(p, false)?),
             None => None,
         };
         let index = std::mem::take(&mut self.index).finish();
-        let index = self.write_meta_block(index)?;
+        let index = self.write_meta_block(index, true)?;
         let mut meta_payload = Vec::new();
         self.meta.encode_into(&mut meta_payload);
-        let meta = self.write_meta_block(meta_payload)?;
+        let meta = self.write_meta_block(meta_payload, false)?;
         let trailer = Trailer { bloom, index, meta }.encode();
         self.file.append(&trailer)?;
         self.offset += trailer.len() as u64;

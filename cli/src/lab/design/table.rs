@@ -123,17 +123,18 @@ pub(super) fn family(
         });
     }
     if let Some(c) = &f.compression {
-        d = d.compression(match c.get_ref().to_ascii_uppercase().as_str() {
-            "NONE" => Compression::None,
-            "SNAPPY" => Compression::Snappy,
-            other => {
-                return Err(ctx.err(
-                    c.span(),
-                    &format!("{at}.compression"),
-                    format!("unknown compression \"{other}\" (NONE, SNAPPY)"),
-                ));
-            }
-        });
+        // LZO and BZIP2 are stored as LZ4 and GZ, as the shell stores them.
+        let codec = Compression::from_hbase_name(c.get_ref()).map_err(|_| {
+            ctx.err(
+                c.span(),
+                &format!("{at}.compression"),
+                format!(
+                    "unknown compression \"{}\" (NONE, SNAPPY, GZ, LZ4, ZSTD, LZO, BZIP2)",
+                    c.get_ref()
+                ),
+            )
+        })?;
+        d = d.compression(codec.0);
     }
     if let Some(b) = f.block_size {
         d = d.block_size(b);

@@ -5,9 +5,13 @@ use super::args::{Opts, arity, bool_of, bytes_of, int_of, str_of, u32_of};
 use super::{CmdError, Echo, R, Session, engine_msg, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
+use cellbase::region_split_policy::{
+    DELIMITER_KEY, PREFIX_LENGTH_KEY, PREFIX_LENGTH_KEY_DEPRECATED,
+};
 use cellbase::rowkey::to_bytes_binary;
 use cellbase::{
-    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, SplitAlgorithm, TableDescriptor,
+    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, RegionSplitPolicy, SplitAlgorithm,
+    TableDescriptor,
 };
 use std::io::Write;
 use std::time::Duration;
@@ -60,8 +64,13 @@ fn ttl_of(v: &Value) -> R<Option<Duration>> {
     Ok(Some(Duration::from_secs(secs as u64)))
 }
 
-/// Applies a family dictionary's settings (NAME already taken) onto `f`.
-fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
+/// Applies a family dictionary's settings (NAME already taken) onto `f`. Warnings for the
+/// command's output (a codec stored as another) are pushed onto `warnings`.
+fn family_attrs(
+    mut f: FamilyDescriptor,
+    o: &mut Opts,
+    warnings: &mut Vec<String>,
+) -> R<FamilyDescriptor> {
     if let Some(v) = o.take("VERSIONS") {
         f = f.max_versions(u32_of(&v, "VERSIONS")?);
     }
@@ -108,15 +117,19 @@ fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
         f = f.bloom_filter(b);
     }
     if let Some(v) = o.take("COMPRESSION") {
-        let c = match str_of(&v, "COMPRESSION")?.to_ascii_uppercase().as_str() {
-            "NONE" => Compression::None,
-            "SNAPPY" => Compression::Snappy,
-            other => {
-                return err(format!(
-                    "COMPRESSION {other} is not supported by cellbase (NONE or SNAPPY)"
-                ));
-            }
-        };
+        let name = str_of(&v, "COMPRESSION")?;
+        let (c, substituted) =
+            Compression::from_hbase_name(&name).map_err(|e| CmdError(engine_msg(&e)))?;
+        if substituted {
+            // docs/SEMANTICS.md, "Compression": LZO is stored as LZ4, BZIP2 as GZ.
+            warnings.push(format!(
+                "WARNING: COMPRESSION => '{}' for family {} is stored as '{}': cellbase has no {} codec",
+                name.to_ascii_uppercase(),
+                String::from_utf8_lossy(&f.name),
+                c.hbase_name(),
+                name.to_ascii_uppercase()
+            ));
+        }
         f = f.compression(c);
     }
     if let Some(v) = o.take("BLOCKSIZE") {
@@ -145,6 +158,75 @@ fn family_attrs(mut f: FamilyDescriptor, o: &mut Opts) -> R<FamilyDescriptor> {
     Ok(f)
 }
 
+/// The split policy options of a table options hash: `SPLIT_POLICY` (also inside METADATA),
+/// and the policies' keys in `CONFIGURATION` or `METADATA` (HBase keeps both maps; the prefix
+/// policies read their key from either). Other keys of those maps are refused.
+#[derive(Default)]
+struct PolicyOpts {
+    class: Option<String>,
+    config: Vec<(String, String)>,
+}
+
+impl PolicyOpts {
+    fn take(&mut self, o: &mut Opts) -> R<()> {
+        if let Some(v) = o.take("SPLIT_POLICY") {
+            self.class = Some(str_of(&v, "SPLIT_POLICY")?);
+        }
+        for map in ["CONFIGURATION", "METADATA"] {
+            let Some(v) = o.take(map) else { continue };
+            let mut h = Opts::from(&v)?;
+            if let Some(c) = h.take("SPLIT_POLICY") {
+                self.class = Some(str_of(&c, "SPLIT_POLICY")?);
+            }
+            for key in [
+                PREFIX_LENGTH_KEY,
+                PREFIX_LENGTH_KEY_DEPRECATED,
+                DELIMITER_KEY,
+            ] {
+                if let Some(x) = h.take(key) {
+                    let s = match x {
+                        Value::Int(n) => n.to_string(),
+                        other => str_of(&other, key)?,
+                    };
+                    self.config.push((key.to_string(), s));
+                }
+            }
+            if let Some((k, _)) = h.0.first() {
+                return err(format!(
+                    "{map} key {k} is not supported by cellbase (only SPLIT_POLICY, \
+                     {PREFIX_LENGTH_KEY} and {DELIMITER_KEY})"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The policy these options name, the settings they do not give taken from `current`
+    /// (alter); `None` when they name nothing.
+    fn resolve(&self, current: &RegionSplitPolicy) -> R<Option<RegionSplitPolicy>> {
+        if self.class.is_none() && self.config.is_empty() {
+            return Ok(None);
+        }
+        let class = self.class.clone().unwrap_or_else(|| current.class_name());
+        let kept = current.configuration();
+        let lookup = |k: &str| {
+            self.config
+                .iter()
+                .rev()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+                .or_else(|| {
+                    kept.as_ref()
+                        .filter(|(key, _)| *key == k)
+                        .map(|(_, v)| v.clone())
+                })
+        };
+        RegionSplitPolicy::from_hbase(&class, lookup)
+            .map(Some)
+            .map_err(|e| CmdError(engine_msg(&e)))
+    }
+}
+
 impl Session {
     pub(super) fn create(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 1, usize::MAX)?;
@@ -153,6 +235,8 @@ impl Session {
         let mut nfam = 0;
         let mut split_keys: Option<Vec<Vec<u8>>> = None;
         let mut presplit: Option<(SplitAlgorithm, u32)> = None;
+        let mut warnings = Vec::new();
+        let mut policy = PolicyOpts::default();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
@@ -164,8 +248,11 @@ impl Session {
                 Value::Hash(_) => {
                     let mut o = Opts::from(a)?;
                     if let Some(n) = o.take("NAME") {
-                        let fam =
-                            family_attrs(FamilyDescriptor::new(bytes_of(&n, "NAME")?), &mut o)?;
+                        let fam = family_attrs(
+                            FamilyDescriptor::new(bytes_of(&n, "NAME")?),
+                            &mut o,
+                            &mut warnings,
+                        )?;
                         desc = desc.family(fam);
                         nfam += 1;
                     }
@@ -216,6 +303,7 @@ impl Session {
                     if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
                         desc = desc.memstore_flush_size(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
                     }
+                    policy.take(&mut o)?;
                     o.finish("create")?;
                 }
                 other => {
@@ -238,9 +326,15 @@ impl Session {
         if let Some((alg, n)) = presplit {
             desc = desc.pre_split(alg, n);
         }
+        if let Some(p) = policy.resolve(&RegionSplitPolicy::default())? {
+            desc = desc.split_policy(p);
+        }
         self.db
             .create_table(desc)
             .or_else(|e| self.fail(&name, e))?;
+        for w in warnings {
+            writeln!(out, "{w}")?;
+        }
         writeln!(out, "Created table {name}")?;
         Ok(Some(format!("Hbase::Table - {name}")))
     }
@@ -258,7 +352,9 @@ impl Session {
         let mut fams: Vec<FamilyDescriptor> = current.families().to_vec();
         let mut max_size = current.table_max_region_size();
         let mut flush_size = current.table_memstore_flush_size();
+        let mut split_policy = current.table_split_policy().clone();
         let mut changes = Vec::new();
+        let mut warnings = Vec::new();
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
@@ -290,7 +386,7 @@ impl Session {
                                 .find(|f| f.name == fname)
                                 .cloned()
                                 .unwrap_or_else(|| FamilyDescriptor::new(&fname));
-                            let f = family_attrs(base, &mut o)?;
+                            let f = family_attrs(base, &mut o, &mut warnings)?;
                             o.finish("alter")?;
                             upsert(&mut fams, &f);
                             changes.push(Alter::Family(f));
@@ -324,6 +420,11 @@ impl Session {
                             o.finish("alter")?;
                             for k in keys {
                                 let k = str_of(&k, "NAME")?;
+                                if k == "SPLIT_POLICY" {
+                                    split_policy = RegionSplitPolicy::default();
+                                    changes.push(Alter::SplitPolicy);
+                                    continue;
+                                }
                                 let slot = match k.as_str() {
                                     "MAX_FILESIZE" => &mut max_size,
                                     "MEMSTORE_FLUSHSIZE" => &mut flush_size,
@@ -342,9 +443,15 @@ impl Session {
                             if let Some(v) = o.take("MEMSTORE_FLUSHSIZE") {
                                 flush_size = Some(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
                             }
+                            let mut p = PolicyOpts::default();
+                            p.take(&mut o)?;
+                            if let Some(p) = p.resolve(&split_policy)? {
+                                split_policy = p;
+                                changes.push(Alter::SplitPolicy);
+                            }
                             if let Some((k, _)) = o.0.first() {
                                 return err(format!(
-                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE and MEMSTORE_FLUSHSIZE are)"
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY and CONFIGURATION are)"
                                 ));
                             }
                             changes.push(Alter::Sizes);
@@ -360,10 +467,19 @@ impl Session {
                 }
             }
         }
+        for w in warnings {
+            writeln!(out, "{w}")?;
+        }
         writeln!(out, "Updating all regions with the new schema...")?;
         let mut sizes_done = false;
+        let mut policy_done = false;
         for c in changes {
             let r = match c {
+                Alter::SplitPolicy if policy_done => Ok(()),
+                Alter::SplitPolicy => {
+                    policy_done = true;
+                    self.db.set_table_split_policy(&name, split_policy.clone())
+                }
                 Alter::Family(f) => self.db.alter_family(&name, f),
                 Alter::DeleteFamily(f) => self.db.delete_family(&name, &f),
                 Alter::Sizes if sizes_done => Ok(()),
@@ -395,6 +511,13 @@ impl Session {
         }
         if let Some(n) = desc.table_memstore_flush_size() {
             attrs.push(format!("MEMSTORE_FLUSHSIZE => '{n}'"));
+        }
+        let policy = desc.table_split_policy();
+        if *policy != RegionSplitPolicy::default() {
+            attrs.push(format!("SPLIT_POLICY => '{}'", policy.class_name()));
+        }
+        if let Some((k, v)) = policy.configuration() {
+            attrs.push(format!("CONFIGURATION => {{'{k}' => '{v}'}}"));
         }
         let line2 = if attrs.is_empty() {
             name.clone()
@@ -517,6 +640,8 @@ enum Alter {
     DeleteFamily(Vec<u8>),
     /// Install the final MAX_FILESIZE / MEMSTORE_FLUSHSIZE (set or unset).
     Sizes,
+    /// Install the final SPLIT_POLICY.
+    SplitPolicy,
 }
 
 fn upsert(fams: &mut Vec<FamilyDescriptor>, f: &FamilyDescriptor) {

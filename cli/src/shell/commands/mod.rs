@@ -61,12 +61,12 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "create",
         "ddl",
-        "create 't1', 'f1', 'f2'\n  create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400, MIN_VERSIONS => 0,\n    KEEP_DELETED_CELLS => FALSE|TRUE|TTL, BLOOMFILTER => NONE|ROW|ROWCOL,\n    COMPRESSION => NONE|SNAPPY, BLOCKSIZE => 65536, IN_MEMORY => false, BLOCKCACHE => true}\n  create 't1', 'f1', SPLITS => ['10', '20', '30']\n  create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n  create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n  Table options: MAX_FILESIZE, MEMSTORE_FLUSHSIZE.",
+        "create 't1', 'f1', 'f2'\n  create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400, MIN_VERSIONS => 0,\n    KEEP_DELETED_CELLS => FALSE|TRUE|TTL, BLOOMFILTER => NONE|ROW|ROWCOL,\n    COMPRESSION => NONE|SNAPPY|GZ|LZ4|ZSTD (LZO: stored as LZ4, BZIP2: as GZ), BLOCKSIZE => 65536, IN_MEMORY => false, BLOCKCACHE => true}\n  create 't1', 'f1', SPLITS => ['10', '20', '30']\n  create 't1', 'f1', SPLITS_FILE => 'splits.txt'\n  create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}\n  create 't1', 'f1', {SPLIT_POLICY => 'org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy',\n    CONFIGURATION => {'KeyPrefixRegionSplitPolicy.prefix_length' => '4'}}\n  Table options: MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY (ConstantSize, IncreasingToUpperBound,\n    Stepping, KeyPrefix, DelimitedKeyPrefix, Disabled; CONFIGURATION or METADATA for their keys).",
     ),
     (
         "alter",
         "ddl",
-        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  alter 't1', 'delete' => 'f1'\n  alter 't1', NAME => 'f1', METHOD => 'delete'\n  alter 't1', MAX_FILESIZE => '134217728', MEMSTORE_FLUSHSIZE => 4194304\n  alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'",
+        "alter 't1', NAME => 'f1', VERSIONS => 5\n  alter 't1', 'f1', {NAME => 'f2', IN_MEMORY => true}\n  alter 't1', 'delete' => 'f1'\n  alter 't1', NAME => 'f1', METHOD => 'delete'\n  alter 't1', MAX_FILESIZE => '134217728', MEMSTORE_FLUSHSIZE => 4194304\n  alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'\n  alter 't1', SPLIT_POLICY => 'org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy'",
     ),
     ("describe", "ddl", "describe 't1'"),
     ("desc", "ddl", "desc 't1'"),
