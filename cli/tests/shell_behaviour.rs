@@ -444,3 +444,32 @@ fn status_and_scan_metrics() {
     let out = feed(&mut sh, "scan 't', {METRICS => ['NO_SUCH']}\n");
     assert!(out.contains("unknown scan metric NO_SUCH"), "{out}");
 }
+
+/// Issue 25: the snapshot commands with HBase's output and errors.
+#[test]
+fn snapshot_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\nsnapshot 't', 's1'\n\
+         put 't', 'r1', 'f:q', 'v2'\nlist_snapshots\n",
+    );
+    assert!(out.contains("SNAPSHOT"), "{out}");
+    assert!(out.contains(" s1 t ("), "{out}");
+    assert!(out.contains("1 row(s)\n"), "{out}");
+    assert!(out.contains("=> [\"s1\"]"), "{out}");
+    let out = feed(&mut sh, "list_table_snapshots 'x.*'\n");
+    assert!(out.contains("0 row(s)"), "{out}");
+    let out = feed(&mut sh, "clone_snapshot 's1', 'c'\nget 'c', 'r1'\n");
+    assert!(out.contains("value=v1"), "{out}");
+    let out = feed(&mut sh, "restore_snapshot 's1'\n");
+    assert!(out.contains("table is not disabled: t"), "{out}");
+    let out = feed(
+        &mut sh,
+        "disable 't'\nrestore_snapshot 's1'\nenable 't'\nget 't', 'r1'\n",
+    );
+    assert!(out.contains("value=v1"), "{out}");
+    let out = feed(&mut sh, "delete_snapshot 's1'\ndelete_snapshot 's1'\n");
+    assert!(out.contains("snapshot 's1' doesn't exist"), "{out}");
+}

@@ -14,6 +14,7 @@ mod args;
 mod ddl;
 mod dml;
 mod metrics;
+mod snapshots;
 
 pub use admin::encoded_name;
 
@@ -150,6 +151,36 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "list_regions 't1'\n  list_regions 't1', {SERVER_NAME => 'localhost,0,0', LOCALITY_THRESHOLD => 0.8}\n  list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE']",
     ),
     (
+        "snapshot",
+        "snapshots",
+        "snapshot 'sourceTable', 'snapshotName'",
+    ),
+    (
+        "list_snapshots",
+        "snapshots",
+        "list_snapshots\n  list_snapshots 'abc.*'",
+    ),
+    (
+        "list_table_snapshots",
+        "snapshots",
+        "list_table_snapshots 'tableName'\n  list_table_snapshots 'tableName', 'snapshotName.*'",
+    ),
+    (
+        "clone_snapshot",
+        "snapshots",
+        "clone_snapshot 'snapshotName', 'tableName'",
+    ),
+    (
+        "restore_snapshot",
+        "snapshots",
+        "restore_snapshot 'snapshotName'",
+    ),
+    (
+        "delete_snapshot",
+        "snapshots",
+        "delete_snapshot 'snapshotName'",
+    ),
+    (
         "status",
         "general",
         "status\n  status 'simple'\n  status 'summary'\n  status 'detailed'",
@@ -272,6 +303,12 @@ impl Session {
             "merge_region" => self.merge_region(args),
             "list_regions" => self.list_regions(args, out),
             "status" => self.status(args, out),
+            "snapshot" => self.snapshot(args),
+            "list_snapshots" => self.list_snapshots(args, false, out),
+            "list_table_snapshots" => self.list_snapshots(args, true, out),
+            "clone_snapshot" => self.clone_snapshot(args),
+            "restore_snapshot" => self.restore_snapshot(args),
+            "delete_snapshot" => self.delete_snapshot(args),
             "show_filters" => {
                 arity(args, 0, 0)?;
                 for name in SUPPORTED_FILTERS {
