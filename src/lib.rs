@@ -31,6 +31,7 @@ pub use api::ops::{
 pub use api::table::{RegionInfo, ScanMetrics, Scanner, Table};
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
+pub use engine::bulk_load::BULK_LOAD_MEMORY;
 pub use engine::options::{DbOptions, Durability, WalRecovery};
 pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;

@@ -273,6 +273,62 @@ impl Table {
         })
     }
 
+    /// Bulk load (HBase's bulk load of HFiles): the puts' cells, in any row order, are sorted
+    /// (spilling to temporary files past [`BULK_LOAD_MEMORY`](crate::BULK_LOAD_MEMORY) bytes),
+    /// written as block files per region and family, and made visible all at once: when it
+    /// returns every cell is readable; if it fails or the process dies, none is (after a
+    /// reopen too). The cells bypass the write-ahead log and the memstore. Every loaded cell
+    /// gets one sequence id taken when the load starts (docs/SEMANTICS.md, "Bulk load", says
+    /// how that orders against concurrent puts); cells without a timestamp take the
+    /// database's clock. Returns the number of cells loaded (the last of several with the same
+    /// row, column and timestamp counts once).
+    ///
+    /// # Errors
+    /// As [`Table::put`] for an invalid put (nothing is loaded); [`Error::Io`] for the
+    /// temporary files or the block files (nothing is loaded).
+    ///
+    /// # Examples
+    /// ```
+    /// # use cellbase::*;
+    /// let db = Db::temporary()?;
+    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
+    /// let n = t.bulk_load((0..1000).rev().map(|i| Put::new(format!("r{i:04}")).add("f", "q", "v")))?;
+    /// assert_eq!(n, 1000);
+    /// assert_eq!(t.scan(Scan::new())?.count(), 1000);
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn bulk_load(&self, puts: impl IntoIterator<Item = Put>) -> Result<u64> {
+        self.bulk_load_with_memory(puts, crate::engine::bulk_load::BULK_LOAD_MEMORY)
+    }
+
+    /// [`Table::bulk_load`] with its sort's memory budget in bytes.
+    ///
+    /// # Errors
+    /// As [`Table::bulk_load`].
+    pub fn bulk_load_with_memory(
+        &self,
+        puts: impl IntoIterator<Item = Put>,
+        budget: usize,
+    ) -> Result<u64> {
+        let desc = self.check()?;
+        let seq = self.db.bulk_load_seq();
+        let now = self.db.clock().now_millis();
+        let mut sorter = crate::engine::bulk_load::Sorter::new(budget);
+        for p in puts {
+            self.validate_put(&desc, &p)?;
+            let mut cells = Vec::new();
+            Self::put_cells(&p, now, &mut cells);
+            for c in &cells {
+                let mut key = Vec::new();
+                c.key(&p.row, seq).encode_into(&mut key);
+                let mut payload = Vec::with_capacity(c.payload_len());
+                crate::model::payload::encode_into(&mut payload, c.ttl_ms, c.value);
+                sorter.push((key, payload))?;
+            }
+        }
+        self.db.bulk_load(&self.shared, sorter)
+    }
+
     /// Applies several puts in order, each atomic on its row (not atomic as a batch).
     ///
     /// # Errors

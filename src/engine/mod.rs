@@ -8,6 +8,7 @@
 pub(crate) mod alter;
 pub(crate) mod background;
 pub(crate) mod background_errors;
+pub(crate) mod bulk_load;
 pub(crate) mod catalog;
 pub(crate) mod checkpoint;
 pub(crate) mod compaction;

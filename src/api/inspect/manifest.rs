@@ -121,9 +121,9 @@ fn table_of(e: &Edit) -> Option<u64> {
         | Edit::WalSegmentsSealed { .. }
         | Edit::Snapshot(_)
         | Edit::DeleteSnapshot { .. } => None,
-        Edit::TableFromSnapshot { table_id, .. } | Edit::LinkedFiles { table_id, .. } => {
-            Some(*table_id)
-        }
+        Edit::TableFromSnapshot { table_id, .. }
+        | Edit::LinkedFiles { table_id, .. }
+        | Edit::BulkLoad { table_id, .. } => Some(*table_id),
     }
 }
 
@@ -263,6 +263,10 @@ fn describe(e: &Edit) -> String {
             desc.name(),
             if *enabled { "enabled" } else { "disabled" },
             list(regions, |(r, f)| format!("{}: {}", region(r), files(f)))
+        ),
+        Edit::BulkLoad { table_id, regions } => format!(
+            "bulk load into table {table_id}: {}",
+            list(regions, |(r, f)| format!("region {r}: {}", files(f)))
         ),
         Edit::LinkedFiles { table_id, origins } => format!(
             "files of table {table_id} written for other tables: {}",

@@ -158,6 +158,14 @@ pub enum Edit {
         /// `(file id, table id the file records)` of the files written for another table.
         origins: Vec<(u64, u64)>,
     },
+    /// A bulk load: new files for several regions of one table, visible together (one record:
+    /// after a crash all of them or none).
+    BulkLoad {
+        /// Table id.
+        table_id: u64,
+        /// `(region id, its new files)`.
+        regions: Vec<(u64, Vec<FileRef>)>,
+    },
     /// Files of a table written for another table (in a manifest snapshot, after the
     /// table's `CreateTable`).
     LinkedFiles {
@@ -429,6 +437,15 @@ impl Edit {
                 put_region_files(&mut o, regions);
                 put_pairs(&mut o, origins);
             }
+            Edit::BulkLoad { table_id, regions } => {
+                o.push(24);
+                codec::put_varint(&mut o, *table_id);
+                codec::put_varint(&mut o, regions.len() as u64);
+                for (id, files) in regions {
+                    codec::put_varint(&mut o, *id);
+                    put_files(&mut o, files);
+                }
+            }
             Edit::LinkedFiles { table_id, origins } => {
                 o.push(23);
                 codec::put_varint(&mut o, *table_id);
@@ -603,6 +620,16 @@ impl Edit {
                     regions,
                     origins,
                 }
+            }
+            24 => {
+                let table_id = r.varint("table id")?;
+                let n = r.len(r.remaining(), "region count")?;
+                let mut regions = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    let id = r.varint("region id")?;
+                    regions.push((id, get_files(&mut r)?));
+                }
+                Edit::BulkLoad { table_id, regions }
             }
             23 => Edit::LinkedFiles {
                 table_id: r.varint("table id")?,

@@ -375,6 +375,17 @@ impl ManifestState {
                     );
                 }
             }
+            Edit::BulkLoad { table_id, regions } => {
+                for (region_id, files) in regions {
+                    for f in files {
+                        self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                    }
+                    let r = self
+                        .region_mut(*table_id, *region_id)
+                        .ok_or_else(|| format!("bulk load into unknown region {region_id}"))?;
+                    r.files.extend(files.iter().cloned());
+                }
+            }
             Edit::LinkedFiles { table_id, origins } => {
                 let Some(t) = self.tables.get_mut(table_id) else {
                     return Err(format!("linked files of unknown table {table_id}"));

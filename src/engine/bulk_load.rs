@@ -1,0 +1,340 @@
+//! Bulk load (HBase's bulk load of HFiles; RocksDB's `IngestExternalFile`): cells in any row
+//! order are sorted (spilling sorted runs to temporary files past a memory budget), written
+//! as block files per region and family (split at the region boundaries, Bloom filters
+//! built), and made visible by one manifest record: after a crash either every file is listed
+//! or none is (unlisted ones are removed as unfinished work at the next open).
+//!
+//! Sequence numbers: every loaded cell gets the one sequence id the load takes when it starts
+//! writing, so for the same row, column and timestamp a put made before the load loses to the
+//! loaded cell and one made after the load began wins (HBase assigns a bulk-loaded file's
+//! sequence id at load time, `hbase.mapreduce.bulkload.assign.sequenceNumbers`). Within one
+//! load, the last of several cells with the same row, column and timestamp wins.
+//!
+//! Bounds: memory is the budget (each cell counted at its encoded size plus 64 bytes) plus one
+//! buffered reader per spilled run; the table's splits and merges wait while a load writes.
+
+use super::Engine;
+use crate::base::error::{Error, Result};
+use crate::engine::output::Output;
+use crate::engine::region::Region;
+use crate::engine::table::TableShared;
+use crate::model::key::{KeyRef, compare_encoded};
+use crate::read::matcher::CompactionKind;
+use crate::storage::manifest::{Edit, FileRef};
+use crate::storage::sst::sst_path;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::Arc;
+
+/// The default memory budget of a bulk load's sort.
+pub const BULK_LOAD_MEMORY: usize = 256 << 20;
+
+/// Per-cell bookkeeping counted against the budget beside its bytes.
+const CELL_OVERHEAD: usize = 64;
+
+/// One cell: its encoded key (with the load's sequence id) and payload.
+pub(crate) type BulkCell = (Vec<u8>, Vec<u8>);
+
+/// Where the sorted cells go: `(key, payload)`.
+type Sink<'s> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 's;
+
+/// The files a load wrote into one region: `(family, file id, size)`.
+type RegionFiles = (Arc<Region>, Vec<(Vec<u8>, u64, u64)>);
+
+/// Sorts `cells` by key, keeping the last of equal keys (input order).
+fn sort_run(cells: &mut Vec<(usize, BulkCell)>) {
+    cells.sort_by(|a, b| compare_encoded(&a.1.0, &b.1.0).then(b.0.cmp(&a.0)));
+    cells.dedup_by(|later, earlier| compare_encoded(&later.1.0, &earlier.1.0) == Ordering::Equal);
+}
+
+/// A sorted run spilled to a temporary file: `[u32 key len][key][u32 payload len][payload]`.
+struct Run {
+    reader: BufReader<std::fs::File>,
+}
+
+impl Run {
+    fn next(&mut self) -> Result<Option<BulkCell>> {
+        if self.reader.fill_buf()?.is_empty() {
+            return Ok(None);
+        }
+        let mut read = || -> Result<Vec<u8>> {
+            let mut len = [0u8; 4];
+            self.reader.read_exact(&mut len)?;
+            let mut v = vec![0u8; u32::from_be_bytes(len) as usize];
+            self.reader.read_exact(&mut v)?;
+            Ok(v)
+        };
+        let key = read()?;
+        let payload = read()?;
+        Ok(Some((key, payload)))
+    }
+}
+
+/// The head of a run in the merge heap: smallest key first; of equal keys the newest run
+/// (highest index) first.
+struct Head {
+    cell: BulkCell,
+    run: usize,
+}
+
+impl PartialEq for Head {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Head {}
+impl PartialOrd for Head {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Head {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse the key order.
+        compare_encoded(&o.cell.0, &self.cell.0).then(self.run.cmp(&o.run))
+    }
+}
+
+/// Collects cells, spilling sorted runs past the budget, and yields them in key order.
+pub(crate) struct Sorter {
+    budget: usize,
+    used: usize,
+    next_index: usize,
+    current: Vec<(usize, BulkCell)>,
+    runs: Vec<std::path::PathBuf>,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl Sorter {
+    pub(crate) fn new(budget: usize) -> Sorter {
+        Sorter {
+            budget: budget.max(1),
+            used: 0,
+            next_index: 0,
+            current: Vec::new(),
+            runs: Vec::new(),
+            dir: None,
+        }
+    }
+
+    pub(crate) fn push(&mut self, cell: BulkCell) -> Result<()> {
+        self.used += cell.0.len() + cell.1.len() + CELL_OVERHEAD;
+        self.current.push((self.next_index, cell));
+        self.next_index += 1;
+        if self.used >= self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        sort_run(&mut self.current);
+        if self.dir.is_none() {
+            self.dir = Some(
+                tempfile::Builder::new()
+                    .prefix("cellbase-bulk-")
+                    .tempdir()?,
+            );
+        }
+        let dir = self
+            .dir
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let path = dir.join(format!("run-{:06}", self.runs.len()));
+        let mut w = BufWriter::new(std::fs::File::create(&path)?);
+        for (_, (k, p)) in self.current.drain(..) {
+            for part in [&k, &p] {
+                let len = u32::try_from(part.len())
+                    .map_err(|_| Error::invalid("bulk load cell larger than 4 GiB"))?;
+                w.write_all(&len.to_be_bytes())?;
+                w.write_all(part)?;
+            }
+        }
+        w.flush()?;
+        self.runs.push(path);
+        self.used = 0;
+        Ok(())
+    }
+
+    /// Every cell in key order (the last of equal keys), to `sink`.
+    pub(crate) fn drain(mut self, sink: &mut Sink<'_>) -> Result<u64> {
+        let mut n = 0;
+        if self.runs.is_empty() {
+            sort_run(&mut self.current);
+            for (_, (k, p)) in &self.current {
+                sink(k, p)?;
+                n += 1;
+            }
+            return Ok(n);
+        }
+        if !self.current.is_empty() {
+            self.spill()?;
+        }
+        let mut runs = Vec::with_capacity(self.runs.len());
+        for p in &self.runs {
+            runs.push(Run {
+                reader: BufReader::with_capacity(64 << 10, std::fs::File::open(p)?),
+            });
+        }
+        let mut heap = BinaryHeap::new();
+        for (i, r) in runs.iter_mut().enumerate() {
+            if let Some(cell) = r.next()? {
+                heap.push(Head { cell, run: i });
+            }
+        }
+        let mut last: Option<Vec<u8>> = None;
+        while let Some(Head { cell, run }) = heap.pop() {
+            if let Some(next) = runs[run].next()? {
+                heap.push(Head { cell: next, run });
+            }
+            // Of equal keys the newest run came first: skip the older ones.
+            if last
+                .as_ref()
+                .is_some_and(|l| compare_encoded(l, &cell.0) == Ordering::Equal)
+            {
+                continue;
+            }
+            sink(&cell.0, &cell.1)?;
+            n += 1;
+            last = Some(cell.0);
+        }
+        Ok(n)
+    }
+}
+
+impl Engine {
+    /// Loads the cells `sorter` holds (keys carry sequence id `seq`) into `table`.
+    pub(crate) fn bulk_load(&self, table: &Arc<TableShared>, sorter: Sorter) -> Result<u64> {
+        let _structure = table.structure_guard();
+        if table.is_dropped() {
+            return Err(Error::TableNotFound(table.name.clone()));
+        }
+        let regions = table.region_list();
+        let desc = table.desc_arc();
+        let ctx = self.file_ctx();
+        // Region index -> (family -> output).
+        let mut written: Vec<RegionFiles> = Vec::new();
+        let mut outputs: Vec<(Vec<u8>, Output<'_>)> = Vec::new();
+        let mut at: Option<usize> = None;
+        let finish = |outputs: &mut Vec<(Vec<u8>, Output<'_>)>,
+                      region: &Arc<Region>,
+                      written: &mut Vec<RegionFiles>|
+         -> Result<()> {
+            let mut files = Vec::new();
+            for (fam, out) in outputs.drain(..) {
+                if let Some((id, meta)) = out.finish()? {
+                    files.push((fam, id, meta.file_size));
+                }
+            }
+            if !files.is_empty() {
+                written.push((region.clone(), files));
+            }
+            Ok(())
+        };
+        let result = sorter.drain(&mut |key, payload| {
+            let k = KeyRef::parse(key)
+                .ok_or_else(|| Error::corruption(&self.path, "malformed bulk load key"))?;
+            let idx = regions.partition_point(|r| !r.end().is_empty() && r.end() <= k.row);
+            if at != Some(idx) {
+                if let Some(prev) = at {
+                    finish(&mut outputs, &regions[prev], &mut written)?;
+                }
+                at = Some(idx);
+            }
+            let fam = k.family;
+            let pos = match outputs.iter().position(|(f, _)| f.as_slice() == fam) {
+                Some(p) => p,
+                None => {
+                    let fd = desc
+                        .get_family(fam)
+                        .ok_or_else(|| Error::invalid("bulk load cell of an unknown family"))?;
+                    outputs.push((
+                        fam.to_vec(),
+                        Output::new(&ctx, table.id, fd, CompactionKind::Flush, i64::MAX),
+                    ));
+                    outputs.len() - 1
+                }
+            };
+            outputs[pos].1.push(key, payload)
+        });
+        let result = result.and_then(|n| {
+            if let Some(prev) = at {
+                finish(&mut outputs, &regions[prev], &mut written)?;
+            }
+            Ok(n)
+        });
+        let cleanup = |written: &[RegionFiles]| {
+            // Files this load wrote and nothing lists: ours to remove.
+            for (_, files) in written {
+                for (_, id, _) in files {
+                    let _ = self.fs.remove(&sst_path(&self.path, *id));
+                }
+            }
+        };
+        let n = match result {
+            Ok(n) => n,
+            Err(e) => {
+                drop(outputs);
+                cleanup(&written);
+                return Err(e);
+            }
+        };
+        if written.is_empty() {
+            return Ok(n);
+        }
+        let install = (|| -> Result<()> {
+            self.fs.sync_dir(&self.path.join("data"))?;
+            self.manifest.lock().append(&Edit::BulkLoad {
+                table_id: table.id,
+                regions: written
+                    .iter()
+                    .map(|(r, files)| {
+                        (
+                            r.id(),
+                            files
+                                .iter()
+                                .map(|(fam, id, size)| FileRef {
+                                    family: fam.clone(),
+                                    file_id: *id,
+                                    size: *size,
+                                })
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            })
+        })();
+        if let Err(e) = install {
+            cleanup(&written);
+            return Err(e);
+        }
+        for (region, files) in &written {
+            for (fam, id, _) in files {
+                let f = ctx.open_new_file(fam, *id)?;
+                region.replace_files(fam, &[], Some(f));
+            }
+        }
+        log::info!(
+            target: "cellbase::bulk_load",
+            "bulk load into table '{}': {n} cells, {} files in {} regions",
+            table.name,
+            written.iter().map(|(_, f)| f.len()).sum::<usize>(),
+            written.len()
+        );
+        drop(_structure);
+        for (region, _) in &written {
+            self.maybe_compact(table, region);
+        }
+        Ok(n)
+    }
+
+    /// A sequence id for a bulk load's cells, published at once (the cells become visible
+    /// when their files are installed).
+    pub(crate) fn bulk_load_seq(&self) -> u64 {
+        let seq = self.mvcc.begin();
+        self.mvcc.finish(seq);
+        seq
+    }
+}
