@@ -38,6 +38,9 @@ pub fn run_import(a: ImportArgs) -> ExitCode {
         crate::stderr_line!("ERROR: import-tsv: {e}");
         return ExitCode::from(2);
     }
+    if a.bulk {
+        opts.bulk = true;
+    }
     if opts.columns.is_none() {
         crate::stderr_line!(
             "ERROR: import-tsv: no column spec: pass -Dimporttsv.columns=HBASE_ROW_KEY,cf:q,... or --columns"
@@ -311,8 +314,48 @@ pub fn import(
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let ts = opts.timestamp.unwrap_or(now);
     let mut st = ImportStats::default();
+    // Bulk mode: parsed rows wait here until a chunk is full, then load at once.
+    let mut chunk: Vec<cellbase::Put> = Vec::new();
+    let mut chunk_bytes = 0usize;
+    let mut chunk_cells = 0u64;
+    let load = |chunk: &mut Vec<cellbase::Put>| -> Result<(), String> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        t.bulk_load(std::mem::take(chunk))
+            .map(|_| ())
+            .map_err(|e| format!("bulk load: {e}"))
+    };
     for_each_line(input, |line| {
         st.lines += 1;
+        if opts.bulk {
+            return match parse_line(line, cols, ts, opts) {
+                Ok((put, cells)) => {
+                    chunk_bytes += line.len();
+                    chunk.push(put);
+                    chunk_cells += cells;
+                    if chunk_bytes >= BULK_CHUNK {
+                        let rows = chunk.len() as u64;
+                        load(&mut chunk)?;
+                        st.imported += rows;
+                        st.cells += std::mem::take(&mut chunk_cells);
+                        chunk_bytes = 0;
+                    }
+                    Ok(())
+                }
+                Err(bad) if opts.skip_bad_lines => {
+                    st.bad_lines += 1;
+                    if st.bad_examples.len() < EXAMPLES {
+                        st.bad_examples.push((st.lines, bad));
+                    }
+                    Ok(())
+                }
+                Err(bad) => Err(format!(
+                    "bad line {}: {bad} (importtsv.skip.bad.lines=false)",
+                    st.lines
+                )),
+            };
+        }
         let bad = match parse_line(line, cols, ts, opts) {
             Ok((put, cells)) => {
                 match t.put(put) {
@@ -341,8 +384,17 @@ pub fn import(
         }
         Ok(())
     })?;
+    if opts.bulk {
+        let rows = chunk.len() as u64;
+        load(&mut chunk)?;
+        st.imported += rows;
+        st.cells += chunk_cells;
+    }
     Ok(st)
 }
+
+/// Input bytes per bulk-load chunk.
+const BULK_CHUNK: usize = 128 << 20;
 
 #[cfg(test)]
 mod tests {

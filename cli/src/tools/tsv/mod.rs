@@ -85,6 +85,10 @@ pub struct ImportArgs {
     /// Fields are escaped as `export-tsv --escaped` writes them.
     #[arg(long)]
     pub escaped: bool,
+    /// Bulk load (as `-Dimporttsv.bulk.output=...`): sort and write block files directly
+    /// instead of putting row by row; each 128 MiB chunk of input becomes visible at once.
+    #[arg(long)]
+    pub bulk: bool,
     /// No progress line on standard error (shown only when it is a terminal).
     #[arg(short, long)]
     pub quiet: bool,
@@ -133,6 +137,9 @@ pub struct TsvOptions {
     pub create_table: bool,
     /// Export: add HBASE_TS_KEY (one line per row and timestamp).
     pub timestamps: bool,
+    /// Import: load through `Table::bulk_load` (`-Dimporttsv.bulk.output=...` or `--bulk`):
+    /// block files written directly, each chunk of input visible at once.
+    pub bulk: bool,
 }
 
 impl Default for TsvOptions {
@@ -146,6 +153,7 @@ impl Default for TsvOptions {
             timestamp: None,
             create_table: true,
             timestamps: false,
+            bulk: false,
         }
     }
 }
@@ -310,9 +318,10 @@ fn apply_props(
                 )
             }
             "create.table" => opts.create_table = bool_prop(k, v)?,
-            "importtsv.bulk.output"
-            | "importtsv.mapper.class"
-            | "importtsv.attributes.separator" => {
+            // HBase writes HFiles into that directory for `completebulkload`; cellbase loads
+            // them into the table directly (Table::bulk_load), so the path is not used.
+            "importtsv.bulk.output" => opts.bulk = true,
+            "importtsv.mapper.class" | "importtsv.attributes.separator" => {
                 return Err(format!("-D{k} is not supported by cellbase"));
             }
             _ => crate::stderr_line!("WARNING: ignoring unknown property -D{k}"),
