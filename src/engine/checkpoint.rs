@@ -4,8 +4,9 @@
 //! Steps: refuse an existing target (nothing touched); flush the memstores (HBase's flush
 //! snapshot), write out buffered log records, roll the log and delete the segments now in
 //! files (as a clean close does: the log copy stays short); build the copy in
-//! `TARGET.tmp`: under the manifest's lock (no flush, compaction, split, log roll or file
-//! deletion can change the set of live files meanwhile), hard-link every live block file
+//! `TARGET.tmp`: with the log's writes paused and under the manifest's lock (no flush,
+//! compaction, split, log roll or file deletion can change the set of live files meanwhile,
+//! and the newest log segment holds whole records), hard-link every live block file
 //! (copy where the filesystem cannot link), copy the live log segments, and write a fresh
 //! manifest of the state the lock holds; sync everything; rename `TARGET.tmp` to `TARGET` and
 //! sync its parent. The copy holds every write whose log record was written before the log
@@ -103,6 +104,11 @@ impl Engine {
         let wal_dir = tmp.join("wal");
         self.fs.create_dir_all(&data)?;
         self.fs.create_dir_all(&wal_dir)?;
+        // No log batch is written meanwhile, so the newest segment is copied as whole records
+        // (a copy taken during a write could end in a half-copied record that the open of the
+        // copy would take for damage). The log's lock first, then the manifest's: the order a
+        // roll takes them in.
+        let paused = self.wal.pause_writes();
         let manifest = self.manifest.lock();
         let mut state = manifest.state().clone();
         // Files a compaction or drop left behind are not copied: nothing lists them.
@@ -118,8 +124,7 @@ impl Engine {
             }
         }
         // The live segments (a roll must record its new segment in the manifest first, so
-        // none appears while the lock is held); the newest is read while it grows: its copy
-        // ends at a record boundary or in a torn record, which the open of the copy drops.
+        // none appears while the lock is held).
         let segments: Vec<u64> = match &state.wal_segments {
             Some(ids) => ids.iter().copied().collect(),
             None => self.wal.segments().iter().map(|s| s.id).collect(),
@@ -132,9 +137,10 @@ impl Engine {
             info.bytes_written += self.copy_file(&from, &segment_path(&wal_dir, id))?;
             info.wal_segments += 1;
         }
+        drop(manifest);
+        drop(paused);
         let m = Manifest::write_snapshot(self.fs.clone(), tmp, 1, state, &|| Ok(()))?;
         drop(m);
-        drop(manifest);
         for f in self.fs.list(tmp)? {
             if f.starts_with("MANIFEST") || f == "CURRENT" {
                 info.bytes_written += self.fs.read_all(&tmp.join(&f))?.len() as u64;

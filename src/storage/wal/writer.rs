@@ -227,6 +227,10 @@ pub struct Wal {
     sealed_before: Option<segment::PrevSegment>,
 }
 
+/// While alive, no batch is written to, synced in or rolled out of the log's segments
+/// ([`Wal::pause_writes`]).
+pub struct WritesPaused<'a>(#[allow(dead_code)] MutexGuard<'a, IoState>);
+
 /// Counters of a [`Wal`] ([`Wal::stats`]).
 #[derive(Debug, Clone, Default)]
 pub struct WalStats {
@@ -565,6 +569,14 @@ impl Wal {
             io.allocated = len;
         }
         Ok(())
+    }
+
+    /// Holds the log's writes (the group commit's `write()`, sync and roll) until the guard
+    /// is dropped, so the segment files can be read as whole records (a checkpoint copies
+    /// them). Appends keep queueing meanwhile. Lock order: take this before the manifest's
+    /// lock, as a roll does.
+    pub fn pause_writes(&self) -> WritesPaused<'_> {
+        WritesPaused(self.io.lock())
     }
 
     /// The log's counters since it was created.
