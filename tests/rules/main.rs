@@ -14,6 +14,7 @@ mod gets_scans;
 mod kdc;
 mod limits;
 mod mutations;
+mod namespaces;
 mod not_applicable;
 mod order;
 mod time;

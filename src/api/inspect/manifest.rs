@@ -118,7 +118,9 @@ fn table_of(e: &Edit) -> Option<u64> {
         | Edit::ObsoleteFiles { .. }
         | Edit::WalSegmentsAdded { .. }
         | Edit::WalSegmentsDeleted { .. }
-        | Edit::WalSegmentsSealed { .. } => None,
+        | Edit::WalSegmentsSealed { .. }
+        | Edit::PutNamespace(_)
+        | Edit::DropNamespace { .. } => None,
     }
 }
 
@@ -239,6 +241,19 @@ fn describe(e: &Edit) -> String {
             "log segments sealed: {}",
             list(segments, |(id, len)| format!("{id} at {len} bytes"))
         ),
+        Edit::PutNamespace(ns) if ns.properties().is_empty() => {
+            format!("namespace {}", ns.name())
+        }
+        Edit::PutNamespace(ns) => format!(
+            "namespace {} with {}",
+            ns.name(),
+            ns.properties()
+                .iter()
+                .map(|(k, v)| format!("{k} => {v:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Edit::DropNamespace { name } => format!("drop namespace {name}"),
     }
 }
 
@@ -294,6 +309,16 @@ mod tests {
                     segments: vec![(3, 4096)],
                 },
                 "log segments sealed: 3 at 4096 bytes",
+            ),
+            (
+                Edit::PutNamespace(
+                    crate::model::namespace::NamespaceDescriptor::new("ns").property("k", "v"),
+                ),
+                "namespace ns with k => \"v\"",
+            ),
+            (
+                Edit::DropNamespace { name: "ns".into() },
+                "drop namespace ns",
             ),
         ];
         for (e, want) in cases {

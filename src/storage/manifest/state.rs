@@ -1,6 +1,7 @@
 //! [`ManifestState`]: what the manifest describes, and how each edit changes it.
 
 use super::edit::{Edit, FileRef, IdCounters, RegionDef};
+use crate::model::namespace::NamespaceDescriptor;
 use crate::model::schema::TableDescriptor;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,6 +50,9 @@ pub struct ManifestState {
     pub wal_segments: Option<BTreeSet<u64>>,
     /// Live WAL segments closed for good, with their synced length.
     pub wal_sealed: BTreeMap<u64, u64>,
+    /// Namespaces created by users, by name (`default` and `hbase` always exist and are
+    /// never recorded).
+    pub namespaces: BTreeMap<String, NamespaceDescriptor>,
 }
 
 impl ManifestState {
@@ -273,6 +277,14 @@ impl ManifestState {
             Edit::WalSegmentsSealed { segments } => {
                 self.wal_sealed.extend(segments.iter().copied());
             }
+            Edit::PutNamespace(ns) => {
+                self.namespaces.insert(ns.name().to_string(), ns.clone());
+            }
+            Edit::DropNamespace { name } => {
+                self.namespaces
+                    .remove(name)
+                    .ok_or(format!("drop of unknown namespace {name}"))?;
+            }
         }
         Ok(())
     }
@@ -286,6 +298,8 @@ impl ManifestState {
             next_region_id: self.next_region_id,
             max_flushed_seq: self.max_flushed_seq,
         })];
+        // Namespaces before the tables in them.
+        out.extend(self.namespaces.values().cloned().map(Edit::PutNamespace));
         for (&table_id, t) in &self.tables {
             out.push(Edit::CreateTable {
                 table_id,
