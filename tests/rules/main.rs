@@ -13,6 +13,7 @@ mod filters;
 mod gets_scans;
 mod kdc;
 mod limits;
+mod multi_get;
 mod mutations;
 mod namespaces;
 mod not_applicable;
