@@ -41,9 +41,26 @@ impl Table {
     /// # Ok::<(), cellbase::Error>(())
     /// ```
     ///
+    /// In the metrics each Get of the batch counts as one Get operation, timed at the
+    /// batch's mean time per Get.
+    ///
     /// # Errors
     /// As [`Table::get`], for the first bad Get (nothing is read then).
     pub fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
+        let started = std::time::Instant::now();
+        let n = gets.len() as u64;
+        let r = self.get_many_untimed(gets);
+        if n > 0 {
+            let mean = started.elapsed() / u32::try_from(n).unwrap_or(u32::MAX);
+            self.db
+                .stats()
+                .op_recorder(crate::engine::stats::Operation::Get)
+                .record_n(mean, n);
+        }
+        r
+    }
+
+    fn get_many_untimed(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
         let desc = self.check()?;
         for g in &gets {
             check_row(&g.row)?;
