@@ -1,6 +1,7 @@
 //! Storage-core benchmarks: single-thread put throughput (SkipWal, SyncWal, FsyncWal), a 10-cell
 //! put (YCSB load shape), multi-thread FsyncWal puts through `Table::put` (group commit end to
-//! end), Get latency from the memstore and from block files, scan throughput.
+//! end), Get latency from the memstore and from block files, a batch of 1,000 random Gets as
+//! `get_many` against 1,000 `get`s, scan throughput.
 //!
 //! Run: `cargo bench --bench core`. Figures are only comparable side by side within one run.
 
@@ -130,6 +131,46 @@ fn gets(c: &mut Criterion) {
     g.finish();
 }
 
+/// 1,000 random keys of a flushed, compacted table: one `get_many` against a `get` each.
+fn multi_gets(c: &mut Criterion) {
+    const BATCH: u64 = 1_000;
+    let mut g = c.benchmark_group("get_many");
+    g.throughput(Throughput::Elements(BATCH));
+    let (_db, t) = loaded(true);
+    let mut x = 0x1234_5678u64;
+    let mut batch = move || -> Vec<Get> {
+        (0..BATCH)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                Get::new(key((x >> 33) % ROWS))
+            })
+            .collect()
+    };
+    // The same key sequence for both (the closure is `Copy`).
+    let mut batch2 = batch;
+    g.bench_function("1000-gets", |b| {
+        b.iter_batched(
+            &mut batch,
+            |gets| {
+                for get in gets {
+                    black_box(t.get(get).unwrap());
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("get_many-1000", |b| {
+        b.iter_batched(
+            &mut batch2,
+            |gets| black_box(t.get_many(gets).unwrap()),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
 fn scans(c: &mut Criterion) {
     let mut g = c.benchmark_group("scan");
     g.throughput(Throughput::Elements(ROWS));
@@ -147,5 +188,5 @@ fn scans(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, puts, put_threads, gets, scans);
+criterion_group!(benches, puts, put_threads, gets, multi_gets, scans);
 criterion_main!(benches);

@@ -97,6 +97,13 @@ fn golden_admin() {
     check("admin", &[], 0);
 }
 
+/// The namespace commands, `ns:t` tables in the table commands, and their errors (six
+/// deliberate ones).
+#[test]
+fn golden_namespace() {
+    check("namespace", &[], 1);
+}
+
 #[test]
 fn golden_errors() {
     check("errors", &[], 1);

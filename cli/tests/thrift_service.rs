@@ -865,3 +865,96 @@ fn column_descriptor_compression_names() {
     );
     assert!(r.exception(2).contains("COMPRESSION LZMA"), "{r:?}");
 }
+
+/// Tables of a namespace (`ns:t`) work in every call, and `default:t` is `t` (HBase's
+/// `TableName`); `getRows*` (read as one batch, `Table::get_many`) keep the request order and
+/// leave out rows with nothing to return. Namespaces are made through the library: Thrift1
+/// has no namespace calls.
+#[test]
+fn namespaced_tables_and_batch_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = cellbase::Db::open(dir.path()).unwrap();
+        db.create_namespace("ns").unwrap();
+        db.close().unwrap();
+    }
+    let server = Server::start(dir.path());
+    let mut c = Client::binary(server.port);
+    create_table(&mut c, "ns:t", &[("cf", 1)]).void();
+    create_table(&mut c, "default:plain", &[("cf", 1)]).void();
+    assert_eq!(
+        create_table(&mut c, "plain", &[("cf", 1)]).exception(3),
+        "table name already in use"
+    );
+    assert!(
+        create_table(&mut c, "missing:t", &[("cf", 1)])
+            .exception(1)
+            .contains("namespace not found: missing")
+    );
+    let names = c.call("getTableNames", vec![]);
+    assert_eq!(names.success(), &Value::bin_list(["ns:t", "plain"]));
+    for (table, row) in [("ns:t", "r1"), ("ns:t", "r3"), ("default:plain", "r2")] {
+        c.call(
+            "mutateRows",
+            vec![
+                (1, b(table)),
+                (
+                    2,
+                    Value::List(
+                        T_STRUCT,
+                        vec![batch(
+                            row.as_bytes(),
+                            vec![mutation("cf:q", Some(table.as_bytes()))],
+                        )],
+                    ),
+                ),
+            ],
+        )
+        .void();
+    }
+    let r = c.call(
+        "getRows",
+        vec![(1, b("ns:t")), (2, cols(&["r3", "r2", "r1", "r3"]))],
+    );
+    let got: Vec<Vec<u8>> = rows(r.success()).into_iter().map(|(r, _)| r).collect();
+    assert_eq!(got, [b"r3".to_vec(), b"r1".to_vec(), b"r3".to_vec()]);
+    let r = c.call(
+        "getRowsWithColumns",
+        vec![
+            (1, b("plain")),
+            (2, cols(&["r1", "r2"])),
+            (3, cols(&["cf:q"])),
+        ],
+    );
+    assert_eq!(
+        rows(r.success()),
+        [(
+            b"r2".to_vec(),
+            vec![(
+                b"cf:q".to_vec(),
+                b"default:plain".to_vec(),
+                rows(r.success())[0].1[0].2
+            )]
+        )]
+    );
+    let r = c.call("getRow", vec![(1, b("default:plain")), (2, b("r2"))]);
+    assert_eq!(rows(r.success()).len(), 1);
+    let id = c.call(
+        "scannerOpen",
+        vec![(1, b("ns:t")), (2, b("")), (3, cols(&["cf"]))],
+    );
+    let Value::I32(id) = *id.success() else {
+        panic!("scanner id")
+    };
+    let r = c.call(
+        "scannerGetList",
+        vec![(1, Value::I32(id)), (2, Value::I32(10))],
+    );
+    assert_eq!(rows(r.success()).len(), 2);
+    c.call("disableTable", vec![(1, b("ns:t"))]).void();
+    c.call("deleteTable", vec![(1, b("ns:t"))]).void();
+    c.call("disableTable", vec![(1, b("default:plain"))]).void();
+    c.call("deleteTable", vec![(1, b("default:plain"))]).void();
+    let names = c.call("getTableNames", vec![]);
+    assert_eq!(names.success(), &Value::bin_list(Vec::<&str>::new()));
+}

@@ -1,24 +1,29 @@
 //! Table administration on [`Db`]: create, open, describe, alter, drop, enable and disable
-//! tables. Each method checks its input and calls the engine's catalog or alter module.
+//! tables, and create, describe, alter, list and drop namespaces. Each method checks its input
+//! and calls the engine's catalog or alter module.
 
 use crate::api::db::Db;
 use crate::api::table::Table;
 use crate::base::error::Result;
 use crate::model::region_split_policy::RegionSplitPolicy;
+use crate::model::namespace::NamespaceDescriptor;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 
 impl Db {
-    /// Creates a table with one region covering every row.
+    /// Creates a table with one region covering every row (or pre-split). The name may carry
+    /// a namespace, `ns:t`, which must exist ([`Db::create_namespace`]); `default:t` is the
+    /// table `t`.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a bad name, no or duplicate families or bad family
-    /// settings; [`Error::TableExists`](crate::Error::TableExists).
+    /// settings, or a table in the reserved `hbase` namespace; [`Error::TableExists`](crate::Error::TableExists);
+    /// [`Error::NamespaceNotFound`](crate::Error::NamespaceNotFound).
     pub fn create_table(&self, desc: TableDescriptor) -> Result<Table> {
         let shared = self.inner.create_table(desc)?;
         Ok(self.handle(shared))
     }
 
-    /// A handle to an existing table.
+    /// A handle to an existing table (`ns:t`, or `t` / `default:t` in the default namespace).
     ///
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound).
@@ -27,9 +32,89 @@ impl Db {
         Ok(self.handle(self.inner.table_shared(name)?))
     }
 
-    /// Every table name, sorted.
+    /// Every table name, sorted: tables of the default namespace without a prefix, others as
+    /// `ns:t` (as HBase's `list` shows them).
     pub fn table_names(&self) -> Vec<String> {
         self.inner.table_names()
+    }
+
+    /// Creates a namespace with no properties (HBase `create_namespace`). It lasts until
+    /// dropped, across reopens.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cellbase::{Db, FamilyDescriptor, TableDescriptor};
+    /// let db = Db::temporary()?;
+    /// db.create_namespace("ns")?;
+    /// db.create_table(TableDescriptor::new("ns:t").family(FamilyDescriptor::new("f")))?;
+    /// assert_eq!(db.list_namespaces(), ["default", "hbase", "ns"]);
+    /// assert_eq!(db.list_namespace_tables("ns")?, ["t"]);
+    /// assert_eq!(db.table_names(), ["ns:t"]);
+    /// // A namespace holding tables cannot be dropped.
+    /// assert!(db.drop_namespace("ns").is_err());
+    /// db.drop_table("ns:t")?;
+    /// db.drop_namespace("ns")?;
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a name that is not
+    /// 1..=128 of `[a-zA-Z_0-9]`; [`Error::NamespaceExists`](crate::Error::NamespaceExists)
+    /// (also for `default` and `hbase`).
+    pub fn create_namespace(&self, name: &str) -> Result<()> {
+        self.inner.create_namespace(NamespaceDescriptor::new(name))
+    }
+
+    /// Creates a namespace with properties (HBase `create_namespace 'ns', {'k' => 'v'}`).
+    ///
+    /// # Errors
+    /// As [`Db::create_namespace`].
+    pub fn create_namespace_with(&self, desc: NamespaceDescriptor) -> Result<()> {
+        self.inner.create_namespace(desc)
+    }
+
+    /// Every namespace name, sorted, `default` and `hbase` included.
+    pub fn list_namespaces(&self) -> Vec<String> {
+        self.inner.namespace_names()
+    }
+
+    /// A namespace's descriptor (`default` and `hbase` have no properties).
+    ///
+    /// # Errors
+    /// [`Error::NamespaceNotFound`](crate::Error::NamespaceNotFound).
+    pub fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        self.inner.namespace(name)
+    }
+
+    /// The tables of a namespace by their name inside it (`ns:t` is listed as `t`), sorted.
+    ///
+    /// # Errors
+    /// [`Error::NamespaceNotFound`](crate::Error::NamespaceNotFound).
+    pub fn list_namespace_tables(&self, name: &str) -> Result<Vec<String>> {
+        self.inner.namespace_tables(name)
+    }
+
+    /// Sets (`Some`) or removes (`None`) a property of a namespace (HBase `alter_namespace`
+    /// with `METHOD => 'set'` / `'unset'`).
+    ///
+    /// # Errors
+    /// [`Error::NamespaceNotFound`](crate::Error::NamespaceNotFound);
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `default` and `hbase`.
+    pub fn alter_namespace(&self, name: &str, key: &str, value: Option<&str>) -> Result<()> {
+        self.inner
+            .alter_namespace(name, |d| d.set_property(key, value))
+    }
+
+    /// Drops an empty namespace (HBase `drop_namespace`).
+    ///
+    /// # Errors
+    /// [`Error::NamespaceNotFound`](crate::Error::NamespaceNotFound);
+    /// [`Error::NamespaceNotEmpty`](crate::Error::NamespaceNotEmpty) while it holds tables;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `default` and `hbase`
+    /// ("Reserved namespace NS cannot be removed.").
+    pub fn drop_namespace(&self, name: &str) -> Result<()> {
+        self.inner.drop_namespace(name)
     }
 
     /// The table's schema as created or last altered.

@@ -87,7 +87,7 @@ impl Table {
         Ok(desc)
     }
 
-    fn validate_read(
+    pub(crate) fn validate_read(
         &self,
         desc: &TableDescriptor,
         cols: &Columns,

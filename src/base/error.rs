@@ -23,6 +23,20 @@ pub enum Error {
     TableNotFound(String),
     /// A table with that name already exists.
     TableExists(String),
+    /// No namespace with that name (HBase's `NamespaceNotFoundException`): a namespace
+    /// operation on a missing namespace, or a table created in one.
+    NamespaceNotFound(String),
+    /// A namespace with that name already exists (HBase's `NamespaceExistException`),
+    /// including the reserved `default` and `hbase`.
+    NamespaceExists(String),
+    /// A namespace that still holds tables cannot be dropped (HBase's `ConstraintException`
+    /// "Only empty namespaces can be removed").
+    NamespaceNotEmpty {
+        /// The namespace.
+        namespace: String,
+        /// How many tables it holds.
+        tables: usize,
+    },
     /// The table has no such column family (family shown as lossy UTF-8).
     NoSuchFamily {
         /// Table name.
@@ -98,6 +112,13 @@ impl fmt::Display for Error {
             }
             Error::TableNotFound(t) => write!(f, "table not found: {t}"),
             Error::TableExists(t) => write!(f, "table already exists: {t}"),
+            Error::NamespaceNotFound(ns) => write!(f, "namespace not found: {ns}"),
+            Error::NamespaceExists(ns) => write!(f, "namespace already exists: {ns}"),
+            // HBase's own message (DeleteNamespaceProcedure).
+            Error::NamespaceNotEmpty { namespace, tables } => write!(
+                f,
+                "Only empty namespaces can be removed. Namespace {namespace} has {tables} tables"
+            ),
             Error::NoSuchFamily { table, family } => {
                 write!(f, "column family {family} does not exist in table {table}")
             }

@@ -112,6 +112,23 @@ impl LatencyRecorder {
         self.record_in(shard as usize, d);
     }
 
+    /// Records `n` operations that each took `d` (always timed): the parts of a batch, each
+    /// counted with the batch's mean time.
+    pub(crate) fn record_n(&self, d: Duration, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let (shard, _) = local_tick();
+        let nanos = u64::try_from(d.as_nanos())
+            .unwrap_or(u64::MAX)
+            .clamp(1, MAX_NANOS);
+        let s = &self.shards[shard as usize % SHARDS];
+        s.count.fetch_add(n, Ordering::Relaxed);
+        let mut h = s.histogram.lock();
+        let h = h.get_or_insert_with(|| Box::new(new_histogram()));
+        h.saturating_record_n(nanos, n);
+    }
+
     /// Counts the operation that began at `stamp`, recording its duration when it was timed.
     #[inline]
     pub(crate) fn finish(&self, stamp: Stamp) {

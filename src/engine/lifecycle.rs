@@ -63,7 +63,7 @@ impl Engine {
     pub fn table_shared(&self, name: &str) -> Result<Arc<TableShared>> {
         self.tables
             .read()
-            .get(name)
+            .get(crate::model::namespace::normalize_table_name(name))
             .cloned()
             .ok_or_else(|| Error::TableNotFound(name.to_string()))
     }

@@ -7,6 +7,7 @@ pub mod cell;
 pub mod cursor;
 pub mod key;
 pub mod mutation;
+pub mod namespace;
 pub mod payload;
 pub mod region_split_policy;
 pub mod rowkey;

@@ -279,13 +279,27 @@ pub fn validate_family_name(name: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Checks a table name: `[A-Za-z0-9_.-]+`, not starting with `.` or `-`, at most 255 bytes.
+/// Checks a table name: an optional namespace and `:` (HBase's `ns:qualifier`, the namespace
+/// as [`crate::model::namespace::validate_namespace_name`] checks it), then a qualifier of
+/// `[A-Za-z0-9_.-]+`, not starting with `.` or `-`, at most 255 bytes.
 pub fn validate_table_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 255
-        && !name.starts_with('.')
-        && !name.starts_with('-')
-        && name
+    let (ns, qualifier) = match name.split_once(':') {
+        Some((ns, q)) => (Some(ns), q),
+        None => (None, name),
+    };
+    if let Some(ns) = ns {
+        crate::model::namespace::validate_namespace_name(ns).map_err(|e| match e {
+            Error::InvalidArgument(m) => {
+                Error::invalid(format!("illegal table name {name:?}: {m}"))
+            }
+            other => other,
+        })?;
+    }
+    let ok = !qualifier.is_empty()
+        && qualifier.len() <= 255
+        && !qualifier.starts_with('.')
+        && !qualifier.starts_with('-')
+        && qualifier
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-');
     if ok {
@@ -319,10 +333,11 @@ pub struct TableDescriptor {
 }
 
 impl TableDescriptor {
-    /// A table with no families yet.
+    /// A table with no families yet. `name` may carry a namespace (`ns:t`); `default:t` is
+    /// kept as `t`, the same table (HBase's `TableName`).
     pub fn new(name: &str) -> Self {
         TableDescriptor {
-            name: name.to_string(),
+            name: crate::model::namespace::normalize_table_name(name).to_string(),
             families: Vec::new(),
             max_region_size: None,
             memstore_flush_size: None,
@@ -780,10 +795,15 @@ mod tests {
                 .validate()
                 .is_err()
         );
-        for bad in ["", ".t", "-t", "a b", "a/b", "a:b"] {
+        for bad in [
+            "", ".t", "-t", "a b", "a/b", "a-b:c", ":t", "ns:", "ns:.t", "a:b:c",
+        ] {
             assert!(validate_table_name(bad).is_err(), "{bad}");
         }
         validate_table_name("ns_t-1.x").unwrap();
+        // HBase's `ns:qualifier` (TableName.isLegalFullyQualifiedTableName).
+        validate_table_name("ns_1:t-1.x").unwrap();
+        assert_eq!(TableDescriptor::new("default:t").name(), "t");
         assert!(TableDescriptor::new("t").validate().is_err());
         let dup = TableDescriptor::new("t")
             .family(FamilyDescriptor::new("f"))

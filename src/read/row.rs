@@ -163,6 +163,27 @@ impl RowReader {
         }
     }
 
+    /// Positions a forward reader on `row` for a Get of it: the next [`RowReader::next_row`]
+    /// returns that row or `None`. The rows of a batch, taken in key order, reuse the
+    /// reader's sources, and a block file's cursor that already holds the block with `row`
+    /// seeks inside it without a cache lookup.
+    ///
+    /// REQUIRES: a forward reader without a filter, and `row` after every row read so far
+    /// (the merge seeks forward only).
+    pub fn seek_row(&mut self, row: &[u8]) -> Result<()> {
+        debug_assert!(self.reverse.is_none() && self.filter.is_none());
+        let mut key = std::mem::take(&mut self.stop);
+        key.clear();
+        crate::model::key::first_on_row_into(row, &mut key);
+        self.cursor.seek(&key)?;
+        key.clear();
+        key.extend_from_slice(row);
+        key.push(0);
+        self.stop = key;
+        self.done = false;
+        Ok(())
+    }
+
     /// Rows the filter dropped so far.
     pub fn rows_filtered(&self) -> u64 {
         self.rows_filtered

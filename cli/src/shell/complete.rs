@@ -21,6 +21,12 @@ const NO_TABLE_ARGUMENT: &[&str] = &[
     "quit",
     "show_filters",
     "merge_region",
+    "create_namespace",
+    "drop_namespace",
+    "alter_namespace",
+    "describe_namespace",
+    "list_namespace",
+    "list_namespace_tables",
 ];
 
 /// Every command name, sorted, with `quit` (which the shell accepts beside `exit`).
@@ -180,7 +186,14 @@ mod tests {
         assert_eq!(replacements("sc", &[]), (0, vec!["scan".to_string()]));
         assert_eq!(
             replacements("  des", &[]),
-            (2, vec!["desc".to_string(), "describe".to_string()])
+            (
+                2,
+                vec![
+                    "desc".to_string(),
+                    "describe".to_string(),
+                    "describe_namespace".to_string()
+                ]
+            )
         );
         assert_eq!(
             replacements("is_", &[]),
@@ -193,7 +206,7 @@ mod tests {
         assert_eq!(replacements("qu", &[]), (0, vec!["quit".to_string()]));
         assert_eq!(
             replacements("list; dro", &[]),
-            (6, vec!["drop".to_string()])
+            (6, vec!["drop".to_string(), "drop_namespace".to_string()])
         );
         let (_, all) = replacements("", &[]);
         assert!(all.contains(&"create".to_string()) && all.contains(&"exit".to_string()));

@@ -529,7 +529,7 @@ fn print_help(args: &[ruby::Value], out: &mut dyn Write) {
         "cellbase shell: the HBase shell's commands over a local database.\n\
          Type 'help \"COMMAND\"' for help on one command.\n"
     );
-    for group in ["general", "ddl", "dml", "tools"] {
+    for group in ["general", "ddl", "namespace", "dml", "tools"] {
         let names: Vec<&str> = commands::COMMANDS
             .iter()
             .filter(|c| c.1 == group)

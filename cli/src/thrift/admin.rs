@@ -54,7 +54,8 @@ impl Service {
     pub(super) fn create_table(&self, a: CreateTableArgs<'_>, _: &mut CallCtx) -> R<()> {
         let name = need(a.table_name, "tableName")?;
         let name = utf8(name).ok_or_else(|| Fail::Illegal("table name is not UTF-8".into()))?;
-        if self.db.table_names().iter().any(|n| n == name) {
+        // By the engine's lookup, so `default:t` finds `t` (the same table).
+        if self.db.describe(name).is_ok() {
             return Err(Fail::Exists("table name already in use".into()));
         }
         let cfs = a.column_families.unwrap_or_default();
@@ -74,7 +75,7 @@ impl Service {
     pub(super) fn delete_table(&self, a: DeleteTableArgs<'_>, _: &mut CallCtx) -> R<()> {
         let name = need(a.table_name, "tableName")?;
         let n = utf8(name).ok_or_else(|| Fail::Io("table does not exist".into()))?;
-        if !self.db.table_names().iter().any(|t| t == n) {
+        if self.db.describe(n).is_err() {
             return Err(Fail::Io(format!("table does not exist: {n}")));
         }
         if self.db.is_table_enabled(n)? {

@@ -45,6 +45,11 @@ impl ReplyBudget {
         self.used
     }
 
+    /// Bytes left before the cap.
+    pub fn remaining(&self) -> usize {
+        self.cap.saturating_sub(self.used)
+    }
+
     /// Charges `n` more bytes, or fails (charging nothing) with an `IOError` naming the limit.
     pub fn charge(&mut self, n: usize) -> Result<(), Fail> {
         if self.used.saturating_add(n) > self.cap {

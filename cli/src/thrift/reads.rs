@@ -14,6 +14,9 @@ use cellbase::{Get, LATEST_TIMESTAMP, Scan};
 
 type R<T> = Result<T, Fail>;
 
+/// The most rows a `getRows*` call reads per `Table::get_many` batch.
+const MAX_ROWS_PER_BATCH: usize = 256;
+
 /// The rows a `getRow*` or `getRows*` call names.
 enum Rows<'a> {
     /// `2: Text row`.
@@ -177,8 +180,7 @@ impl Service {
             Some(Some(ts)) => ts,
             Some(None) => return Err(Fail::Io("missing argument timestamp".into())),
         };
-        let mut out = Vec::new();
-        for row in rows {
+        let get = |row: &[u8]| {
             let mut g = Get::new(row);
             for c in columns.iter().flatten() {
                 g = match split_column(c) {
@@ -189,11 +191,30 @@ impl Service {
             if ts != LATEST_TIMESTAMP {
                 g = g.time_range(0, ts);
             }
-            let r = t.get(g)?;
-            if !r.is_empty() {
-                // Counted row by row: the reply never grows past the cap.
-                ctx.budget.charge(row_reply_bytes(&r))?;
-                out.push(trow_result(&r, false));
+            g
+        };
+        let mut out = Vec::new();
+        // `Table::get_many` in batches, the reply charged row by row. A batch is read before
+        // it is charged, so batches are sized to the budget left by the largest row seen so
+        // far (the first batch is one row): a call naming one huge row many times stops at
+        // the cap after reading about one row more, as with a Get per row.
+        let mut largest = 0usize;
+        let mut at = 0;
+        while at < rows.len() {
+            let n = if at == 0 {
+                1
+            } else {
+                (ctx.budget.remaining() / largest.max(1)).clamp(1, MAX_ROWS_PER_BATCH)
+            };
+            let chunk = &rows[at..rows.len().min(at + n)];
+            at += chunk.len();
+            for r in t.get_many(chunk.iter().map(|row| get(row)).collect())? {
+                let bytes = row_reply_bytes(&r);
+                largest = largest.max(bytes);
+                if !r.is_empty() {
+                    ctx.budget.charge(bytes)?;
+                    out.push(trow_result(&r, false));
+                }
             }
         }
         Ok(Value::List(T_STRUCT, out))

@@ -119,6 +119,8 @@ fn table_of(e: &Edit) -> Option<u64> {
         | Edit::WalSegmentsAdded { .. }
         | Edit::WalSegmentsDeleted { .. }
         | Edit::WalSegmentsSealed { .. }
+        | Edit::PutNamespace(_)
+        | Edit::DropNamespace { .. }
         | Edit::Snapshot(_)
         | Edit::DeleteSnapshot { .. } => None,
         Edit::TableFromSnapshot { table_id, .. }
@@ -272,6 +274,19 @@ fn describe(e: &Edit) -> String {
             "files of table {table_id} written for other tables: {}",
             list(origins, |(f, t)| format!("{f} (table {t})"))
         ),
+        Edit::PutNamespace(ns) if ns.properties().is_empty() => {
+            format!("namespace {}", ns.name())
+        }
+        Edit::PutNamespace(ns) => format!(
+            "namespace {} with {}",
+            ns.name(),
+            ns.properties()
+                .iter()
+                .map(|(k, v)| format!("{k} => {v:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Edit::DropNamespace { name } => format!("drop namespace {name}"),
     }
 }
 
@@ -327,6 +342,16 @@ mod tests {
                     segments: vec![(3, 4096)],
                 },
                 "log segments sealed: 3 at 4096 bytes",
+            ),
+            (
+                Edit::PutNamespace(
+                    crate::model::namespace::NamespaceDescriptor::new("ns").property("k", "v"),
+                ),
+                "namespace ns with k => \"v\"",
+            ),
+            (
+                Edit::DropNamespace { name: "ns".into() },
+                "drop namespace ns",
             ),
         ];
         for (e, want) in cases {

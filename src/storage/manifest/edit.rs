@@ -2,6 +2,7 @@
 //! (docs/FORMAT.md, section 4).
 
 use crate::base::codec::{self, DecodeError, Reader};
+use crate::model::namespace::NamespaceDescriptor;
 use crate::model::schema::TableDescriptor;
 
 /// Record type of an edit in the manifest log.
@@ -173,6 +174,15 @@ pub enum Edit {
         table_id: u64,
         /// `(file id, table id the file records)`.
         origins: Vec<(u64, u64)>,
+    },
+    /// A namespace created, or its properties replaced (`alter_namespace`). A manifest
+    /// written before namespaces existed has none: only `default` and `hbase`, which are
+    /// never recorded.
+    PutNamespace(NamespaceDescriptor),
+    /// A namespace dropped (it held no tables).
+    DropNamespace {
+        /// The namespace name.
+        name: String,
     },
 }
 
@@ -463,6 +473,14 @@ impl Edit {
                     codec::put_varint(&mut o, *len);
                 }
             }
+            Edit::PutNamespace(ns) => {
+                o.push(14);
+                ns.encode_into(&mut o);
+            }
+            Edit::DropNamespace { name } => {
+                o.push(15);
+                codec::put_bytes(&mut o, name.as_bytes());
+            }
         }
         o
     }
@@ -642,6 +660,18 @@ impl Edit {
                         what: "snapshot name is not UTF-8",
                         offset: r.pos(),
                     })?,
+                }
+            }
+            14 => Edit::PutNamespace(NamespaceDescriptor::decode(&mut r)?),
+            15 => {
+                let at = r.pos();
+                Edit::DropNamespace {
+                    name: std::str::from_utf8(r.bytes("namespace name")?)
+                        .map_err(|_| DecodeError {
+                            what: "namespace name not UTF-8",
+                            offset: at,
+                        })?
+                        .to_string(),
                 }
             }
             _ => {

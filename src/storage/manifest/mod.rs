@@ -403,8 +403,21 @@ mod tests {
             Edit::WalSegmentsSealed {
                 segments: vec![(12, 4096), (13, 77)],
             },
+            Edit::PutNamespace(crate::model::namespace::NamespaceDescriptor::new("ns")),
+            Edit::PutNamespace(
+                crate::model::namespace::NamespaceDescriptor::new("ns").property("k", "v"),
+            ),
+            Edit::DropNamespace { name: "ns".into() },
         ] {
             assert_eq!(Edit::decode(&e.encode()).unwrap(), e);
+        }
+        // A namespace edit cut anywhere is an error, never a panic.
+        let e = Edit::PutNamespace(
+            crate::model::namespace::NamespaceDescriptor::new("ns").property("k", "v"),
+        )
+        .encode();
+        for cut in 0..e.len() {
+            assert!(Edit::decode(&e[..cut]).is_err());
         }
         assert!(Edit::decode(&[1, 99]).is_err());
         assert!(Edit::decode(&[]).is_err());

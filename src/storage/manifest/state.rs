@@ -1,6 +1,7 @@
 //! [`ManifestState`]: what the manifest describes, and how each edit changes it.
 
 use super::edit::{Edit, FileRef, IdCounters, RegionDef, SnapshotDef};
+use crate::model::namespace::NamespaceDescriptor;
 use crate::model::schema::TableDescriptor;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,6 +55,9 @@ pub struct ManifestState {
     pub wal_sealed: BTreeMap<u64, u64>,
     /// Snapshots by name; their files stay while they are listed here.
     pub snapshots: BTreeMap<String, SnapshotDef>,
+    /// Namespaces created by users, by name (`default` and `hbase` always exist and are
+    /// never recorded).
+    pub namespaces: BTreeMap<String, NamespaceDescriptor>,
 }
 
 impl ManifestState {
@@ -403,6 +407,14 @@ impl ManifestState {
                         .collect::<Vec<_>>(),
                 );
             }
+            Edit::PutNamespace(ns) => {
+                self.namespaces.insert(ns.name().to_string(), ns.clone());
+            }
+            Edit::DropNamespace { name } => {
+                self.namespaces
+                    .remove(name)
+                    .ok_or(format!("drop of unknown namespace {name}"))?;
+            }
         }
         Ok(())
     }
@@ -416,6 +428,8 @@ impl ManifestState {
             next_region_id: self.next_region_id,
             max_flushed_seq: self.max_flushed_seq,
         })];
+        // Namespaces before the tables in them.
+        out.extend(self.namespaces.values().cloned().map(Edit::PutNamespace));
         for (&table_id, t) in &self.tables {
             out.push(Edit::CreateTable {
                 table_id,

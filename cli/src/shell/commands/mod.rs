@@ -5,7 +5,8 @@
 //!
 //! The commands are `impl Session` blocks in one file per help group: `ddl` (create, alter,
 //! describe, list, enable/disable, drop), `dml` (put, get, scan, delete, incr, count,
-//! truncate) and `admin` (the `tools` group: flush, compact, split, merge_region,
+//! truncate), `namespace` (create, drop, alter, describe and list namespaces, list their
+//! tables) and `admin` (the `tools` group: flush, compact, split, merge_region,
 //! list_regions); `args` turns the Ruby values of the arguments into engine types. This module
 //! holds the command table, the dispatch and what the groups share.
 
@@ -15,6 +16,7 @@ mod ddl;
 mod dml;
 mod metrics;
 mod snapshots;
+mod namespace;
 
 pub use admin::encoded_name;
 
@@ -71,7 +73,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("describe", "ddl", "describe 't1'"),
     ("desc", "ddl", "desc 't1'"),
-    ("list", "ddl", "list\n  list 'abc.*'"),
+    ("list", "ddl", "list\n  list 'abc.*'\n  list 'ns:.*'"),
     ("exists", "ddl", "exists 't1'"),
     ("disable", "ddl", "disable 't1'"),
     ("enable", "ddl", "enable 't1'"),
@@ -81,6 +83,36 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "drop",
         "ddl",
         "drop 't1'   (the table must be disabled first)",
+    ),
+    (
+        "create_namespace",
+        "namespace",
+        "create_namespace 'ns1'\n  create_namespace 'ns1', {'PROPERTY_NAME' => 'PROPERTY_VALUE'}",
+    ),
+    (
+        "drop_namespace",
+        "namespace",
+        "drop_namespace 'ns1'   (only an empty namespace; not default or hbase)",
+    ),
+    (
+        "alter_namespace",
+        "namespace",
+        "alter_namespace 'ns1', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}\n  alter_namespace 'ns1', {METHOD => 'unset', NAME => 'PROPERTY_NAME'}",
+    ),
+    (
+        "describe_namespace",
+        "namespace",
+        "describe_namespace 'ns1'",
+    ),
+    (
+        "list_namespace",
+        "namespace",
+        "list_namespace\n  list_namespace 'abc.*'",
+    ),
+    (
+        "list_namespace_tables",
+        "namespace",
+        "list_namespace_tables 'ns1'",
     ),
     (
         "put",
@@ -213,6 +245,15 @@ pub fn engine_msg(e: &cellbase::Error) -> String {
     match e {
         cellbase::Error::TableNotFound(t) => format!("Unknown table {t}!"),
         cellbase::Error::TableExists(t) => format!("Table already exists: {t}!"),
+        // The shell's translation of NamespaceNotFoundException (commands.rb).
+        cellbase::Error::NamespaceNotFound(ns) => format!("Unknown namespace {ns}!"),
+        // JRuby prints the other namespace exceptions as `class: message`.
+        cellbase::Error::NamespaceExists(ns) => {
+            format!("org.apache.hadoop.hbase.NamespaceExistException: {ns}")
+        }
+        e @ cellbase::Error::NamespaceNotEmpty { .. } => {
+            format!("org.apache.hadoop.hbase.constraint.ConstraintException: {e}")
+        }
         // The client's region lookup (ConnectionImplementation.locateRegion), as JRuby
         // prints a Java exception: `class: message`.
         cellbase::Error::TableDisabled(t) => disabled_msg(t),
@@ -288,6 +329,12 @@ impl Session {
             "is_enabled" => self.is_enabled(args, out, true),
             "is_disabled" => self.is_enabled(args, out, false),
             "drop" => self.drop(args),
+            "create_namespace" => self.create_namespace(args),
+            "drop_namespace" => self.drop_namespace(args),
+            "alter_namespace" => self.alter_namespace(args),
+            "describe_namespace" => self.describe_namespace(args, out),
+            "list_namespace" => self.list_namespace(args, out),
+            "list_namespace_tables" => self.list_namespace_tables(args, out),
             "put" => self.put(args),
             "get" => self.get(args, out),
             "scan" => self.scan(args, out),
