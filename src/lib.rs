@@ -35,10 +35,10 @@ pub use engine::bulk_load::BULK_LOAD_MEMORY;
 pub use engine::options::{DbOptions, Durability, WalRecovery};
 pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;
-pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::namespace::{
     DEFAULT_NAMESPACE, MAX_NAMESPACE_LEN, NamespaceDescriptor, SYSTEM_NAMESPACE,
 };
+pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::schema::{
     BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
     TableDescriptor,

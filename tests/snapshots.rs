@@ -321,3 +321,50 @@ fn verify_accepts_snapshots_and_clones() {
     let findings = cellbase::inspect::check_database(dir.path()).unwrap();
     assert!(findings.is_empty(), "{findings:#?}");
 }
+
+/// Snapshots of namespaced tables: the snapshot records the table's canonical name
+/// (`default:t` is `t`), a clone needs its namespace to exist.
+#[test]
+fn snapshots_of_namespaced_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    db.create_namespace("ns").unwrap();
+    let t = db
+        .create_table(TableDescriptor::new("ns:t").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    t.put(Put::new("r").add("f", "q", "v")).unwrap();
+    db.snapshot("ns:t", "s1").unwrap();
+    assert_eq!(db.list_snapshots()[0].table, "ns:t");
+    let c = db.clone_snapshot("s1", "ns:t_copy").unwrap();
+    assert!(!c.get(Get::new("r")).unwrap().is_empty());
+    assert!(matches!(
+        db.clone_snapshot("s1", "nope:t"),
+        Err(Error::NamespaceNotFound(_))
+    ));
+    let p = db
+        .create_table(TableDescriptor::new("plain").family(FamilyDescriptor::new("f")))
+        .unwrap();
+    p.put(Put::new("r").add("f", "q", "v")).unwrap();
+    db.snapshot("default:plain", "s2").unwrap();
+    let s2 = db
+        .list_snapshots()
+        .into_iter()
+        .find(|s| s.name == "s2")
+        .unwrap();
+    assert_eq!(s2.table, "plain");
+    db.clone_snapshot("s2", "default:plain2").unwrap();
+    assert!(db.table("plain2").is_ok());
+    db.disable_table("ns:t").unwrap();
+    db.restore_snapshot("s1").unwrap();
+    db.enable_table("ns:t").unwrap();
+    db.disable_table("ns:t_copy").unwrap();
+    db.drop_table("ns:t_copy").unwrap();
+    db.disable_table("ns:t").unwrap();
+    db.drop_table("ns:t").unwrap();
+    db.drop_namespace("ns").unwrap();
+    // The snapshot of a table whose namespace is gone cannot be restored.
+    assert!(matches!(
+        db.restore_snapshot("s1"),
+        Err(Error::NamespaceNotFound(_))
+    ));
+}

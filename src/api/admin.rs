@@ -5,8 +5,8 @@
 use crate::api::db::Db;
 use crate::api::table::Table;
 use crate::base::error::Result;
-use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::namespace::NamespaceDescriptor;
+use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 
 impl Db {

@@ -116,7 +116,7 @@ impl Engine {
         origins.dedup();
         let def = SnapshotDef {
             name: name.to_string(),
-            table: table.to_string(),
+            table: t.name.clone(),
             table_id: t.id,
             created_ms: self.clock.now_millis(),
             desc: rec.desc.clone(),
@@ -178,6 +178,7 @@ impl Engine {
     /// A new table `new_table` with the snapshot's schema, regions and files.
     pub(crate) fn clone_snapshot(&self, name: &str, new_table: &str) -> Result<Arc<TableShared>> {
         self.check_open()?;
+        let new_table = crate::model::namespace::normalize_table_name(new_table);
         let mut tables = self.tables.write();
         if tables.contains_key(new_table) {
             return Err(Error::TableExists(new_table.to_string()));
@@ -185,6 +186,7 @@ impl Engine {
         let d = self.snapshot_def(name)?;
         let desc = d.desc.clone().renamed(new_table);
         desc.validate()?;
+        self.check_table_namespace(new_table)?;
         let shared = self.table_from_snapshot(&d, None, desc, true)?;
         tables.insert(new_table.to_string(), shared.clone());
         Ok(shared)
@@ -201,6 +203,10 @@ impl Engine {
             && t.is_enabled()
         {
             return Err(Error::TableNotDisabled(d.table.clone()));
+        }
+        if old.is_none() {
+            // Re-creating a dropped table: its namespace must still exist.
+            self.check_table_namespace(&d.table)?;
         }
         let shared =
             self.table_from_snapshot(&d, old.as_ref().map(|t| t.id), d.desc.clone(), false)?;
@@ -220,6 +226,22 @@ impl Engine {
         self.delete_obsolete_wal()?;
         log::info!(target: "cellbase::snapshot", "snapshot {name} restored over table '{}'", d.table);
         Ok(())
+    }
+
+    /// HBase's rule for a new table: its namespace exists, and is not `hbase`.
+    fn check_table_namespace(&self, table: &str) -> Result<()> {
+        use crate::model::namespace::{DEFAULT_NAMESPACE, SYSTEM_NAMESPACE, split_table_name};
+        match split_table_name(table).0 {
+            DEFAULT_NAMESPACE => Ok(()),
+            SYSTEM_NAMESPACE => Err(Error::invalid(format!(
+                "cannot create table {table}: the namespace {SYSTEM_NAMESPACE} is reserved for \
+                 system tables"
+            ))),
+            ns if !self.manifest.lock().state().namespaces.contains_key(ns) => {
+                Err(Error::NamespaceNotFound(ns.to_string()))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn snapshot_def(&self, name: &str) -> Result<SnapshotDef> {

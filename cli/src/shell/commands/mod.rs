@@ -15,8 +15,8 @@ mod args;
 mod ddl;
 mod dml;
 mod metrics;
-mod snapshots;
 mod namespace;
+mod snapshots;
 
 pub use admin::encoded_name;
 
