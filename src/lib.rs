@@ -22,13 +22,13 @@ pub use model::rowkey;
 pub use api::db::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors, CheckpointInfo, Db,
     LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
-    SnapshotInfo,
+    SAMPLE_EVERY, SnapshotInfo,
 };
 pub use api::inspect;
 pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };
-pub use api::table::{RegionInfo, ScanMetrics, Scanner, Table};
+pub use api::table::{BulkLoader, RegionInfo, ScanMetrics, Scanner, Table};
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
 pub use engine::bulk_load::BULK_LOAD_MEMORY;

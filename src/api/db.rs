@@ -11,7 +11,7 @@ use crate::engine::table::TableShared;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use crate::base::stats::{LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency};
+pub use crate::base::stats::{LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency, SAMPLE_EVERY};
 pub use crate::engine::background_errors::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors,
 };

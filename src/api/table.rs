@@ -392,3 +392,51 @@ fn region_name(table: &str, r: &Region) -> String {
         r.id()
     )
 }
+
+/// A bulk load fed one put at a time ([`Table::bulk_loader`]): nothing is visible until
+/// [`BulkLoader::finish`], which makes every cell visible at once; a loader dropped without
+/// `finish` loads nothing.
+pub struct BulkLoader {
+    pub(crate) table: Table,
+    pub(crate) desc: Arc<TableDescriptor>,
+    pub(crate) seq: u64,
+    pub(crate) now: i64,
+    pub(crate) sorter: crate::engine::bulk_load::Sorter,
+}
+
+impl std::fmt::Debug for BulkLoader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkLoader")
+            .field("table", &self.table.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BulkLoader {
+    /// Adds a put's cells (validated as [`Table::put`] validates them).
+    ///
+    /// # Errors
+    /// As [`Table::put`] for an invalid put (the loader stays usable; that put is not added);
+    /// [`Error::Io`] when spilling to a temporary file fails.
+    pub fn add(&mut self, p: &crate::api::ops::Put) -> Result<()> {
+        self.table.validate_put(&self.desc, p)?;
+        let mut cells = Vec::new();
+        Table::put_cells(p, self.now, &mut cells);
+        for c in &cells {
+            self.sorter.push_with(
+                |buf| c.key(&p.row, self.seq).encode_into(buf),
+                |buf| crate::model::payload::encode_into(buf, c.ttl_ms, c.value),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Writes the block files and makes every added cell visible at once; returns the number
+    /// of cells loaded.
+    ///
+    /// # Errors
+    /// As [`Table::bulk_load`] (nothing is loaded).
+    pub fn finish(self) -> Result<u64> {
+        self.table.db.bulk_load(&self.table.shared, self.sorter)
+    }
+}

@@ -84,7 +84,7 @@ fn rank(d: Durability) -> u8 {
 
 impl Table {
     /// Checks a put [LIM-1] [LIM-5] [LIM-6] [TS-2]; nothing is written on failure.
-    fn validate_put(&self, desc: &TableDescriptor, p: &Put) -> Result<()> {
+    pub(crate) fn validate_put(&self, desc: &TableDescriptor, p: &Put) -> Result<()> {
         check_row(&p.row)?;
         if p.has_no_cells() {
             return Err(Error::invalid("no columns to put"));
@@ -111,7 +111,7 @@ impl Table {
     }
 
     /// The cells of a put; cells without a timestamp get `now` [TS-1].
-    fn put_cells<'a>(p: &'a Put, now: i64, out: &mut Vec<NewCell<'a>>) {
+    pub(crate) fn put_cells<'a>(p: &'a Put, now: i64, out: &mut Vec<NewCell<'a>>) {
         let ttl_ms = p
             .ttl
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -310,23 +310,35 @@ impl Table {
         puts: impl IntoIterator<Item = Put>,
         budget: usize,
     ) -> Result<u64> {
-        let desc = self.check()?;
-        let seq = self.db.bulk_load_seq();
-        let now = self.db.clock().now_millis();
-        let mut sorter = crate::engine::bulk_load::Sorter::new(budget);
+        let mut loader = self.bulk_loader_with_memory(budget)?;
         for p in puts {
-            self.validate_put(&desc, &p)?;
-            let mut cells = Vec::new();
-            Self::put_cells(&p, now, &mut cells);
-            for c in &cells {
-                let mut key = Vec::new();
-                c.key(&p.row, seq).encode_into(&mut key);
-                let mut payload = Vec::with_capacity(c.payload_len());
-                crate::model::payload::encode_into(&mut payload, c.ttl_ms, c.value);
-                sorter.push((key, payload))?;
-            }
+            loader.add(&p)?;
         }
-        self.db.bulk_load(&self.shared, sorter)
+        loader.finish()
+    }
+
+    /// A [`BulkLoader`](crate::BulkLoader): [`Table::bulk_load`] fed one put at a time (an
+    /// importer that parses its input row by row need not hold the puts).
+    ///
+    /// # Errors
+    /// As [`Table::put`] for a closed database or a disabled table.
+    pub fn bulk_loader(&self) -> Result<crate::BulkLoader> {
+        self.bulk_loader_with_memory(crate::engine::bulk_load::BULK_LOAD_MEMORY)
+    }
+
+    /// [`Table::bulk_loader`] with its sort's memory budget in bytes.
+    ///
+    /// # Errors
+    /// As [`Table::bulk_loader`].
+    pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::BulkLoader> {
+        let desc = self.check()?;
+        Ok(crate::BulkLoader {
+            table: self.clone(),
+            desc,
+            seq: self.db.bulk_load_seq(),
+            now: self.db.clock().now_millis(),
+            sorter: crate::engine::bulk_load::Sorter::new(budget),
+        })
     }
 
     /// Applies several puts in order, each atomic on its row (not atomic as a batch).

@@ -10,8 +10,9 @@
 //! sequence id at load time, `hbase.mapreduce.bulkload.assign.sequenceNumbers`). Within one
 //! load, the last of several cells with the same row, column and timestamp wins.
 //!
-//! Bounds: memory is the budget (each cell counted at its encoded size plus 64 bytes) plus one
-//! buffered reader per spilled run; the table's splits and merges wait while a load writes.
+//! Bounds: memory is the budget (each cell counted at its encoded size plus 24 bytes of
+//! bookkeeping) plus one buffered reader per spilled run; the table's splits and merges wait
+//! while a load writes.
 
 use super::Engine;
 use crate::base::error::{Error, Result};
@@ -30,9 +31,6 @@ use std::sync::Arc;
 /// The default memory budget of a bulk load's sort.
 pub const BULK_LOAD_MEMORY: usize = 256 << 20;
 
-/// Per-cell bookkeeping counted against the budget beside its bytes.
-const CELL_OVERHEAD: usize = 64;
-
 /// One cell: its encoded key (with the load's sequence id) and payload.
 pub(crate) type BulkCell = (Vec<u8>, Vec<u8>);
 
@@ -42,10 +40,34 @@ type Sink<'s> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 's;
 /// The files a load wrote into one region: `(family, file id, size)`.
 type RegionFiles = (Arc<Region>, Vec<(Vec<u8>, u64, u64)>);
 
-/// Sorts `cells` by key, keeping the last of equal keys (input order).
-fn sort_run(cells: &mut Vec<(usize, BulkCell)>) {
-    cells.sort_by(|a, b| compare_encoded(&a.1.0, &b.1.0).then(b.0.cmp(&a.0)));
-    cells.dedup_by(|later, earlier| compare_encoded(&later.1.0, &earlier.1.0) == Ordering::Equal);
+/// One buffered cell: where its key and payload lie in the sorter's arena, and its input
+/// position (the last of equal keys wins).
+#[derive(Clone, Copy)]
+struct Slot {
+    at: usize,
+    key_len: u32,
+    payload_len: u32,
+    index: u64,
+}
+
+impl Slot {
+    fn key<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
+        &arena[self.at..self.at + self.key_len as usize]
+    }
+    fn payload<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
+        let start = self.at + self.key_len as usize;
+        &arena[start..start + self.payload_len as usize]
+    }
+}
+
+/// Sorts the slots by key, newest input first among equal keys, and drops the older ones.
+fn sort_run(arena: &[u8], slots: &mut Vec<Slot>) {
+    slots.sort_unstable_by(|a, b| {
+        compare_encoded(a.key(arena), b.key(arena)).then(b.index.cmp(&a.index))
+    });
+    slots.dedup_by(|later, earlier| {
+        compare_encoded(later.key(arena), earlier.key(arena)) == Ordering::Equal
+    });
 }
 
 /// A sorted run spilled to a temporary file: `[u32 key len][key][u32 payload len][payload]`.
@@ -96,12 +118,13 @@ impl Ord for Head {
     }
 }
 
-/// Collects cells, spilling sorted runs past the budget, and yields them in key order.
+/// Collects cells in one arena (no allocation per cell), spilling sorted runs past the
+/// budget, and yields them in key order.
 pub(crate) struct Sorter {
     budget: usize,
-    used: usize,
-    next_index: usize,
-    current: Vec<(usize, BulkCell)>,
+    next_index: u64,
+    arena: Vec<u8>,
+    slots: Vec<Slot>,
     runs: Vec<std::path::PathBuf>,
     dir: Option<tempfile::TempDir>,
 }
@@ -110,26 +133,43 @@ impl Sorter {
     pub(crate) fn new(budget: usize) -> Sorter {
         Sorter {
             budget: budget.max(1),
-            used: 0,
             next_index: 0,
-            current: Vec::new(),
+            arena: Vec::new(),
+            slots: Vec::new(),
             runs: Vec::new(),
             dir: None,
         }
     }
 
-    pub(crate) fn push(&mut self, cell: BulkCell) -> Result<()> {
-        self.used += cell.0.len() + cell.1.len() + CELL_OVERHEAD;
-        self.current.push((self.next_index, cell));
+    /// Adds a cell: `key` appends the encoded key to the buffer it is given, then `payload`
+    /// the payload.
+    pub(crate) fn push_with(
+        &mut self,
+        key: impl FnOnce(&mut Vec<u8>),
+        payload: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<()> {
+        let at = self.arena.len();
+        key(&mut self.arena);
+        let key_end = self.arena.len();
+        payload(&mut self.arena);
+        let too_big = |n: usize| {
+            u32::try_from(n).map_err(|_| Error::invalid("bulk load cell larger than 4 GiB"))
+        };
+        self.slots.push(Slot {
+            at,
+            key_len: too_big(key_end - at)?,
+            payload_len: too_big(self.arena.len() - key_end)?,
+            index: self.next_index,
+        });
         self.next_index += 1;
-        if self.used >= self.budget {
+        if self.arena.len() + self.slots.len() * std::mem::size_of::<Slot>() >= self.budget {
             self.spill()?;
         }
         Ok(())
     }
 
     fn spill(&mut self) -> Result<()> {
-        sort_run(&mut self.current);
+        sort_run(&self.arena, &mut self.slots);
         if self.dir.is_none() {
             self.dir = Some(
                 tempfile::Builder::new()
@@ -144,17 +184,16 @@ impl Sorter {
             .unwrap_or_default();
         let path = dir.join(format!("run-{:06}", self.runs.len()));
         let mut w = BufWriter::new(std::fs::File::create(&path)?);
-        for (_, (k, p)) in self.current.drain(..) {
-            for part in [&k, &p] {
-                let len = u32::try_from(part.len())
-                    .map_err(|_| Error::invalid("bulk load cell larger than 4 GiB"))?;
-                w.write_all(&len.to_be_bytes())?;
+        for s in &self.slots {
+            for part in [s.key(&self.arena), s.payload(&self.arena)] {
+                w.write_all(&(part.len() as u32).to_be_bytes())?;
                 w.write_all(part)?;
             }
         }
         w.flush()?;
         self.runs.push(path);
-        self.used = 0;
+        self.slots.clear();
+        self.arena.clear();
         Ok(())
     }
 
@@ -162,14 +201,14 @@ impl Sorter {
     pub(crate) fn drain(mut self, sink: &mut Sink<'_>) -> Result<u64> {
         let mut n = 0;
         if self.runs.is_empty() {
-            sort_run(&mut self.current);
-            for (_, (k, p)) in &self.current {
-                sink(k, p)?;
+            sort_run(&self.arena, &mut self.slots);
+            for s in &self.slots {
+                sink(s.key(&self.arena), s.payload(&self.arena))?;
                 n += 1;
             }
             return Ok(n);
         }
-        if !self.current.is_empty() {
+        if !self.slots.is_empty() {
             self.spill()?;
         }
         let mut runs = Vec::with_capacity(self.runs.len());

@@ -136,7 +136,7 @@ impl NamespaceDescriptor {
     /// Decodes a descriptor written by [`NamespaceDescriptor::encode_into`].
     ///
     /// # Errors
-    /// A [`DecodeError`] for short input or text that is not UTF-8.
+    /// A decode error for short input or text that is not UTF-8.
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let text = |r: &mut Reader<'_>, what: &'static str| {
             let at = r.pos();

@@ -8,9 +8,10 @@
 //!
 //! Served by `tiny_http` on the gateway's bind address. Bounds: one thread answers requests
 //! one at a time (each answer is built from one metrics snapshot, O(regions)); only `GET` and
-//! `HEAD` are answered, request bodies are never read; tiny_http keeps a thread per open
-//! connection, so the port is meant for a scraper on a trusted network (loopback by
-//! default, like the gateway).
+//! `HEAD` are answered, request bodies are never read, every answer closes its connection.
+//! Not bounded: tiny_http reads each open connection on a thread of its own and has no cap
+//! on them, so the port is meant for a scraper on a trusted network (loopback by default,
+//! like the gateway); docs/OPERATIONS.md says so.
 
 pub mod jmx;
 pub mod prometheus;
@@ -149,7 +150,9 @@ fn answer(db: &Db, req: tiny_http::Request) {
         return;
     }
     let res = match respond_to(db, req.url()) {
-        Ok((body, ctype)) => Response::from_string(body).with_header(header("Content-Type", ctype)),
+        Ok((body, ctype)) => Response::from_string(body)
+            .with_header(header("Content-Type", ctype))
+            .with_header(header("Connection", "close")),
         Err(code) => Response::from_string(format!(
             "{} not found: try /, /metrics or /jmx\n",
             req.url()

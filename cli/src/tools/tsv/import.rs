@@ -314,47 +314,39 @@ pub fn import(
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let ts = opts.timestamp.unwrap_or(now);
     let mut st = ImportStats::default();
-    // Bulk mode: parsed rows wait here until a chunk is full, then load at once.
-    let mut chunk: Vec<cellbase::Put> = Vec::new();
-    let mut chunk_bytes = 0usize;
-    let mut chunk_cells = 0u64;
-    let load = |chunk: &mut Vec<cellbase::Put>| -> Result<(), String> {
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        t.bulk_load(std::mem::take(chunk))
-            .map(|_| ())
-            .map_err(|e| format!("bulk load: {e}"))
+    // Bulk mode: parsed rows go straight into one loader (its sort spills past its memory
+    // budget); nothing is visible until the whole input is read.
+    let mut loader = if opts.bulk {
+        Some(t.bulk_loader().map_err(|e| format!("bulk load: {e}"))?)
+    } else {
+        None
     };
     for_each_line(input, |line| {
         st.lines += 1;
-        if opts.bulk {
-            return match parse_line(line, cols, ts, opts) {
-                Ok((put, cells)) => {
-                    chunk_bytes += line.len();
-                    chunk.push(put);
-                    chunk_cells += cells;
-                    if chunk_bytes >= BULK_CHUNK {
-                        let rows = chunk.len() as u64;
-                        load(&mut chunk)?;
-                        st.imported += rows;
-                        st.cells += std::mem::take(&mut chunk_cells);
-                        chunk_bytes = 0;
+        if let Some(loader) = loader.as_mut() {
+            let bad = match parse_line(line, cols, ts, opts) {
+                Ok((put, cells)) => match loader.add(&put) {
+                    Ok(()) => {
+                        st.imported += 1;
+                        st.cells += cells;
+                        return Ok(());
                     }
-                    Ok(())
-                }
-                Err(bad) if opts.skip_bad_lines => {
-                    st.bad_lines += 1;
-                    if st.bad_examples.len() < EXAMPLES {
-                        st.bad_examples.push((st.lines, bad));
-                    }
-                    Ok(())
-                }
-                Err(bad) => Err(format!(
+                    Err(cellbase::Error::InvalidArgument(m)) => m,
+                    Err(e) => return Err(format!("line {}: {e}", st.lines)),
+                },
+                Err(m) => m,
+            };
+            if !opts.skip_bad_lines {
+                return Err(format!(
                     "bad line {}: {bad} (importtsv.skip.bad.lines=false)",
                     st.lines
-                )),
-            };
+                ));
+            }
+            st.bad_lines += 1;
+            if st.bad_examples.len() < EXAMPLES {
+                st.bad_examples.push((st.lines, bad));
+            }
+            return Ok(());
         }
         let bad = match parse_line(line, cols, ts, opts) {
             Ok((put, cells)) => {
@@ -384,17 +376,11 @@ pub fn import(
         }
         Ok(())
     })?;
-    if opts.bulk {
-        let rows = chunk.len() as u64;
-        load(&mut chunk)?;
-        st.imported += rows;
-        st.cells += chunk_cells;
+    if let Some(loader) = loader {
+        loader.finish().map_err(|e| format!("bulk load: {e}"))?;
     }
     Ok(st)
 }
-
-/// Input bytes per bulk-load chunk.
-const BULK_CHUNK: usize = 128 << 20;
 
 #[cfg(test)]
 mod tests {

@@ -86,7 +86,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub escaped: bool,
     /// Bulk load (as `-Dimporttsv.bulk.output=...`): sort and write block files directly
-    /// instead of putting row by row; each 128 MiB chunk of input becomes visible at once.
+    /// instead of putting row by row; the whole import becomes visible at once.
     #[arg(long)]
     pub bulk: bool,
     /// No progress line on standard error (shown only when it is a terminal).
@@ -138,7 +138,7 @@ pub struct TsvOptions {
     /// Export: add HBASE_TS_KEY (one line per row and timestamp).
     pub timestamps: bool,
     /// Import: load through `Table::bulk_load` (`-Dimporttsv.bulk.output=...` or `--bulk`):
-    /// block files written directly, each chunk of input visible at once.
+    /// block files written directly, the whole import visible at once.
     pub bulk: bool,
 }
 
