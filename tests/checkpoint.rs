@@ -200,3 +200,58 @@ fn a_checkpoint_under_concurrent_writes_is_a_point_in_time() {
         }
     }
 }
+
+/// A power cut at every mutating I/O of a checkpoint (fault filesystem over the in-memory one):
+/// the source reopens with everything it had, and the target is either absent (the rename
+/// never became durable; a `.tmp` may be left) or a whole database equal to the source.
+#[test]
+fn a_power_cut_anywhere_in_a_checkpoint_leaves_the_source_whole_and_the_copy_all_or_nothing() {
+    use cellbase::testing::io::{FaultFs, FileSystem, MemFs};
+    let opts = || {
+        DbOptions::default()
+            .background_threads(0)
+            .durability(Durability::FsyncWal)
+            .clock(ManualClock::new(1_700_000_000_000))
+    };
+    let prepare = |fs: Arc<dyn FileSystem>| -> Db {
+        let db = Db::open_with_fs("/db", opts(), fs).unwrap();
+        let t = db.create_table(desc()).unwrap();
+        for i in 0..60 {
+            t.put(Put::new(format!("r{i:03}")).add("f", "q", "v"))
+                .unwrap();
+            if i == 30 {
+                t.flush().unwrap();
+            }
+        }
+        db
+    };
+    let probe = FaultFs::over_mem(MemFs::new());
+    let db = prepare(Arc::new(probe.clone()));
+    let before = probe.mutating_ops();
+    db.checkpoint("/copy").unwrap();
+    let total = probe.mutating_ops();
+    assert!(total > before + 5, "{before}..{total}");
+    drop(db);
+    for n in before..total {
+        let mem = MemFs::new();
+        let fault = FaultFs::over_mem(mem.clone());
+        let db = prepare(Arc::new(fault.clone()));
+        fault.crash_at(n, false);
+        let _ = db.checkpoint("/copy");
+        assert!(
+            fault.power_lost(),
+            "cut {n}: the checkpoint ended before the cut"
+        );
+        drop(db);
+        fault.crash().unwrap();
+        let src = Db::open_with_fs("/db", opts(), Arc::new(mem.clone()))
+            .unwrap_or_else(|e| panic!("cut {n}: the source does not reopen: {e}"));
+        assert_eq!(rows(&src.table("t").unwrap()).len(), 60, "cut {n}: source");
+        src.close().unwrap();
+        if mem.exists(std::path::Path::new("/copy")) {
+            let copy = Db::open_with_fs("/copy", opts(), Arc::new(mem))
+                .unwrap_or_else(|e| panic!("cut {n}: the copy exists but does not open: {e}"));
+            assert_eq!(rows(&copy.table("t").unwrap()).len(), 60, "cut {n}: copy");
+        }
+    }
+}

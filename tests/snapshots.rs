@@ -368,3 +368,40 @@ fn snapshots_of_namespaced_tables() {
         Err(Error::NamespaceNotFound(_))
     ));
 }
+
+/// A snapshot of a flushed table writes no data: one manifest record (an append and its sync),
+/// whatever the table's size; with unflushed cells it adds the flush of exactly those cells.
+#[test]
+fn a_snapshot_costs_a_manifest_record_not_a_copy() {
+    use cellbase::testing::io::{FaultFs, MemFs};
+    let fault = FaultFs::over_mem(MemFs::new());
+    let db = Db::open_with_fs(
+        "/db",
+        DbOptions::default()
+            .background_threads(0)
+            .clock(ManualClock::new(1_700_000_000_000)),
+        Arc::new(fault.clone()),
+    )
+    .unwrap();
+    let t = db.create_table(desc("t")).unwrap();
+    let value = vec![b'x'; 500];
+    for i in 0..4000u32 {
+        t.put(
+            Put::new(format!("{}{i:05}", if i % 2 == 0 { "a" } else { "x" })).add("f", "q", &value),
+        )
+        .unwrap();
+        if i % 1000 == 999 {
+            t.flush().unwrap();
+        }
+    }
+    let (ops, appends) = (fault.mutating_ops(), fault.appends());
+    db.snapshot("t", "s").unwrap();
+    assert!(
+        fault.mutating_ops() - ops <= 3,
+        "{} mutating operations for a snapshot of a flushed 2 MB table",
+        fault.mutating_ops() - ops
+    );
+    assert_eq!(fault.appends() - appends, 1, "one manifest record");
+    let c = db.clone_snapshot("s", "c").unwrap();
+    assert_eq!(c.scan(Scan::new()).unwrap().count(), 4000);
+}
