@@ -473,3 +473,20 @@ fn snapshot_commands() {
     let out = feed(&mut sh, "delete_snapshot 's1'\ndelete_snapshot 's1'\n");
     assert!(out.contains("snapshot 's1' doesn't exist"), "{out}");
 }
+
+/// Issue 26: get_splits, locate_region and append in HBase's output.
+#[test]
+fn get_splits_locate_region_and_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', 'f', SPLITS => ['g', 'p']\nget_splits 't'\nlocate_region 't', 'h'\n\
+         append 't', 'r', 'f:q', 'ab'\nappend 't', 'r', 'f:q', 'cd'\n",
+    );
+    assert!(out.contains("Total number of splits = 3\ng\np\n"), "{out}");
+    assert!(out.contains("=> [\"g\", \"p\"]"), "{out}");
+    assert!(out.contains("STARTKEY => 'g', ENDKEY => 'p'}"), "{out}");
+    assert!(out.contains("CURRENT VALUE = ab\n"), "{out}");
+    assert!(out.contains("CURRENT VALUE = abcd\n"), "{out}");
+}

@@ -16,6 +16,7 @@ mod ddl;
 mod dml;
 mod metrics;
 mod namespace;
+mod regions;
 mod snapshots;
 
 pub use admin::encoded_name;
@@ -182,6 +183,9 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "tools",
         "list_regions 't1'\n  list_regions 't1', {SERVER_NAME => 'localhost,0,0', LOCALITY_THRESHOLD => 0.8}\n  list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE']",
     ),
+    ("get_splits", "tools", "get_splits 't1'"),
+    ("locate_region", "tools", "locate_region 't1', 'rowKey'"),
+    ("append", "dml", "append 't1', 'r1', 'c1', 'value'"),
     (
         "snapshot",
         "snapshots",
@@ -350,6 +354,9 @@ impl Session {
             "merge_region" => self.merge_region(args),
             "list_regions" => self.list_regions(args, out),
             "status" => self.status(args, out),
+            "get_splits" => self.get_splits(args, out),
+            "locate_region" => self.locate_region(args, out),
+            "append" => self.append(args, out),
             "snapshot" => self.snapshot(args),
             "list_snapshots" => self.list_snapshots(args, false, out),
             "list_table_snapshots" => self.list_snapshots(args, true, out),
