@@ -40,8 +40,8 @@ pub use model::namespace::{
 };
 pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::schema::{
-    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE,
-    TableDescriptor,
+    BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
+    KeepDeletedCells, MAX_REGIONS_PER_TABLE, TableDescriptor,
 };
 pub use read::filter;
 pub use read::filter::{BitOp, Comparator, CompareOp, Filter, MAX_FILTER_DEPTH, RowRange};

@@ -490,3 +490,32 @@ fn get_splits_locate_region_and_append() {
     assert!(out.contains("CURRENT VALUE = ab\n"), "{out}");
     assert!(out.contains("CURRENT VALUE = abcd\n"), "{out}");
 }
+
+/// Issue 26: a family's CONFIGURATION selects HBase's FIFOCompactionPolicy; describe shows
+/// it; HBase's checks refuse it without a TTL.
+#[test]
+fn fifo_compaction_policy_in_create_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let fifo = "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy";
+    let out = feed(
+        &mut sh,
+        &format!(
+            "create 'ev', {{NAME => 'e', TTL => 10, CONFIGURATION => \
+             {{'hbase.hstore.defaultengine.compactionpolicy.class' => '{fifo}'}}}}\n\
+             describe 'ev'\n\
+             create 'x', {{NAME => 'e', CONFIGURATION => \
+             {{'hbase.hstore.defaultengine.compactionpolicy.class' => '{fifo}'}}}}\n"
+        ),
+    );
+    assert!(
+        out.contains(&format!(
+            "CONFIGURATION => {{'hbase.hstore.defaultengine.compactionpolicy.class' => '{fifo}'}}}}"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("Default TTL is not supported for FIFO compaction"),
+        "{out}"
+    );
+}

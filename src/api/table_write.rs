@@ -322,7 +322,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::put`] for a closed database or a disabled table.
-    pub fn bulk_loader(&self) -> Result<crate::BulkLoader> {
+    pub fn bulk_loader(&self) -> Result<crate::api::table::BulkLoader> {
         self.bulk_loader_with_memory(crate::engine::bulk_load::BULK_LOAD_MEMORY)
     }
 
@@ -330,9 +330,9 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::bulk_loader`].
-    pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::BulkLoader> {
+    pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::api::table::BulkLoader> {
         let desc = self.check()?;
-        Ok(crate::BulkLoader {
+        Ok(crate::api::table::BulkLoader {
             table: self.clone(),
             desc,
             seq: self.db.bulk_load_seq(),

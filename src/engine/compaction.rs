@@ -10,6 +10,7 @@ use crate::engine::region::{Queued, Region, StoreFile, sort_newest_first};
 use crate::engine::table::TableShared;
 use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
+use crate::model::schema::CompactionPolicy;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 use crate::read::matcher::CompactionKind;
 use crate::read::merge::MergeCursor;
@@ -23,9 +24,21 @@ impl Engine {
         if self.opts.background_threads == 0 {
             return;
         }
-        // HBase's `needsCompaction` (at least `compaction.min` files) or `hasReferences`.
-        let needs =
-            region.current().files.values().any(|l| l.len() >= 3) || region.has_references();
+        // HBase's `needsCompaction` (at least `compaction.min` files) or `hasReferences`; a
+        // FIFO store needs one when a file has expired whole.
+        let desc = table.desc_arc();
+        let now = self.clock.now_millis();
+        let needs = region
+            .current()
+            .files
+            .iter()
+            .any(|(fam, l)| match desc.get_family(fam) {
+                Some(fd) if fd.compaction_policy == CompactionPolicy::Fifo => {
+                    !fifo_expired(fd, l, now).is_empty()
+                }
+                _ => l.len() >= 3,
+            })
+            || region.has_references();
         if needs && region.try_queue(Queued::Compaction) {
             self.bg.submit(Job::Compact(table.clone(), region.clone()));
         }
@@ -61,6 +74,15 @@ impl Engine {
             // Oldest first for the picker.
             let oldest_first: Vec<Arc<StoreFile>> = files.iter().rev().cloned().collect();
             let has_references = files.iter().any(|f| region.is_reference(f));
+            if fd.compaction_policy == CompactionPolicy::Fifo && !has_references {
+                // HBase's FIFOCompactionPolicy: minor or major, only whole expired files go,
+                // deleted without a byte rewritten.
+                let expired = fifo_expired(fd, files, self.clock.now_millis());
+                if !expired.is_empty() {
+                    self.drop_expired_files(table, region, fd, &expired)?;
+                }
+                continue;
+            }
             let chosen: Vec<Arc<StoreFile>> = if major || has_references {
                 oldest_first
             } else {
@@ -94,6 +116,41 @@ impl Engine {
             self.compact_files(table, region, fd, &chosen, kind)?;
         }
         self.maybe_split(table, region);
+        Ok(())
+    }
+
+    /// Removes whole expired files of a FIFO store: one manifest edit, no output file.
+    fn drop_expired_files(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        fd: &FamilyDescriptor,
+        expired: &[Arc<StoreFile>],
+    ) -> Result<()> {
+        let removed: Vec<u64> = expired.iter().map(|f| f.id).collect();
+        self.manifest.lock().append(&Edit::Compact {
+            table_id: table.id,
+            region_id: region.id(),
+            removed: removed.clone(),
+            added: Vec::new(),
+        })?;
+        region.replace_files(&fd.name, &removed, None);
+        self.stats.minor_compactions.add(1);
+        self.stats
+            .compaction_input_bytes
+            .add(expired.iter().map(|f| f.size()).sum::<u64>());
+        log::info!(
+            target: "cellbase::compaction",
+            "FIFO compaction of table '{}' region {} family {}: {} expired files ({} bytes) \
+             deleted, nothing rewritten",
+            table.name,
+            region.id(),
+            crate::base::util::to_string_binary(&fd.name),
+            removed.len(),
+            expired.iter().map(|f| f.size()).sum::<u64>()
+        );
+        self.remove_unlisted_files(removed);
+        self.stall.1.notify_all();
         Ok(())
     }
 
@@ -201,4 +258,19 @@ impl Engine {
         crate::base::util::release_free_memory();
         Ok(())
     }
+}
+
+/// The files of a FIFO store whose every cell has expired: newest timestamp older than the
+/// family's TTL (HBase's `FIFOCompactionPolicy.getExpiredStores`).
+fn fifo_expired(fd: &FamilyDescriptor, files: &[Arc<StoreFile>], now: i64) -> Vec<Arc<StoreFile>> {
+    let Some(ttl) = fd.ttl else {
+        return Vec::new();
+    };
+    let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    let cutoff = now.saturating_sub(ttl_ms);
+    files
+        .iter()
+        .filter(|f| f.reader.meta().max_ts < cutoff)
+        .cloned()
+        .collect()
 }

@@ -136,6 +136,56 @@ pub struct FamilyDescriptor {
     pub in_memory: bool,
     /// BLOCKCACHE: data blocks are cached.
     pub block_cache: bool,
+    /// The compaction policy of the family's stores
+    /// (`hbase.hstore.defaultengine.compactionpolicy.class`).
+    pub compaction_policy: CompactionPolicy,
+}
+
+/// How a family's store files are compacted (HBase's
+/// `hbase.hstore.defaultengine.compactionpolicy.class`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum CompactionPolicy {
+    /// HBase's default `ExploringCompactionPolicy`: minor compactions of runs of files chosen
+    /// by size ratio, majors of every file [REG-1].
+    #[default]
+    Exploring,
+    /// HBase's `FIFOCompactionPolicy`, for TTL'd data: a compaction only deletes the files
+    /// whose every cell has expired, never rewriting a byte; nothing else is compacted. Needs
+    /// a TTL and MIN_VERSIONS 0 (HBase's rules).
+    Fifo,
+}
+
+/// The configuration key naming a store's compaction policy class.
+pub const COMPACTION_POLICY_KEY: &str = "hbase.hstore.defaultengine.compactionpolicy.class";
+
+impl CompactionPolicy {
+    /// HBase's class name.
+    pub fn hbase_class(self) -> &'static str {
+        match self {
+            CompactionPolicy::Exploring => {
+                "org.apache.hadoop.hbase.regionserver.compactions.ExploringCompactionPolicy"
+            }
+            CompactionPolicy::Fifo => {
+                "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"
+            }
+        }
+    }
+
+    /// The policy of an HBase class name (fully qualified or the simple name).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another class (date-tiered, ratio-based, ...).
+    pub fn from_hbase_class(class: &str) -> Result<CompactionPolicy> {
+        let simple = class.rsplit('.').next().unwrap_or(class);
+        match simple {
+            "ExploringCompactionPolicy" => Ok(CompactionPolicy::Exploring),
+            "FIFOCompactionPolicy" => Ok(CompactionPolicy::Fifo),
+            _ => Err(Error::invalid(format!(
+                "compaction policy {class} is not supported by cellbase (ExploringCompactionPolicy, FIFOCompactionPolicy)"
+            ))),
+        }
+    }
 }
 
 impl FamilyDescriptor {
@@ -152,7 +202,13 @@ impl FamilyDescriptor {
             block_size: 65536,
             in_memory: false,
             block_cache: true,
+            compaction_policy: CompactionPolicy::Exploring,
         }
+    }
+    /// The compaction policy (default [`CompactionPolicy::Exploring`]).
+    pub fn compaction_policy(mut self, p: CompactionPolicy) -> Self {
+        self.compaction_policy = p;
+        self
     }
     /// VERSIONS (default 1).
     pub fn max_versions(mut self, n: u32) -> Self {
@@ -233,6 +289,19 @@ impl FamilyDescriptor {
                 return Err(Error::invalid(format!(
                     "family {n}: TTL must be at most {} seconds",
                     i32::MAX
+                )));
+            }
+        }
+        if self.compaction_policy == CompactionPolicy::Fifo {
+            // HBase's TableDescriptorChecker for FIFOCompactionPolicy.
+            if self.ttl.is_none() {
+                return Err(Error::invalid(format!(
+                    "family {n}: Default TTL is not supported for FIFO compaction"
+                )));
+            }
+            if self.min_versions > 0 {
+                return Err(Error::invalid(format!(
+                    "family {n}: MIN_VERSION > 0 is not supported for FIFO compaction"
                 )));
             }
         }
@@ -637,7 +706,12 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
     });
     out.push(f.compression.code());
     codec::put_varint(out, u64::from(f.block_size));
-    out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1));
+    // Bits 2-3: the compaction policy (0 exploring, 1 FIFO); older readers ignore them.
+    let policy: u8 = match f.compaction_policy {
+        CompactionPolicy::Exploring => 0,
+        CompactionPolicy::Fifo => 1,
+    };
+    out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1) | (policy << 2));
 }
 
 /// Decodes a family.
@@ -670,6 +744,14 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         .ok_or_else(|| bad("unknown compression", r))?;
     let block_size = u32::try_from(r.varint("block size")?).map_err(|_| bad("block size", r))?;
     let flags = r.u8("family flags")?;
+    let compaction_policy = match (flags >> 2) & 3 {
+        0 => CompactionPolicy::Exploring,
+        1 => CompactionPolicy::Fifo,
+        _ => return Err(bad("unknown compaction policy", r)),
+    };
+    if flags >> 4 != 0 {
+        return Err(bad("unknown family flags", r));
+    }
     Ok(FamilyDescriptor {
         name,
         max_versions,
@@ -681,6 +763,7 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         block_size,
         in_memory: flags & 1 != 0,
         block_cache: flags & 2 != 0,
+        compaction_policy,
     })
 }
 

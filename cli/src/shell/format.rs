@@ -272,11 +272,20 @@ pub fn family_line(f: &FamilyDescriptor) -> String {
         KeepDeletedCells::Ttl => "TTL",
     };
     let comp = f.compression.hbase_name();
+    // HBase prints a family's CONFIGURATION last, when it has one.
+    let config = match f.compaction_policy {
+        cellbase::CompactionPolicy::Exploring => String::new(),
+        p => format!(
+            ", CONFIGURATION => {{'{}' => '{}'}}",
+            cellbase::COMPACTION_POLICY_KEY,
+            p.hbase_class()
+        ),
+    };
     format!(
         "{{NAME => '{}', BLOOMFILTER => '{bloom}', IN_MEMORY => '{}', VERSIONS => '{}', \
          KEEP_DELETED_CELLS => '{kdc}', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => '{comp}', \
          TTL => '{}', MIN_VERSIONS => '{}', BLOCKCACHE => '{}', BLOCKSIZE => '{}', \
-         REPLICATION_SCOPE => '0'}}",
+         REPLICATION_SCOPE => '0'{config}}}",
         to_string_binary(&f.name),
         f.in_memory,
         f.max_versions,

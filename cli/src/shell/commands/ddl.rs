@@ -154,6 +154,22 @@ fn family_attrs(
     {
         return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
     }
+    // A family's CONFIGURATION: its compaction policy class (HBase's FIFO for TTL'd data).
+    if let Some(v) = o.take("CONFIGURATION") {
+        let mut h = Opts::from(&v)?;
+        if let Some(c) = h.take(cellbase::COMPACTION_POLICY_KEY) {
+            let class = str_of(&c, cellbase::COMPACTION_POLICY_KEY)?;
+            let p = cellbase::CompactionPolicy::from_hbase_class(&class)
+                .map_err(|e| CmdError(engine_msg(&e)))?;
+            f = f.compaction_policy(p);
+        }
+        if let Some((k, _)) = h.0.first() {
+            return err(format!(
+                "family CONFIGURATION key {k} is not supported by cellbase (only {})",
+                cellbase::COMPACTION_POLICY_KEY
+            ));
+        }
+    }
     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
     Ok(f)
 }
