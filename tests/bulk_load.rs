@@ -50,6 +50,12 @@ fn unsorted_cells_across_region_boundaries_with_spills() {
     // A 16 KiB budget: many spilled runs merged.
     let n = t.bulk_load_with_memory(puts, 16 << 10).unwrap();
     assert_eq!(n, 2000);
+    // The sort spilled runs into DIR/tmp through the filesystem seam and removed them.
+    let scratch: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+        .expect("the sort spilled")
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(scratch.is_empty(), "{scratch:?}");
     let rows: Vec<RowResult> = t.scan(Scan::new()).unwrap().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 1000);
     for (i, r) in rows.iter().enumerate() {

@@ -332,12 +332,13 @@ impl Table {
     /// As [`Table::bulk_loader`].
     pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::api::table::BulkLoader> {
         let desc = self.check()?;
+        let seq = self.db.bulk_load_seq();
         Ok(crate::api::table::BulkLoader {
             table: self.clone(),
             desc,
-            seq: self.db.bulk_load_seq(),
+            seq,
             now: self.db.clock().now_millis(),
-            sorter: crate::engine::bulk_load::Sorter::new(budget),
+            sorter: self.db.bulk_sorter(budget, seq),
         })
     }
 

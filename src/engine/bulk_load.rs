@@ -10,6 +10,10 @@
 //! sequence id at load time, `hbase.mapreduce.bulkload.assign.sequenceNumbers`). Within one
 //! load, the last of several cells with the same row, column and timestamp wins.
 //!
+//! Scratch: spilled runs are files `DIR/tmp/bulk-SEQ-N.run` written and read through the
+//! filesystem seam and removed when the load ends (finished or failed); an open removes runs
+//! a crash left there (the directory holds nothing else).
+//!
 //! Bounds: memory is the budget (each cell counted at its encoded size plus 24 bytes of
 //! bookkeeping) plus one buffered reader per spilled run; the table's splits and merges wait
 //! while a load writes.
@@ -25,7 +29,6 @@ use crate::storage::manifest::{Edit, FileRef};
 use crate::storage::sst::sst_path;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::Arc;
 
 /// The default memory budget of a bulk load's sort.
@@ -70,25 +73,38 @@ fn sort_run(arena: &[u8], slots: &mut Vec<Slot>) {
     });
 }
 
-/// A sorted run spilled to a temporary file: `[u32 key len][key][u32 payload len][payload]`.
+/// A sorted run spilled to a scratch file: `[u32 key len][key][u32 payload len][payload]`,
+/// read back through the filesystem seam (mapped, not copied).
 struct Run {
-    reader: BufReader<std::fs::File>,
+    file: Arc<dyn crate::base::io::ReadableFile>,
+    pos: usize,
+    path: std::path::PathBuf,
 }
 
 impl Run {
     fn next(&mut self) -> Result<Option<BulkCell>> {
-        if self.reader.fill_buf()?.is_empty() {
+        let bytes = self.file.bytes();
+        if self.pos >= bytes.len() {
             return Ok(None);
         }
-        let mut read = || -> Result<Vec<u8>> {
-            let mut len = [0u8; 4];
-            self.reader.read_exact(&mut len)?;
-            let mut v = vec![0u8; u32::from_be_bytes(len) as usize];
-            self.reader.read_exact(&mut v)?;
+        let bad = || Error::corruption(&self.path, "bulk load scratch run cut short");
+        let part = |pos: &mut usize| -> Result<Vec<u8>> {
+            let len_bytes: [u8; 4] = bytes
+                .get(*pos..*pos + 4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(bad)?;
+            let len = u32::from_be_bytes(len_bytes) as usize;
+            let v = bytes
+                .get(*pos + 4..*pos + 4 + len)
+                .ok_or_else(bad)?
+                .to_vec();
+            *pos += 4 + len;
             Ok(v)
         };
-        let key = read()?;
-        let payload = read()?;
+        let mut pos = self.pos;
+        let key = part(&mut pos)?;
+        let payload = part(&mut pos)?;
+        self.pos = pos;
         Ok(Some((key, payload)))
     }
 }
@@ -126,18 +142,37 @@ pub(crate) struct Sorter {
     arena: Vec<u8>,
     slots: Vec<Slot>,
     runs: Vec<std::path::PathBuf>,
-    dir: Option<tempfile::TempDir>,
+    fs: Arc<dyn crate::base::io::FileSystem>,
+    /// The database's scratch directory (`DIR/tmp`) and this load's file name prefix.
+    dir: std::path::PathBuf,
+    prefix: String,
+}
+
+impl Drop for Sorter {
+    /// The scratch runs are this load's own files: removed whether the load finished or not.
+    fn drop(&mut self) {
+        for p in &self.runs {
+            let _ = self.fs.remove(p);
+        }
+    }
 }
 
 impl Sorter {
-    pub(crate) fn new(budget: usize) -> Sorter {
+    pub(crate) fn new(
+        budget: usize,
+        fs: Arc<dyn crate::base::io::FileSystem>,
+        dir: std::path::PathBuf,
+        prefix: String,
+    ) -> Sorter {
         Sorter {
             budget: budget.max(1),
             next_index: 0,
             arena: Vec::new(),
             slots: Vec::new(),
             runs: Vec::new(),
-            dir: None,
+            fs,
+            dir,
+            prefix,
         }
     }
 
@@ -170,28 +205,24 @@ impl Sorter {
 
     fn spill(&mut self) -> Result<()> {
         sort_run(&self.arena, &mut self.slots);
-        if self.dir.is_none() {
-            self.dir = Some(
-                tempfile::Builder::new()
-                    .prefix("cellbase-bulk-")
-                    .tempdir()?,
-            );
-        }
-        let dir = self
+        self.fs.create_dir_all(&self.dir)?;
+        let path = self
             .dir
-            .as_ref()
-            .map(|d| d.path().to_path_buf())
-            .unwrap_or_default();
-        let path = dir.join(format!("run-{:06}", self.runs.len()));
-        let mut w = BufWriter::new(std::fs::File::create(&path)?);
+            .join(format!("{}-{:06}.run", self.prefix, self.runs.len()));
+        let mut file = self.fs.create(&path)?;
+        self.runs.push(path);
+        let mut buf = Vec::with_capacity(1 << 20);
         for s in &self.slots {
             for part in [s.key(&self.arena), s.payload(&self.arena)] {
-                w.write_all(&(part.len() as u32).to_be_bytes())?;
-                w.write_all(part)?;
+                buf.extend_from_slice(&(part.len() as u32).to_be_bytes());
+                buf.extend_from_slice(part);
+            }
+            if buf.len() >= 1 << 20 {
+                file.append(&buf)?;
+                buf.clear();
             }
         }
-        w.flush()?;
-        self.runs.push(path);
+        file.append(&buf)?;
         self.slots.clear();
         self.arena.clear();
         Ok(())
@@ -214,7 +245,9 @@ impl Sorter {
         let mut runs = Vec::with_capacity(self.runs.len());
         for p in &self.runs {
             runs.push(Run {
-                reader: BufReader::with_capacity(64 << 10, std::fs::File::open(p)?),
+                file: self.fs.open_read(p)?,
+                pos: 0,
+                path: p.clone(),
             });
         }
         let mut heap = BinaryHeap::new();
@@ -367,6 +400,16 @@ impl Engine {
             self.maybe_compact(table, region);
         }
         Ok(n)
+    }
+
+    /// A sorter for a bulk load, spilling into the database's scratch directory `DIR/tmp`.
+    pub(crate) fn bulk_sorter(&self, budget: usize, seq: u64) -> Sorter {
+        Sorter::new(
+            budget,
+            self.fs.clone(),
+            self.path.join("tmp"),
+            format!("bulk-{seq:016x}"),
+        )
     }
 
     /// A sequence id for a bulk load's cells, published at once (the cells become visible

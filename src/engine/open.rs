@@ -198,6 +198,21 @@ impl Engine {
         if !report.deleted_files.is_empty() {
             fs.sync_dir(&path.join("data"))?;
         }
+        // A bulk load's sort runs left by a crash: `DIR/tmp` is the engine's scratch directory
+        // and `bulk-*.run` its names; nothing there is data.
+        let scratch = path.join("tmp");
+        if fs.exists(&scratch) {
+            for name in fs.list(&scratch)? {
+                if name.starts_with("bulk-") && name.ends_with(".run") {
+                    let p = scratch.join(&name);
+                    match fs.remove(&p) {
+                        Ok(()) => report.deleted_files.push(p),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
         // Obsolete files that are gone already need no record.
         let gone: Vec<u64> = state
             .obsolete_files
