@@ -323,34 +323,13 @@ pub fn import(
     };
     for_each_line(input, |line| {
         st.lines += 1;
-        if let Some(loader) = loader.as_mut() {
-            let bad = match parse_line(line, cols, ts, opts) {
-                Ok((put, cells)) => match loader.add(&put) {
-                    Ok(()) => {
-                        st.imported += 1;
-                        st.cells += cells;
-                        return Ok(());
-                    }
-                    Err(cellbase::Error::InvalidArgument(m)) => m,
-                    Err(e) => return Err(format!("line {}: {e}", st.lines)),
-                },
-                Err(m) => m,
-            };
-            if !opts.skip_bad_lines {
-                return Err(format!(
-                    "bad line {}: {bad} (importtsv.skip.bad.lines=false)",
-                    st.lines
-                ));
-            }
-            st.bad_lines += 1;
-            if st.bad_examples.len() < EXAMPLES {
-                st.bad_examples.push((st.lines, bad));
-            }
-            return Ok(());
-        }
         let bad = match parse_line(line, cols, ts, opts) {
             Ok((put, cells)) => {
-                match t.put(put) {
+                let written = match loader.as_mut() {
+                    Some(loader) => loader.add(&put),
+                    None => t.put(put),
+                };
+                match written {
                     Ok(()) => {
                         st.imported += 1;
                         st.cells += cells;
