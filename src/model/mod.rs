@@ -5,6 +5,7 @@
 
 pub mod cell;
 pub mod cursor;
+pub mod family;
 pub mod key;
 pub mod mutation;
 pub mod namespace;

@@ -1,0 +1,428 @@
+//! Column family descriptors (HBase's `ColumnFamilyDescriptor`): the family's settings
+//! (versions, TTL, KEEP_DELETED_CELLS, Bloom filter, compression, block size and cache, the
+//! compaction policy), their validation [LIM-2] [VER-1] [TTL-1] and their byte encoding inside
+//! a table descriptor.
+
+use crate::base::codec::{self, DecodeError, Reader};
+use crate::base::error::{Error, Result};
+use std::time::Duration;
+
+/// Bloom filter kind of a family [BLOOM-1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BloomType {
+    /// No Bloom filter.
+    None,
+    /// Keyed by row; consulted by Gets [BLOOM-3].
+    #[default]
+    Row,
+    /// Keyed by row + qualifier; consulted by single-column Gets [BLOOM-4].
+    RowCol,
+}
+
+/// Block compression of a family (HBase's COMPRESSION). The codec of every block is recorded
+/// in the block's frame, so files written before an `alter` of the codec stay readable
+/// (docs/FORMAT.md, section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Compression {
+    /// Uncompressed blocks.
+    #[default]
+    None,
+    /// Snappy-compressed blocks.
+    Snappy,
+    /// GZ: DEFLATE-compressed blocks (level 6).
+    Gz,
+    /// LZ4-compressed blocks (block format).
+    Lz4,
+    /// Zstandard-compressed blocks (level 3, HBase's default ZSTD level).
+    Zstd,
+}
+
+impl Compression {
+    /// Every codec, in code order.
+    pub const ALL: [Compression; 5] = [
+        Compression::None,
+        Compression::Snappy,
+        Compression::Gz,
+        Compression::Lz4,
+        Compression::Zstd,
+    ];
+
+    /// The byte that records the codec in descriptors, meta blocks and block frames
+    /// (docs/FORMAT.md): 0 NONE, 1 SNAPPY, 2 GZ, 3 LZ4, 4 ZSTD.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Snappy => 1,
+            Compression::Gz => 2,
+            Compression::Lz4 => 3,
+            Compression::Zstd => 4,
+        }
+    }
+
+    /// The codec recorded as `code` ([`Compression::code`]); `None` for an unknown byte.
+    pub(crate) fn from_code(code: u8) -> Option<Compression> {
+        Compression::ALL.get(usize::from(code)).copied()
+    }
+
+    /// HBase's name of the codec, as `describe` prints it: NONE, SNAPPY, GZ, LZ4, ZSTD.
+    pub fn hbase_name(self) -> &'static str {
+        match self {
+            Compression::None => "NONE",
+            Compression::Snappy => "SNAPPY",
+            Compression::Gz => "GZ",
+            Compression::Lz4 => "LZ4",
+            Compression::Zstd => "ZSTD",
+        }
+    }
+
+    /// Parses HBase's `COMPRESSION` value (ASCII case-insensitive, as HBase's
+    /// `Compression.Algorithm.valueOf(name.upcase)`): NONE, SNAPPY, GZ, LZ4, ZSTD, and the two
+    /// HBase codecs cellbase has no well-kept pure-Rust crate for, stored as the nearest codec
+    /// it has: LZO as LZ4 (both fast, light codecs) and BZIP2 as GZ (both slower, denser
+    /// ones). The flag is true for those two substitutions, so a shell or gateway can say so
+    /// (docs/SEMANTICS.md, "Compression").
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for any other name.
+    pub fn from_hbase_name(name: &str) -> Result<(Compression, bool)> {
+        let upper = name.to_ascii_uppercase();
+        if let Some(c) = Compression::ALL.iter().find(|c| c.hbase_name() == upper) {
+            return Ok((*c, false));
+        }
+        match upper.as_str() {
+            "LZO" => Ok((Compression::Lz4, true)),
+            "BZIP2" => Ok((Compression::Gz, true)),
+            _ => Err(Error::invalid(format!(
+                "COMPRESSION {name} is not supported by cellbase (NONE, SNAPPY, GZ, LZ4, ZSTD; \
+                 LZO is stored as LZ4 and BZIP2 as GZ)"
+            ))),
+        }
+    }
+}
+
+/// KEEP_DELETED_CELLS [KDC-1..6].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum KeepDeletedCells {
+    /// Deleted cells are invisible and purged by major compaction.
+    #[default]
+    False,
+    /// Deleted cells stay reachable by time-range reads; only versions and TTL purge them.
+    True,
+    /// Like `True` until the marker's TTL expires, then like `False`.
+    Ttl,
+}
+
+/// A column family's settings. Read them through the fields; build with the methods.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FamilyDescriptor {
+    /// Family name: 1..=127 bytes, no `:` `\` `/` or control characters, not starting with `.`.
+    pub name: Vec<u8>,
+    /// VERSIONS: newest versions kept per column (>= 1).
+    pub max_versions: u32,
+    /// MIN_VERSIONS: versions kept even when TTL-expired (<= max_versions).
+    pub min_versions: u32,
+    /// TTL in whole seconds; `None` = FOREVER.
+    pub ttl: Option<Duration>,
+    /// KEEP_DELETED_CELLS.
+    pub keep_deleted_cells: KeepDeletedCells,
+    /// BLOOMFILTER.
+    pub bloom_filter: BloomType,
+    /// COMPRESSION.
+    pub compression: Compression,
+    /// BLOCKSIZE in bytes, 1 KiB ..= 16 MiB.
+    pub block_size: u32,
+    /// IN_MEMORY: blocks get the block cache's in-memory priority share.
+    pub in_memory: bool,
+    /// BLOCKCACHE: data blocks are cached.
+    pub block_cache: bool,
+    /// The compaction policy of the family's stores
+    /// (`hbase.hstore.defaultengine.compactionpolicy.class`).
+    pub compaction_policy: CompactionPolicy,
+}
+
+/// How a family's store files are compacted (HBase's
+/// `hbase.hstore.defaultengine.compactionpolicy.class`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum CompactionPolicy {
+    /// HBase's default `ExploringCompactionPolicy`: minor compactions of runs of files chosen
+    /// by size ratio, majors of every file [REG-1].
+    #[default]
+    Exploring,
+    /// HBase's `FIFOCompactionPolicy`, for TTL'd data: a compaction only deletes the files
+    /// whose every cell has expired, never rewriting a byte; nothing else is compacted. Needs
+    /// a TTL and MIN_VERSIONS 0 (HBase's rules).
+    Fifo,
+}
+
+/// The configuration key naming a store's compaction policy class.
+pub const COMPACTION_POLICY_KEY: &str = "hbase.hstore.defaultengine.compactionpolicy.class";
+
+impl CompactionPolicy {
+    /// HBase's class name.
+    pub fn hbase_class(self) -> &'static str {
+        match self {
+            CompactionPolicy::Exploring => {
+                "org.apache.hadoop.hbase.regionserver.compactions.ExploringCompactionPolicy"
+            }
+            CompactionPolicy::Fifo => {
+                "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"
+            }
+        }
+    }
+
+    /// The policy of an HBase class name (fully qualified or the simple name).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another class (date-tiered, ratio-based, ...).
+    pub fn from_hbase_class(class: &str) -> Result<CompactionPolicy> {
+        let simple = class.rsplit('.').next().unwrap_or(class);
+        match simple {
+            "ExploringCompactionPolicy" => Ok(CompactionPolicy::Exploring),
+            "FIFOCompactionPolicy" => Ok(CompactionPolicy::Fifo),
+            _ => Err(Error::invalid(format!(
+                "compaction policy {class} is not supported by cellbase (ExploringCompactionPolicy, FIFOCompactionPolicy)"
+            ))),
+        }
+    }
+}
+
+impl FamilyDescriptor {
+    /// A family with HBase's defaults [DESC-1].
+    pub fn new(name: impl AsRef<[u8]>) -> Self {
+        FamilyDescriptor {
+            name: name.as_ref().to_vec(),
+            max_versions: 1,
+            min_versions: 0,
+            ttl: None,
+            keep_deleted_cells: KeepDeletedCells::False,
+            bloom_filter: BloomType::Row,
+            compression: Compression::None,
+            block_size: 65536,
+            in_memory: false,
+            block_cache: true,
+            compaction_policy: CompactionPolicy::Exploring,
+        }
+    }
+    /// The compaction policy (default [`CompactionPolicy::Exploring`]).
+    pub fn compaction_policy(mut self, p: CompactionPolicy) -> Self {
+        self.compaction_policy = p;
+        self
+    }
+    /// VERSIONS (default 1).
+    pub fn max_versions(mut self, n: u32) -> Self {
+        self.max_versions = n;
+        self
+    }
+    /// MIN_VERSIONS (default 0).
+    pub fn min_versions(mut self, n: u32) -> Self {
+        self.min_versions = n;
+        self
+    }
+    /// TTL in whole seconds (default FOREVER).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+    /// KEEP_DELETED_CELLS (default FALSE).
+    pub fn keep_deleted_cells(mut self, k: KeepDeletedCells) -> Self {
+        self.keep_deleted_cells = k;
+        self
+    }
+    /// BLOOMFILTER (default ROW).
+    pub fn bloom_filter(mut self, b: BloomType) -> Self {
+        self.bloom_filter = b;
+        self
+    }
+    /// COMPRESSION (default NONE).
+    pub fn compression(mut self, c: Compression) -> Self {
+        self.compression = c;
+        self
+    }
+    /// BLOCKSIZE (default 65536).
+    pub fn block_size(mut self, bytes: u32) -> Self {
+        self.block_size = bytes;
+        self
+    }
+    /// IN_MEMORY (default false).
+    pub fn in_memory(mut self, yes: bool) -> Self {
+        self.in_memory = yes;
+        self
+    }
+    /// BLOCKCACHE (default true).
+    pub fn block_cache(mut self, yes: bool) -> Self {
+        self.block_cache = yes;
+        self
+    }
+    /// The family name.
+    pub fn name(&self) -> &[u8] {
+        &self.name
+    }
+
+    /// Family TTL in milliseconds, `None` for FOREVER [TTL-1].
+    pub fn ttl_millis(&self) -> Option<i64> {
+        self.ttl
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+
+    /// Checks every setting [LIM-2] [VER-1] [TTL-1] [DESC-3].
+    pub fn validate(&self) -> Result<()> {
+        validate_family_name(&self.name)?;
+        let n = String::from_utf8_lossy(&self.name);
+        if self.max_versions < 1 {
+            return Err(Error::invalid(format!("family {n}: VERSIONS must be >= 1")));
+        }
+        if self.min_versions > self.max_versions {
+            return Err(Error::invalid(format!(
+                "family {n}: MIN_VERSIONS ({}) must be <= VERSIONS ({})",
+                self.min_versions, self.max_versions
+            )));
+        }
+        if let Some(t) = self.ttl {
+            if t.is_zero() || t.subsec_nanos() != 0 {
+                return Err(Error::invalid(format!(
+                    "family {n}: TTL must be a positive whole number of seconds, got {t:?}"
+                )));
+            }
+            if t.as_secs() > i32::MAX as u64 {
+                return Err(Error::invalid(format!(
+                    "family {n}: TTL must be at most {} seconds",
+                    i32::MAX
+                )));
+            }
+        }
+        if self.compaction_policy == CompactionPolicy::Fifo {
+            // HBase's TableDescriptorChecker for FIFOCompactionPolicy.
+            if self.ttl.is_none() {
+                return Err(Error::invalid(format!(
+                    "family {n}: Default TTL is not supported for FIFO compaction"
+                )));
+            }
+            if self.min_versions > 0 {
+                return Err(Error::invalid(format!(
+                    "family {n}: MIN_VERSION > 0 is not supported for FIFO compaction"
+                )));
+            }
+        }
+        if !(1024..=16 * 1024 * 1024).contains(&self.block_size) {
+            return Err(Error::invalid(format!(
+                "family {n}: BLOCKSIZE must be between 1 KiB and 16 MiB, got {}",
+                self.block_size
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a family name [LIM-2].
+pub fn validate_family_name(name: &[u8]) -> Result<()> {
+    let shown = String::from_utf8_lossy(name);
+    if name.is_empty() {
+        return Err(Error::invalid("column family name can not be empty"));
+    }
+    if name.len() > 127 {
+        return Err(Error::invalid(format!(
+            "column family name is {} bytes; the limit is 127",
+            name.len()
+        )));
+    }
+    if name[0] == b'.' {
+        return Err(Error::invalid(format!(
+            "column family name {shown:?} must not start with '.'"
+        )));
+    }
+    if name == b"recovered.edits" {
+        return Err(Error::invalid(
+            "column family name recovered.edits is reserved",
+        ));
+    }
+    if let Some(b) = name
+        .iter()
+        .find(|&&b| b == b':' || b == b'\\' || b == b'/' || b < 0x20 || b == 0x7f)
+    {
+        return Err(Error::invalid(format!(
+            "column family name {shown:?} contains an illegal character (byte 0x{b:02x})"
+        )));
+    }
+    Ok(())
+}
+
+/// Appends a family's encoding.
+pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
+    codec::put_bytes(out, &f.name);
+    codec::put_varint(out, u64::from(f.max_versions));
+    codec::put_varint(out, u64::from(f.min_versions));
+    codec::put_varint(out, f.ttl.map_or(0, |t| t.as_secs() + 1));
+    out.push(match f.keep_deleted_cells {
+        KeepDeletedCells::False => 0,
+        KeepDeletedCells::True => 1,
+        KeepDeletedCells::Ttl => 2,
+    });
+    out.push(match f.bloom_filter {
+        BloomType::None => 0,
+        BloomType::Row => 1,
+        BloomType::RowCol => 2,
+    });
+    out.push(f.compression.code());
+    codec::put_varint(out, u64::from(f.block_size));
+    // Bits 2-3: the compaction policy (0 exploring, 1 FIFO); older readers ignore them.
+    let policy: u8 = match f.compaction_policy {
+        CompactionPolicy::Exploring => 0,
+        CompactionPolicy::Fifo => 1,
+    };
+    out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1) | (policy << 2));
+}
+
+/// Decodes a family.
+pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor, DecodeError> {
+    let bad = |what, r: &Reader<'_>| DecodeError {
+        what,
+        offset: r.pos(),
+    };
+    let name = r.bytes("family name")?.to_vec();
+    let max_versions = u32::try_from(r.varint("versions")?).map_err(|_| bad("versions", r))?;
+    let min_versions =
+        u32::try_from(r.varint("min versions")?).map_err(|_| bad("min versions", r))?;
+    let ttl = match r.varint("ttl")? {
+        0 => None,
+        s => Some(Duration::from_secs(s - 1)),
+    };
+    let keep_deleted_cells = match r.u8("kdc")? {
+        0 => KeepDeletedCells::False,
+        1 => KeepDeletedCells::True,
+        2 => KeepDeletedCells::Ttl,
+        _ => return Err(bad("unknown KEEP_DELETED_CELLS code", r)),
+    };
+    let bloom_filter = match r.u8("bloom")? {
+        0 => BloomType::None,
+        1 => BloomType::Row,
+        2 => BloomType::RowCol,
+        _ => return Err(bad("unknown bloom type", r)),
+    };
+    let compression = Compression::from_code(r.u8("compression")?)
+        .ok_or_else(|| bad("unknown compression", r))?;
+    let block_size = u32::try_from(r.varint("block size")?).map_err(|_| bad("block size", r))?;
+    let flags = r.u8("family flags")?;
+    let compaction_policy = match (flags >> 2) & 3 {
+        0 => CompactionPolicy::Exploring,
+        1 => CompactionPolicy::Fifo,
+        _ => return Err(bad("unknown compaction policy", r)),
+    };
+    if flags >> 4 != 0 {
+        return Err(bad("unknown family flags", r));
+    }
+    Ok(FamilyDescriptor {
+        name,
+        max_versions,
+        min_versions,
+        ttl,
+        keep_deleted_cells,
+        bloom_filter,
+        compression,
+        block_size,
+        in_memory: flags & 1 != 0,
+        block_cache: flags & 2 != 0,
+        compaction_policy,
+    })
+}
