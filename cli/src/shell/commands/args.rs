@@ -18,6 +18,33 @@ pub(super) fn bytes_of(v: &Value, what: &str) -> R<Vec<u8>> {
     }
 }
 
+/// A Ruby-style regex argument (`list 'abc.*'`) as a full match: Java's `Pattern.matches`,
+/// as HBase's list commands use it. A bad pattern names the regex parser's complaint.
+pub(super) fn full_match_regex(v: &Value, what: &str) -> R<regex::Regex> {
+    let pat = str_of(v, what)?;
+    regex::Regex::new(&format!("^(?:{pat})$")).map_err(|e| {
+        let detail = e.to_string();
+        let last = detail
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim_start_matches("error: ");
+        CmdError(format!("Invalid regex {pat}: {last}"))
+    })
+}
+
+/// The `=> ["a", "b"]` echo of a command that returns a list of names.
+pub(super) fn echo_names<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> super::Echo {
+    Some(format!(
+        "[{}]",
+        names
+            .into_iter()
+            .map(|n| format!("\"{}\"", n.as_ref()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 pub(super) fn str_of(v: &Value, what: &str) -> R<String> {
     match v {
         Value::Str(s) => String::from_utf8(s.clone())

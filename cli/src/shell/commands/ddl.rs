@@ -1,7 +1,9 @@
 //! The `ddl` group: create, alter, describe, list, exists, enable/disable, drop, and the
 //! family and table attributes they take.
 
-use super::args::{Opts, arity, bool_of, bytes_of, int_of, str_of, u32_of};
+use super::args::{
+    Opts, arity, bool_of, bytes_of, echo_names, full_match_regex, int_of, str_of, u32_of,
+};
 use super::{CmdError, Echo, R, Session, engine_msg, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
@@ -553,21 +555,10 @@ impl Session {
 
     pub(super) fn list(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 0, 1)?;
-        let re = match args.first() {
-            Some(v) => {
-                let pat = str_of(v, "regex")?;
-                Some(regex::Regex::new(&format!("^(?:{pat})$")).map_err(|e| {
-                    let detail = e.to_string();
-                    let last = detail
-                        .lines()
-                        .last()
-                        .unwrap_or("")
-                        .trim_start_matches("error: ");
-                    CmdError(format!("Invalid regex {pat}: {last}"))
-                })?)
-            }
-            None => None,
-        };
+        let re = args
+            .first()
+            .map(|v| full_match_regex(v, "regex"))
+            .transpose()?;
         let names: Vec<String> = self
             .db
             .table_names()
@@ -579,14 +570,7 @@ impl Session {
             format::one_col(out, n, self.width)?;
         }
         writeln!(out, "{} row(s)", names.len())?;
-        Ok(Some(format!(
-            "[{}]",
-            names
-                .iter()
-                .map(|n| format!("\"{n}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )))
+        Ok(echo_names(&names))
     }
 
     pub(super) fn exists(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {

@@ -2,24 +2,13 @@
 //! `describe_namespace`, `list_namespace`, `list_namespace_tables`) over the engine's
 //! namespaces, with the HBase shell's output.
 
-use super::args::{Opts, arity, str_of};
+use super::args::{Opts, arity, echo_names, full_match_regex, str_of};
 use super::{CmdError, Echo, R, Session, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
 use std::io::Write;
 
 /// A `=> ["a", "b"]` echo.
-fn echo_list(names: &[String]) -> Echo {
-    Some(format!(
-        "[{}]",
-        names
-            .iter()
-            .map(|n| format!("\"{n}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
-}
-
 impl Session {
     fn ns_fail<T>(&self, e: cellbase::Error) -> R<T> {
         err(super::engine_msg(&e))
@@ -108,16 +97,10 @@ impl Session {
     /// `list_namespace[ 'regex']`.
     pub(super) fn list_namespace(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 0, 1)?;
-        let re = match args.first() {
-            Some(v) => {
-                let pat = str_of(v, "regex")?;
-                Some(
-                    regex::Regex::new(&format!("^(?:{pat})$"))
-                        .map_err(|_| CmdError(format!("Invalid regex {pat}")))?,
-                )
-            }
-            None => None,
-        };
+        let re = args
+            .first()
+            .map(|v| full_match_regex(v, "regex"))
+            .transpose()?;
         let names: Vec<String> = self
             .db
             .list_namespaces()
@@ -129,7 +112,7 @@ impl Session {
             format::one_col(out, n, self.width)?;
         }
         writeln!(out, "{} row(s)", names.len())?;
-        Ok(echo_list(&names))
+        Ok(echo_names(&names))
     }
 
     /// `list_namespace_tables 'ns'`: the tables by their name inside the namespace.
@@ -145,6 +128,6 @@ impl Session {
             format::one_col(out, n, self.width)?;
         }
         writeln!(out, "{} row(s)", names.len())?;
-        Ok(echo_list(&names))
+        Ok(echo_names(&names))
     }
 }

@@ -1,7 +1,7 @@
 //! `get_splits`, `locate_region` and `append`: commands an HBase designer or operator types
 //! daily, in HBase 2.x's output (get_splits.rb, locate_region.rb, append.rb).
 
-use super::args::{Opts, arity, bytes_of, split_column, str_of};
+use super::args::{Opts, arity, bytes_of, echo_names, split_column, str_of};
 use super::{Echo, R, SERVER_NAME, Session, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
@@ -26,14 +26,7 @@ impl Session {
         for s in &splits {
             writeln!(out, "{s}")?;
         }
-        Ok(Some(format!(
-            "[{}]",
-            splits
-                .iter()
-                .map(|s| format!("\"{s}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )))
+        Ok(echo_names(&splits))
     }
 
     /// `locate_region 't', 'row'`: the region holding `row`, with its server.

@@ -2,7 +2,7 @@
 //! `clone_snapshot`, `restore_snapshot`, `delete_snapshot` (HBase's shell commands over
 //! `Db::snapshot` and friends), with HBase's output.
 
-use super::args::{arity, str_of};
+use super::args::{arity, echo_names, full_match_regex, str_of};
 use super::{CmdError, Echo, R, Session, engine_msg, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
@@ -45,20 +45,22 @@ impl Session {
         by_table: bool,
         out: &mut dyn Write,
     ) -> R<Echo> {
-        let re = |v: &Value, what: &str| -> R<regex::Regex> {
-            let pat = str_of(v, what)?;
-            regex::Regex::new(&format!("^(?:{pat})$"))
-                .map_err(|_| CmdError(format!("Invalid regex {pat}")))
-        };
         let (table_re, snap_re) = if by_table {
             arity(args, 1, 2)?;
             (
-                Some(re(&args[0], "table regex")?),
-                args.get(1).map(|v| re(v, "snapshot regex")).transpose()?,
+                Some(full_match_regex(&args[0], "table regex")?),
+                args.get(1)
+                    .map(|v| full_match_regex(v, "snapshot regex"))
+                    .transpose()?,
             )
         } else {
             arity(args, 0, 1)?;
-            (None, args.first().map(|v| re(v, "regex")).transpose()?)
+            (
+                None,
+                args.first()
+                    .map(|v| full_match_regex(v, "regex"))
+                    .transpose()?,
+            )
         };
         let list: Vec<_> = self
             .db
@@ -73,13 +75,7 @@ impl Session {
             format::two_col(out, &s.name, &text, true, self.width)?;
         }
         writeln!(out, "{} row(s)", list.len())?;
-        Ok(Some(format!(
-            "[{}]",
-            list.iter()
-                .map(|s| format!("\"{}\"", s.name))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )))
+        Ok(echo_names(list.iter().map(|s| &s.name)))
     }
 
     /// `clone_snapshot 'name', 'table'`.
