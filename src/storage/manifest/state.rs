@@ -67,7 +67,11 @@ impl ManifestState {
             .values()
             .flat_map(|t| t.regions.values())
             .any(|r| r.files.iter().any(|f| f.file_id == id))
-            || self.snapshot_files().contains(&id)
+            || self
+                .snapshots
+                .values()
+                .flat_map(|s| s.regions.iter().flat_map(|(_, f)| f))
+                .any(|f| f.file_id == id)
     }
 
     /// The table id block file `file_id` of table `table_id` records in its identity: its
