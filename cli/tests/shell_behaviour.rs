@@ -519,3 +519,32 @@ fn fifo_compaction_policy_in_create_and_describe() {
         "{out}"
     );
 }
+
+/// Issue 25: `get 't', ['r1', ...]` reads the rows as one `Table::get_many` batch, prints them
+/// in request order in scan's form and leaves out rows that do not exist.
+#[test]
+fn get_of_several_rows_is_one_batch_in_request_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', 'f', SPLITS => ['m']\nput 't', 'z', 'f:q', 'vz'\nput 't', 'a', 'f:q', 'va'\n\
+         put 't', 'a', 'f:r', 'wa'\n\
+         get 't', ['z', 'nope', 'a'], {COLUMN => 'f:q'}\n\
+         get 't', ['a', 'z'], {METRICS => true}\n",
+    );
+    let z = out.find(" z ").expect(&out);
+    let a = out.find(" a ").expect(&out);
+    assert!(z < a, "request order: {out}");
+    assert!(
+        out.contains("column=f:q") && out.contains("value=vz"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("value=wa"),
+        "the COLUMN option applies to every row: {out}"
+    );
+    assert!(!out.contains("nope"), "{out}");
+    assert!(out.contains("2 row(s)"), "{out}");
+    assert!(out.contains("METRICS applies to a get of one row"), "{out}");
+}

@@ -94,6 +94,15 @@ impl Get {
             filter: None,
         }
     }
+    /// A copy of this get that reads `row` instead: the same columns, versions, time range and
+    /// filter. Builds the requests of a [`Table::get_many`](crate::Table::get_many) batch from
+    /// one template.
+    pub fn with_row(&self, row: impl AsRef<[u8]>) -> Self {
+        Get {
+            row: row.as_ref().to_vec(),
+            ..self.clone()
+        }
+    }
     /// Applies a filter to the row's cells [FLT-*]; up to the family's VERSIONS versions reach
     /// it [VER-6].
     pub fn filter(mut self, f: Filter) -> Self {

@@ -67,7 +67,20 @@ impl Session {
     pub(super) fn get(&mut self, args: &[Value], out: &mut dyn Write) -> R<Echo> {
         arity(args, 2, usize::MAX)?;
         let name = str_of(&args[0], "table name")?;
-        let row = bytes_of(&args[1], "row")?;
+        // `get 't', ['r1', 'r2', ...]` (a cellbase extension; HBase's get takes one row): one
+        // `Table::get_many` batch, printed as scan prints rows.
+        let many = match &args[1] {
+            Value::Array(rows) => Some(
+                rows.iter()
+                    .map(|r| bytes_of(r, "row"))
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            _ => None,
+        };
+        let row = match &many {
+            Some(rows) => rows.first().cloned().unwrap_or_default(),
+            None => bytes_of(&args[1], "row")?,
+        };
         let mut g = Get::new(&row);
         // The same read as a one-row scan, for METRICS (HBase serves a Get as one too).
         let mut stop = row.clone();
@@ -128,6 +141,21 @@ impl Session {
             };
         }
         let t = self.table(&name)?;
+        if let Some(rows) = many {
+            if want.is_some() {
+                return err("METRICS applies to a get of one row");
+            }
+            let batch = rows.iter().map(|r| g.with_row(r)).collect();
+            let results = t.get_many(batch).or_else(|e| self.fail(&name, e))?;
+            format::two_col(out, "ROW", "COLUMN+CELL", false, self.width)?;
+            let mut n = 0u64;
+            for r in results.iter().filter(|r| !r.is_empty()) {
+                n += 1;
+                self.scan_row(out, r, &cols, &default_conv, maxlength)?;
+            }
+            writeln!(out, "{n} row(s)")?;
+            return Ok(None);
+        }
         let started = std::time::Instant::now();
         let (r, scanned) = match want {
             None => (t.get(g).or_else(|e| self.fail(&name, e))?, None),
@@ -237,16 +265,7 @@ impl Session {
         for r in rows.by_ref() {
             let r = r.or_else(|e| self.fail(&name, e))?;
             n += 1;
-            let key = default_conv.apply(r.row());
-            for cell in r.cells() {
-                let conv = converter_for(&cols, &default_conv, cell.family(), cell.qualifier());
-                let text = format!(
-                    "column={}, {}",
-                    format::column_name_with(cell, &default_conv),
-                    format::cell_text(cell, self.ts, &conv, maxlength)
-                );
-                format::two_col(out, &key, &text, true, self.width)?;
-            }
+            self.scan_row(out, &r, &cols, &default_conv, maxlength)?;
         }
         writeln!(out, "{n} row(s)")?;
         if let Some(want) = want {
@@ -254,6 +273,28 @@ impl Session {
             metrics::print(out, &rows.metrics(), millis, &want)?;
         }
         Ok(None)
+    }
+
+    /// One row in scan's form: ` row column=f:q, timestamp=..., value=...` per cell.
+    fn scan_row(
+        &self,
+        out: &mut dyn Write,
+        r: &cellbase::RowResult,
+        cols: &[ColSpec],
+        default_conv: &Converter,
+        maxlength: Option<usize>,
+    ) -> std::io::Result<()> {
+        let key = default_conv.apply(r.row());
+        for cell in r.cells() {
+            let conv = converter_for(cols, default_conv, cell.family(), cell.qualifier());
+            let text = format!(
+                "column={}, {}",
+                format::column_name_with(cell, default_conv),
+                format::cell_text(cell, self.ts, &conv, maxlength)
+            );
+            format::two_col(out, &key, &text, true, self.width)?;
+        }
+        Ok(())
     }
 
     pub(super) fn delete(&mut self, args: &[Value], all: bool) -> R<Echo> {
