@@ -5,6 +5,7 @@
 use crate::api::db::Db;
 use crate::api::table::Table;
 use crate::base::error::Result;
+use crate::model::mutation::Durability;
 use crate::model::namespace::NamespaceDescriptor;
 use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
@@ -192,6 +193,51 @@ impl Db {
         self.inner
             .alter_desc(table, |d| {
                 d.set_split_policy(policy);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Sets the table's `COMPACTION_ENABLED` (HBase `alter 't', COMPACTION_ENABLED => false`):
+    /// while false, no compaction of the table runs, automatic or asked for (as HBase, where a
+    /// requested compaction of such a table does nothing); only the rewrite of the references
+    /// a split or merge left still runs. Flushes and splits go on.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
+    pub fn set_table_compaction_enabled(&self, table: &str, yes: bool) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_compaction_enabled(yes);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Sets the table's `NORMALIZATION_ENABLED` (whether the region normalizer may split and
+    /// merge its regions).
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
+    pub fn set_table_normalization_enabled(&self, table: &str, yes: bool) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_normalization_enabled(yes);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
+    /// Sets (`Some`) or unsets (`None`: HBase's `USE_DEFAULT`, the database's) the durability
+    /// of the table's writes that do not set their own (HBase `DURABILITY`). Applies from the
+    /// next write.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound).
+    pub fn set_table_durability(&self, table: &str, durability: Option<Durability>) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                d.set_durability(durability);
                 Ok(())
             })
             .map(|_| ())

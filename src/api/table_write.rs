@@ -433,7 +433,9 @@ impl Table {
                     "every mutation of a row operation must name the same row",
                 ));
             }
-            let d = d.unwrap_or(self.db.options().durability);
+            let d = d
+                .or(desc.table_durability())
+                .unwrap_or(self.db.options().durability);
             durability = Some(durability.map_or(d, |x| if rank(d) > rank(x) { d } else { x }));
         }
         Ok(durability)

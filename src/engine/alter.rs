@@ -66,6 +66,7 @@ impl Engine {
                 table_id: t.id,
                 desc: next.clone(),
             })?;
+            t.note_desc(&next);
             *desc = Arc::new(next);
         }
         Ok(t)

@@ -27,6 +27,9 @@ impl Engine {
         // HBase's `needsCompaction` (at least `compaction.min` files) or `hasReferences`; a
         // FIFO store needs one when a file has expired whole.
         let desc = table.desc_arc();
+        if !desc.is_compaction_enabled() && !region.has_references() {
+            return;
+        }
         let now = self.clock.now_millis();
         let needs = region
             .current()
@@ -60,6 +63,12 @@ impl Engine {
             return Ok(());
         }
         let desc: Arc<TableDescriptor> = table.desc_arc();
+        // COMPACTION_ENABLED => false: no compaction runs (HBase's
+        // `CompactSplit.requestCompactionInternal` returns early), except the rewrite of
+        // references a split or merge left, which further splits and merges need.
+        if !desc.is_compaction_enabled() && !region.has_references() {
+            return Ok(());
+        }
         let flush_size = desc
             .table_memstore_flush_size()
             .unwrap_or(self.opts.memstore_flush_size);

@@ -4,23 +4,7 @@ use crate::base::clock::{Clock, SystemClock};
 use std::fmt;
 use std::sync::Arc;
 
-/// How far a write must get before the call returns, as HBase's `Durability`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Durability {
-    /// Not logged: lost on a crash until its memstore is flushed.
-    SkipWal,
-    /// Logged; the log is written to the OS in the background (by the next synchronous write,
-    /// the background flusher, a full buffer, a flush, or close). A crash may lose the last
-    /// writes.
-    AsyncWal,
-    /// Written to the OS before the call returns: survives a process crash (kill -9), not a
-    /// power loss.
-    #[default]
-    SyncWal,
-    /// `fdatasync`ed before the call returns: survives power loss. Concurrent writers share one
-    /// sync (group commit).
-    FsyncWal,
-}
+pub use crate::model::mutation::Durability;
 
 /// What an open does when the write-ahead log is missing segments that the manifest records
 /// as holding writes not yet in block files (an operator deleted them, or a restore left them

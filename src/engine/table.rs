@@ -2,10 +2,11 @@
 //! enabled and dropped flags), shared by every handle of the table and every job on it.
 
 use crate::engine::region::Region;
+use crate::model::mutation::Durability;
 use crate::model::schema::TableDescriptor;
 use parking_lot::RwLock;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// State of one table shared by all its handles.
 #[derive(Debug)]
@@ -21,6 +22,9 @@ pub(crate) struct TableShared {
     structure: parking_lot::Mutex<()>,
     enabled: AtomicBool,
     dropped: AtomicBool,
+    /// The descriptor's `DURABILITY` ([`Durability::code`]), read by every write without
+    /// taking the descriptor's lock.
+    durability: AtomicU8,
 }
 
 impl TableShared {
@@ -28,6 +32,7 @@ impl TableShared {
         TableShared {
             id,
             name: desc.name().to_string(),
+            durability: AtomicU8::new(Durability::code(desc.table_durability())),
             desc: RwLock::new(Arc::new(desc)),
             regions: RwLock::new(regions),
             structure: parking_lot::Mutex::new(()),
@@ -49,8 +54,18 @@ impl TableShared {
             .table_memstore_flush_size()
             .unwrap_or(default)
     }
+    /// Updates what is cached of the descriptor; called by `alter` with the new one, under the
+    /// descriptor's write lock.
+    pub fn note_desc(&self, desc: &TableDescriptor) {
+        self.durability
+            .store(Durability::code(desc.table_durability()), Ordering::Release);
+    }
     pub fn desc_lock(&self) -> &RwLock<Arc<TableDescriptor>> {
         &self.desc
+    }
+    /// The table's `DURABILITY`, if set.
+    pub fn durability(&self) -> Option<Durability> {
+        Durability::from_code(self.durability.load(Ordering::Acquire)).unwrap_or(None)
     }
     pub fn is_enabled(&self) -> bool {
         self.enabled.load(Ordering::Acquire)

@@ -117,7 +117,10 @@ impl Engine {
         cells: &[NewCell],
         durability: Option<Durability>,
     ) -> Result<bool> {
-        let durability = durability.unwrap_or(self.opts.durability);
+        // The mutation's own, else the table's DURABILITY, else the database's.
+        let durability = durability
+            .or_else(|| table.durability())
+            .unwrap_or(self.opts.durability);
         let Some(_updates) = region.begin_write() else {
             return Ok(false);
         };

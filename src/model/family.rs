@@ -374,6 +374,22 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
     out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1) | (policy << 2));
 }
 
+/// The family settings stored by name in the table descriptor's encoding version 4 (each only
+/// when it is not the default), beside the fixed fields of [`encode_family`]. Settings added
+/// after version 3 go here, so that adding one needs no new encoding version.
+pub(crate) fn family_attributes(_f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
+    Vec::new()
+}
+
+/// Applies one family setting [`family_attributes`] wrote; the error names what is wrong.
+pub(crate) fn apply_family_attribute(
+    _f: &mut FamilyDescriptor,
+    _key: &str,
+    _value: &str,
+) -> std::result::Result<(), &'static str> {
+    Err("unknown family attribute")
+}
+
 /// Decodes a family.
 pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor, DecodeError> {
     let bad = |what, r: &Reader<'_>| DecodeError {

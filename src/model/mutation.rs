@@ -6,6 +6,72 @@ use crate::model::key::KeyRef;
 use crate::model::payload;
 use crate::model::schema::TableDescriptor;
 
+/// How far a write must get before the call returns, as HBase's `Durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Durability {
+    /// Not logged: lost on a crash until its memstore is flushed.
+    SkipWal,
+    /// Logged; the log is written to the OS in the background (by the next synchronous write,
+    /// the background flusher, a full buffer, a flush, or close). A crash may lose the last
+    /// writes.
+    AsyncWal,
+    /// Written to the OS before the call returns: survives a process crash (kill -9), not a
+    /// power loss.
+    #[default]
+    SyncWal,
+    /// `fdatasync`ed before the call returns: survives power loss. Concurrent writers share one
+    /// sync (group commit).
+    FsyncWal,
+}
+
+impl Durability {
+    /// HBase's name (`SKIP_WAL`, `ASYNC_WAL`, `SYNC_WAL`, `FSYNC_WAL`).
+    pub fn hbase_name(self) -> &'static str {
+        match self {
+            Durability::SkipWal => "SKIP_WAL",
+            Durability::AsyncWal => "ASYNC_WAL",
+            Durability::SyncWal => "SYNC_WAL",
+            Durability::FsyncWal => "FSYNC_WAL",
+        }
+    }
+    /// The durability HBase names `name` (any case); `None` for `USE_DEFAULT` and unknown
+    /// names (callers tell them apart with [`Durability::is_hbase_name`]).
+    pub fn from_hbase_name(name: &str) -> Option<Durability> {
+        match name.to_ascii_uppercase().as_str() {
+            "SKIP_WAL" => Some(Durability::SkipWal),
+            "ASYNC_WAL" => Some(Durability::AsyncWal),
+            "SYNC_WAL" => Some(Durability::SyncWal),
+            "FSYNC_WAL" => Some(Durability::FsyncWal),
+            _ => None,
+        }
+    }
+    /// Whether `name` is one of HBase's durability names, `USE_DEFAULT` included.
+    pub fn is_hbase_name(name: &str) -> bool {
+        name.eq_ignore_ascii_case("USE_DEFAULT") || Durability::from_hbase_name(name).is_some()
+    }
+    /// A one-byte code (0 is "not set").
+    pub(crate) fn code(d: Option<Durability>) -> u8 {
+        match d {
+            None => 0,
+            Some(Durability::SkipWal) => 1,
+            Some(Durability::AsyncWal) => 2,
+            Some(Durability::SyncWal) => 3,
+            Some(Durability::FsyncWal) => 4,
+        }
+    }
+    /// The inverse of [`Durability::code`]; `Err` for an unknown code.
+    pub(crate) fn from_code(c: u8) -> std::result::Result<Option<Durability>, u8> {
+        Ok(match c {
+            0 => None,
+            1 => Some(Durability::SkipWal),
+            2 => Some(Durability::AsyncWal),
+            3 => Some(Durability::SyncWal),
+            4 => Some(Durability::FsyncWal),
+            other => return Err(other),
+        })
+    }
+}
+
 /// Longest row key [LIM-1].
 pub const MAX_ROW_LEN: usize = 32767;
 

@@ -8,6 +8,8 @@ pub use crate::model::family::{
     BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
     KeepDeletedCells, decode_family, encode_family,
 };
+use crate::model::family::{apply_family_attribute, family_attributes};
+use crate::model::mutation::Durability;
 use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::rowkey::SplitAlgorithm;
 
@@ -62,6 +64,12 @@ pub struct TableDescriptor {
     split_keys: Vec<Vec<u8>>,
     pre_split: Option<(SplitAlgorithm, u32)>,
     split_policy: RegionSplitPolicy,
+    /// `COMPACTION_ENABLED` (default true).
+    compaction_enabled: bool,
+    /// `NORMALIZATION_ENABLED` (default false).
+    normalization_enabled: bool,
+    /// `DURABILITY`; `None` is HBase's `USE_DEFAULT` (the database's durability).
+    durability: Option<Durability>,
 }
 
 impl TableDescriptor {
@@ -76,7 +84,54 @@ impl TableDescriptor {
             split_keys: Vec::new(),
             pre_split: None,
             split_policy: RegionSplitPolicy::default(),
+            compaction_enabled: true,
+            normalization_enabled: false,
+            durability: None,
         }
+    }
+    /// `COMPACTION_ENABLED`: when false no compaction of the table runs, neither the
+    /// automatic ones nor those asked for (HBase's `CompactSplit.requestCompactionInternal`
+    /// returns early for such a table); flushes and splits go on.
+    pub fn compaction_enabled(mut self, yes: bool) -> Self {
+        self.compaction_enabled = yes;
+        self
+    }
+    /// Whether compactions of the table run (`COMPACTION_ENABLED`, default true).
+    pub fn is_compaction_enabled(&self) -> bool {
+        self.compaction_enabled
+    }
+    /// `NORMALIZATION_ENABLED`: whether the region normalizer may split and merge the table's
+    /// regions (default false, as in HBase).
+    pub fn normalization_enabled(mut self, yes: bool) -> Self {
+        self.normalization_enabled = yes;
+        self
+    }
+    /// Whether the region normalizer works on this table (`NORMALIZATION_ENABLED`).
+    pub fn is_normalization_enabled(&self) -> bool {
+        self.normalization_enabled
+    }
+    /// `DURABILITY`: the durability of the table's writes that do not set their own (HBase's
+    /// `USE_DEFAULT` on a mutation means the table's; the table's default is the database's
+    /// [`crate::DbOptions::durability`]).
+    pub fn durability(mut self, d: Durability) -> Self {
+        self.durability = Some(d);
+        self
+    }
+    /// The table's own durability, if set (`None`: HBase's `USE_DEFAULT`).
+    pub fn table_durability(&self) -> Option<Durability> {
+        self.durability
+    }
+    /// Sets `COMPACTION_ENABLED`.
+    pub(crate) fn set_compaction_enabled(&mut self, yes: bool) {
+        self.compaction_enabled = yes;
+    }
+    /// Sets `NORMALIZATION_ENABLED`.
+    pub(crate) fn set_normalization_enabled(&mut self, yes: bool) {
+        self.normalization_enabled = yes;
+    }
+    /// Sets or unsets `DURABILITY`.
+    pub(crate) fn set_durability(&mut self, d: Option<Durability>) {
+        self.durability = d;
     }
     /// SPLIT_POLICY: when the table's regions split and where (default Stepping, HBase's
     /// default) [SPLIT-1] [SPLIT-2].
@@ -243,12 +298,61 @@ impl TableDescriptor {
         self.initial_split_keys().map(|_| ())
     }
 
+    /// The table attributes stored by name in encoding version 4, each only when it is not
+    /// the default.
+    fn table_attributes(&self) -> Vec<(&'static str, String)> {
+        let mut a = Vec::new();
+        if !self.compaction_enabled {
+            a.push(("COMPACTION_ENABLED", "false".to_string()));
+        }
+        if self.normalization_enabled {
+            a.push(("NORMALIZATION_ENABLED", "true".to_string()));
+        }
+        if let Some(d) = self.durability {
+            a.push(("DURABILITY", d.hbase_name().to_string()));
+        }
+        a
+    }
+
+    /// Applies one decoded table attribute; the error names what is wrong.
+    fn apply_table_attribute(
+        &mut self,
+        key: &str,
+        value: &str,
+    ) -> std::result::Result<(), &'static str> {
+        let boolean = |v: &str| match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err("table attribute value is not true or false"),
+        };
+        match key {
+            "COMPACTION_ENABLED" => self.compaction_enabled = boolean(value)?,
+            "NORMALIZATION_ENABLED" => self.normalization_enabled = boolean(value)?,
+            "DURABILITY" => {
+                self.durability =
+                    Some(Durability::from_hbase_name(value).ok_or("unknown table durability")?)
+            }
+            _ => return Err("unknown table attribute"),
+        }
+        Ok(())
+    }
+
     /// Appends the encoding (format version 2: version 1 plus the pre-split; version 3:
     /// version 2 plus the split policy, written only for a policy other than the default, so
-    /// databases that never set one stay readable by versions before 3).
+    /// databases that never set one stay readable by versions before 3; version 4: version 3
+    /// plus table and family attributes by name, written only when one is set).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        let v3 = self.split_policy != RegionSplitPolicy::default();
-        out.push(if v3 { 3 } else { 2 }); // descriptor encoding version
+        let table_attrs = self.table_attributes();
+        let family_attrs: Vec<_> = self.families.iter().map(family_attributes).collect();
+        let v4 = !table_attrs.is_empty() || family_attrs.iter().any(|a| !a.is_empty());
+        let v3 = v4 || self.split_policy != RegionSplitPolicy::default();
+        out.push(if v4 {
+            4
+        } else if v3 {
+            3
+        } else {
+            2
+        }); // descriptor encoding version
         codec::put_bytes(out, self.name.as_bytes());
         codec::put_varint(out, opt(self.max_region_size));
         codec::put_varint(out, opt(self.memstore_flush_size));
@@ -274,12 +378,18 @@ impl TableDescriptor {
         if v3 {
             self.split_policy.encode_into(out);
         }
+        if v4 {
+            put_attributes(out, &table_attrs);
+            for a in &family_attrs {
+                put_attributes(out, a);
+            }
+        }
     }
 
     /// Decodes what [`TableDescriptor::encode_into`] wrote.
     pub fn decode(r: &mut Reader<'_>) -> std::result::Result<Self, DecodeError> {
         let v = r.u8("descriptor version")?;
-        if !(1..=3).contains(&v) {
+        if !(1..=4).contains(&v) {
             return Err(DecodeError {
                 what: "unknown descriptor version",
                 offset: r.pos(),
@@ -331,7 +441,7 @@ impl TableDescriptor {
         } else {
             RegionSplitPolicy::default()
         };
-        Ok(TableDescriptor {
+        let mut d = TableDescriptor {
             name,
             families,
             max_region_size,
@@ -339,8 +449,54 @@ impl TableDescriptor {
             split_keys,
             pre_split,
             split_policy,
-        })
+            compaction_enabled: true,
+            normalization_enabled: false,
+            durability: None,
+        };
+        if v >= 4 {
+            for (k, v) in get_attributes(r)? {
+                d.apply_table_attribute(&k, &v)
+                    .map_err(|what| DecodeError {
+                        what,
+                        offset: r.pos(),
+                    })?;
+            }
+            for f in &mut d.families {
+                for (k, v) in get_attributes(r)? {
+                    apply_family_attribute(f, &k, &v).map_err(|what| DecodeError {
+                        what,
+                        offset: r.pos(),
+                    })?;
+                }
+            }
+        }
+        Ok(d)
     }
+}
+
+/// Writes `attrs` as a count and (name, value) byte strings.
+fn put_attributes(out: &mut Vec<u8>, attrs: &[(&'static str, String)]) {
+    codec::put_varint(out, attrs.len() as u64);
+    for (k, v) in attrs {
+        codec::put_bytes(out, k.as_bytes());
+        codec::put_bytes(out, v.as_bytes());
+    }
+}
+
+/// Reads what [`put_attributes`] wrote.
+fn get_attributes(r: &mut Reader<'_>) -> std::result::Result<Vec<(String, String)>, DecodeError> {
+    let n = r.len(r.remaining(), "attribute count")?;
+    let mut out = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        let mut text = |what| {
+            let at = r.pos();
+            String::from_utf8(r.bytes(what)?.to_vec()).map_err(|_| DecodeError { what, offset: at })
+        };
+        let k = text("attribute name")?;
+        let v = text("attribute value")?;
+        out.push((k, v));
+    }
+    Ok(out)
 }
 
 fn opt(v: Option<u64>) -> u64 {
