@@ -548,3 +548,41 @@ fn get_of_several_rows_is_one_batch_in_request_order() {
     assert!(out.contains("2 row(s)"), "{out}");
     assert!(out.contains("METRICS applies to a get of one row"), "{out}");
 }
+
+/// Issue 26: the table attributes COMPACTION_ENABLED and DURABILITY in create, alter
+/// (`table_att_unset` too) and describe, as HBase's admin.rb takes them.
+#[test]
+fn compaction_enabled_and_durability_table_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't', 'f', {COMPACTION_ENABLED => false, DURABILITY => 'ASYNC_WAL'}\n\
+         describe 't'\n\
+         alter 't', DURABILITY => 'FSYNC_WAL'\n\
+         describe 't'\n\
+         alter 't', METHOD => 'table_att_unset', NAME => 'COMPACTION_ENABLED'\n\
+         alter 't', DURABILITY => 'USE_DEFAULT'\n\
+         describe 't'\n\
+         alter 't', DURABILITY => 'SOMETIMES'\n",
+    );
+    assert!(
+        out.contains(
+            "t, {TABLE_ATTRIBUTES => {COMPACTION_ENABLED => 'false', DURABILITY => 'ASYNC_WAL'}}"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "t, {TABLE_ATTRIBUTES => {COMPACTION_ENABLED => 'false', DURABILITY => 'FSYNC_WAL'}}"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("No enum constant org.apache.hadoop.hbase.client.Durability.SOMETIMES"),
+        "{out}"
+    );
+    let d = sh.session.db.describe("t").unwrap();
+    assert!(d.is_compaction_enabled());
+    assert_eq!(d.table_durability(), None);
+}

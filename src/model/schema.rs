@@ -571,6 +571,45 @@ mod tests {
         d.encode_into(&mut b);
         let back = TableDescriptor::decode(&mut Reader::new(&b)).unwrap();
         assert_eq!(back, d);
+        assert_eq!(b[0], 2, "no attribute set: the version older readers know");
+    }
+
+    /// Version 4: table attributes by name; a name or value this version does not know is a
+    /// decode error naming it, never ignored.
+    #[test]
+    fn attributes_round_trip_and_unknown_ones_are_refused() {
+        use crate::model::mutation::Durability;
+        let d = TableDescriptor::new("t")
+            .family(FamilyDescriptor::new("f"))
+            .compaction_enabled(false)
+            .normalization_enabled(true)
+            .durability(Durability::AsyncWal);
+        let mut b = Vec::new();
+        d.encode_into(&mut b);
+        assert_eq!(b[0], 4);
+        let back = TableDescriptor::decode(&mut Reader::new(&b)).unwrap();
+        assert_eq!(back, d);
+        assert!(!back.is_compaction_enabled() && back.is_normalization_enabled());
+        assert_eq!(back.table_durability(), Some(Durability::AsyncWal));
+        for (from, to, what) in [
+            (
+                &b"COMPACTION_ENABLED"[..],
+                &b"COMPACTION_ENABLEX"[..],
+                "unknown table attribute",
+            ),
+            (b"ASYNC_WAL", b"ASYNC_WAX", "unknown table durability"),
+            (
+                b"true",
+                b"yes!",
+                "table attribute value is not true or false",
+            ),
+        ] {
+            let at = b.windows(from.len()).position(|w| w == from).unwrap();
+            let mut bad = b.clone();
+            bad[at..at + from.len()].copy_from_slice(to);
+            let e = TableDescriptor::decode(&mut Reader::new(&bad)).unwrap_err();
+            assert_eq!(e.what, what);
+        }
     }
 
     /// [LIM-2] family names; [VER-1] versions; [DESC-3] block size and TTL.

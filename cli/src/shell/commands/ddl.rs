@@ -4,6 +4,7 @@
 use super::args::{
     Opts, arity, bool_of, bytes_of, echo_names, full_match_regex, int_of, str_of, u32_of,
 };
+use super::table_attrs::TableFlags;
 use super::{CmdError, Echo, R, Session, engine_msg, err};
 use crate::shell::format;
 use crate::shell::ruby::Value;
@@ -255,6 +256,7 @@ impl Session {
         let mut presplit: Option<(SplitAlgorithm, u32)> = None;
         let mut warnings = Vec::new();
         let mut policy = PolicyOpts::default();
+        let mut flags = TableFlags::of(&TableDescriptor::new("t"));
         for a in &args[1..] {
             match a {
                 Value::Str(f) => {
@@ -322,6 +324,7 @@ impl Session {
                         desc = desc.memstore_flush_size(table_size(&v, "MEMSTORE_FLUSHSIZE")?);
                     }
                     policy.take(&mut o)?;
+                    flags.take(&mut o)?;
                     o.finish("create")?;
                 }
                 other => {
@@ -347,6 +350,7 @@ impl Session {
         if let Some(p) = policy.resolve(&RegionSplitPolicy::default())? {
             desc = desc.split_policy(p);
         }
+        desc = flags.apply(desc);
         self.db
             .create_table(desc)
             .or_else(|e| self.fail(&name, e))?;
@@ -371,6 +375,7 @@ impl Session {
         let mut max_size = current.table_max_region_size();
         let mut flush_size = current.table_memstore_flush_size();
         let mut split_policy = current.table_split_policy().clone();
+        let mut flags = TableFlags::of(&current);
         let mut changes = Vec::new();
         let mut warnings = Vec::new();
         for a in &args[1..] {
@@ -443,6 +448,16 @@ impl Session {
                                     changes.push(Alter::SplitPolicy);
                                     continue;
                                 }
+                                match flags.unset(&k) {
+                                    Some(true) => {
+                                        changes.push(Alter::Flags);
+                                        continue;
+                                    }
+                                    Some(false) => {
+                                        return err(format!("Could not find attribute: {k}"));
+                                    }
+                                    None => {}
+                                }
                                 let slot = match k.as_str() {
                                     "MAX_FILESIZE" => &mut max_size,
                                     "MEMSTORE_FLUSHSIZE" => &mut flush_size,
@@ -467,9 +482,12 @@ impl Session {
                                 split_policy = p;
                                 changes.push(Alter::SplitPolicy);
                             }
+                            if flags.take(&mut o)? {
+                                changes.push(Alter::Flags);
+                            }
                             if let Some((k, _)) = o.0.first() {
                                 return err(format!(
-                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY and CONFIGURATION are)"
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY, COMPACTION_ENABLED, DURABILITY and CONFIGURATION are)"
                                 ));
                             }
                             changes.push(Alter::Sizes);
@@ -491,8 +509,16 @@ impl Session {
         writeln!(out, "Updating all regions with the new schema...")?;
         let mut sizes_done = false;
         let mut policy_done = false;
+        let mut flags_done = false;
         for c in changes {
             let r = match c {
+                Alter::Flags if flags_done => Ok(()),
+                Alter::Flags => {
+                    flags_done = true;
+                    self.db
+                        .set_table_compaction_enabled(&name, flags.compaction)
+                        .and_then(|()| self.db.set_table_durability(&name, flags.durability))
+                }
                 Alter::SplitPolicy if policy_done => Ok(()),
                 Alter::SplitPolicy => {
                     policy_done = true;
@@ -534,6 +560,7 @@ impl Session {
         if *policy != RegionSplitPolicy::default() {
             attrs.push(format!("SPLIT_POLICY => '{}'", policy.class_name()));
         }
+        attrs.extend(TableFlags::of(&desc).describe());
         if let Some((k, v)) = policy.configuration() {
             attrs.push(format!("CONFIGURATION => {{'{k}' => '{v}'}}"));
         }
@@ -642,6 +669,8 @@ enum Alter {
     Sizes,
     /// Install the final SPLIT_POLICY.
     SplitPolicy,
+    /// Install the final COMPACTION_ENABLED and DURABILITY.
+    Flags,
 }
 
 fn upsert(fams: &mut Vec<FamilyDescriptor>, f: &FamilyDescriptor) {

@@ -18,6 +18,7 @@ mod metrics;
 mod namespace;
 mod regions;
 mod snapshots;
+mod table_attrs;
 
 pub use admin::encoded_name;
 
