@@ -29,6 +29,7 @@ pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };
 pub use api::table::{BulkLoader, RegionInfo, ScanMetrics, Scanner, Table};
+pub use api::table_admin::CompactionState;
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
 pub use engine::bulk_load::BULK_LOAD_MEMORY;

@@ -24,6 +24,61 @@ impl Db {
         Ok(self.handle(shared))
     }
 
+    /// Creates `new_table` with the schema of `table` (families, table attributes), empty
+    /// (HBase `Admin.cloneTableSchema`, the shell's `clone_table_schema`): with
+    /// `preserve_splits` its regions start at the keys where `table`'s regions start now,
+    /// else it has one region.
+    ///
+    /// # Errors
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound) for `table`;
+    /// [`Error::TableExists`](crate::Error::TableExists) for `new_table`; as
+    /// [`Db::create_table`].
+    pub fn clone_table_schema(
+        &self,
+        table: &str,
+        new_table: &str,
+        preserve_splits: bool,
+    ) -> Result<Table> {
+        let src = self.table(table)?;
+        // `default:t` is `t`, as for a new table.
+        let name = TableDescriptor::new(new_table).name().to_string();
+        let mut desc = self.describe(table)?.renamed(&name).without_splits();
+        if preserve_splits {
+            let starts: Vec<Vec<u8>> = src
+                .regions()
+                .into_iter()
+                .skip(1)
+                .map(|r| r.start_key)
+                .collect();
+            desc = desc.split_keys(starts);
+        }
+        self.create_table(desc)
+    }
+
+    /// Turns region splits on or off for the whole database (HBase `splitSwitch`, the shell's
+    /// `splitormerge_switch 'SPLIT', on`); returns the previous state. While off, no region
+    /// splits automatically and [`Table::split`] fails. Not stored: every open starts with
+    /// splits on.
+    pub fn set_split_enabled(&self, on: bool) -> bool {
+        self.inner.set_split_enabled(on)
+    }
+
+    /// Whether regions may split ([`Db::set_split_enabled`]).
+    pub fn is_split_enabled(&self) -> bool {
+        self.inner.split_enabled()
+    }
+
+    /// Turns region merges on or off (HBase `mergeSwitch`); returns the previous state. While
+    /// off, [`Table::merge`] fails. Not stored: every open starts with merges on.
+    pub fn set_merge_enabled(&self, on: bool) -> bool {
+        self.inner.set_merge_enabled(on)
+    }
+
+    /// Whether regions may merge ([`Db::set_merge_enabled`]).
+    pub fn is_merge_enabled(&self) -> bool {
+        self.inner.merge_enabled()
+    }
+
     /// A handle to an existing table (`ns:t`, or `t` / `default:t` in the default namespace).
     ///
     /// # Errors

@@ -9,5 +9,6 @@ pub(crate) mod ops;
 pub(crate) mod salted;
 pub(crate) mod scanner;
 pub(crate) mod table;
+pub(crate) mod table_admin;
 pub(crate) mod table_batch;
 pub(crate) mod table_write;

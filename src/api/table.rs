@@ -331,20 +331,7 @@ impl Table {
     /// not adjacent.
     pub fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
         self.check()?;
-        let find = |name: &str| {
-            self.shared
-                .region_list()
-                .iter()
-                .find(|r| region_name(&self.shared.name, r) == name)
-                .cloned()
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "no region named {name} in table {}",
-                        self.shared.name
-                    ))
-                })
-        };
-        let (a, b) = (find(region_a)?, find(region_b)?);
+        let (a, b) = (self.region_named(region_a)?, self.region_named(region_b)?);
         if a.id() == b.id() {
             return Err(Error::invalid("merge needs two different regions"));
         }
@@ -385,7 +372,7 @@ impl Table {
 }
 
 /// HBase-style region name: `table,startKey,id` (start key as `Bytes.toStringBinary`).
-fn region_name(table: &str, r: &Region) -> String {
+pub(crate) fn region_name(table: &str, r: &Region) -> String {
     format!(
         "{table},{},{}",
         crate::base::util::to_string_binary(r.start()),

@@ -90,6 +90,25 @@ impl Engine {
         Ok(())
     }
 
+    /// Empties one region (HBase 2.6's `truncate_region`, `TruncateRegionProcedure`): its
+    /// memstore is flushed (so the log no longer holds its cells), then every file of every
+    /// store is removed from it by one compaction record with no output per family. The
+    /// region keeps its range. Writes that land between the flush and the removal stay (HBase
+    /// takes the region offline meanwhile and refuses them).
+    pub(crate) fn truncate_region(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+    ) -> Result<()> {
+        self.check_open()?;
+        self.flush_region(table, region)?;
+        let families: Vec<Vec<u8>> = region.current().files.keys().cloned().collect();
+        for f in families {
+            self.purge_family(table, region, &f)?;
+        }
+        Ok(())
+    }
+
     /// Removes a deleted family's files from a region: logged as a compaction with no output,
     /// then the files no region lists any more are deleted.
     fn purge_family(

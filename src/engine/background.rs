@@ -280,7 +280,12 @@ impl Background {
                 Some(Job::Split(t, r)) => {
                     // The flag stays set during the split, so its own flushes do not queue it
                     // again.
-                    let res = db.split_region(&t, &r, None);
+                    // The split switch may have been turned off since it was queued.
+                    let res = if db.split_enabled() {
+                        db.split_region(&t, &r, None)
+                    } else {
+                        Ok(None)
+                    };
                     r.clear_queued(Queued::Split);
                     res.map(|daughters| match daughters {
                         Some(ds) => {

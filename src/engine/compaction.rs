@@ -6,7 +6,9 @@ use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::output::Output;
 use crate::engine::picker::{PickerConfig, pick};
-use crate::engine::region::{Queued, Region, StoreFile, sort_newest_first};
+use crate::engine::region::{
+    COMPACTING_MAJOR, COMPACTING_MINOR, Queued, Region, StoreFile, sort_newest_first,
+};
 use crate::engine::table::TableShared;
 use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
@@ -58,6 +60,17 @@ impl Engine {
         region: &Arc<Region>,
         major: bool,
     ) -> Result<()> {
+        self.compact_stores(table, region, major, None)
+    }
+
+    /// [`Engine::compact_region`] of one family's store only (`Some`), or of every store.
+    pub(crate) fn compact_stores(
+        &self,
+        table: &Arc<TableShared>,
+        region: &Arc<Region>,
+        major: bool,
+        only: Option<&[u8]>,
+    ) -> Result<()> {
         let _one = region.compaction_guard();
         if table.is_dropped() || region.is_retired() {
             return Ok(());
@@ -77,6 +90,9 @@ impl Engine {
         // (measured in the harness's YCSB load: up to 130 MiB held by a 1 s compaction).
         let store_files = region.current().files.clone();
         for (family, files) in &store_files {
+            if only.is_some_and(|f| f != family.as_slice()) {
+                continue;
+            }
             let Some(fd) = desc.get_family(family) else {
                 continue;
             };
@@ -136,6 +152,7 @@ impl Engine {
         fd: &FamilyDescriptor,
         expired: &[Arc<StoreFile>],
     ) -> Result<()> {
+        let _running = region.compacting(COMPACTING_MINOR);
         let removed: Vec<u64> = expired.iter().map(|f| f.id).collect();
         self.manifest.lock().append(&Edit::Compact {
             table_id: table.id,
@@ -171,6 +188,10 @@ impl Engine {
         chosen: &[Arc<StoreFile>],
         kind: CompactionKind,
     ) -> Result<()> {
+        let _running = region.compacting(match kind {
+            CompactionKind::Major => COMPACTING_MAJOR,
+            _ => COMPACTING_MINOR,
+        });
         let start = std::time::Instant::now();
         let earliest_put_ts = chosen
             .iter()

@@ -29,6 +29,7 @@ pub(crate) mod snapshot;
 pub(crate) mod split;
 pub(crate) mod split_policy;
 pub(crate) mod stats;
+pub(crate) mod switches;
 pub(crate) mod table;
 pub(crate) mod write;
 
@@ -77,6 +78,8 @@ pub(crate) struct Engine {
     memstore_bytes: Arc<AtomicU64>,
     /// A [`crate::engine::background::Job::GlobalFlush`] is queued.
     global_flush_queued: AtomicBool,
+    /// The split and merge switches.
+    switches: switches::Switches,
     /// The global lower limit in bytes ([`DbOptions::global_memstore_lower_limit`] of
     /// [`DbOptions::global_memstore_size`]), computed once at open; `u64::MAX` without a bound.
     global_low_mark: u64,

@@ -359,6 +359,7 @@ impl Engine {
             stall: (Mutex::new(()), Condvar::new()),
             memstore_bytes,
             global_flush_queued: AtomicBool::new(false),
+            switches: Default::default(),
             global_low_mark,
             opts,
             recovery: report,

@@ -17,7 +17,7 @@ use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 /// One block file of a store.
 #[derive(Debug)]
@@ -88,6 +88,8 @@ pub(crate) struct Region {
     flush_lock: Mutex<()>,
     /// One compaction at a time.
     compact_lock: Mutex<()>,
+    /// The kind of the compaction running ([`COMPACTING_MINOR`] / [`COMPACTING_MAJOR`] bits).
+    compacting: AtomicU8,
     /// Highest sequence id whose writes are all in this region's files (only grows).
     flushed_seq: AtomicU64,
     /// A flush, compaction or split request is queued for a background thread (one of each).
@@ -99,6 +101,25 @@ pub(crate) struct Region {
     /// Set (under the update lock) when a split or merge replaces this region: writers that
     /// find it set re-route their mutation to the new regions.
     retired: AtomicBool,
+}
+
+/// [`Region::compacting`]: a minor compaction runs.
+pub(crate) const COMPACTING_MINOR: u8 = 1;
+/// [`Region::compacting`]: a major compaction runs.
+pub(crate) const COMPACTING_MAJOR: u8 = 2;
+
+/// Clears its compaction kind from the region when dropped.
+pub(crate) struct CompactingGuard<'a> {
+    region: &'a Region,
+    kind: u8,
+}
+
+impl Drop for CompactingGuard<'_> {
+    fn drop(&mut self) {
+        self.region
+            .compacting
+            .fetch_and(!self.kind, Ordering::AcqRel);
+    }
 }
 
 /// The kinds of background work a region can have queued, at most one of each.
@@ -134,6 +155,7 @@ impl Region {
             row_locks: (0..ROW_LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             flush_lock: Mutex::new(()),
             compact_lock: Mutex::new(()),
+            compacting: AtomicU8::new(0),
             flushed_seq: AtomicU64::new(flushed_seq),
             flush_queued: AtomicBool::new(false),
             compact_queued: AtomicBool::new(false),
@@ -257,6 +279,18 @@ impl Region {
     /// Held by the one compaction (or split, merge, family purge) of the region that may run.
     pub fn compaction_guard(&self) -> MutexGuard<'_, ()> {
         self.compact_lock.lock()
+    }
+
+    /// Marks a compaction of `kind` ([`COMPACTING_MINOR`] or [`COMPACTING_MAJOR`]) as running
+    /// until the returned guard is dropped (HBase's `getCompactionState`).
+    pub fn compacting(&self, kind: u8) -> CompactingGuard<'_> {
+        self.compacting.fetch_or(kind, Ordering::AcqRel);
+        CompactingGuard { region: self, kind }
+    }
+
+    /// The kinds of compaction running now ([`COMPACTING_MINOR`] | [`COMPACTING_MAJOR`] bits).
+    pub fn compaction_running(&self) -> u8 {
+        self.compacting.load(Ordering::Acquire)
     }
 
     /// Starts a flush: under the update lock (no writer inside), moves the active memstore to

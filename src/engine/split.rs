@@ -145,7 +145,7 @@ impl Engine {
 
     /// The split policy's verdict on `region` now [SPLIT-1].
     fn wants_split(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> bool {
-        if region.is_retired() || table.is_dropped() {
+        if region.is_retired() || table.is_dropped() || !self.split_enabled() {
             return false;
         }
         let cfg = self.split_policy(table);
@@ -190,6 +190,14 @@ impl Engine {
         region: &Arc<Region>,
         at: Option<&[u8]>,
     ) -> Result<Option<[Arc<Region>; 2]>> {
+        if !self.split_enabled() {
+            // SplitTableRegionProcedure's check.
+            return Err(Error::invalid(format!(
+                "Split region {} of table {} failed due to split switch off",
+                region.id(),
+                table.name
+            )));
+        }
         let started = std::time::Instant::now();
         let _structure = table.structure_guard();
         let _compaction = region.compaction_guard();
@@ -309,6 +317,15 @@ impl Engine {
         a: &Arc<Region>,
         b: &Arc<Region>,
     ) -> Result<Arc<Region>> {
+        if !self.merge_enabled() {
+            // MergeTableRegionsProcedure's check.
+            return Err(Error::invalid(format!(
+                "Merge of regions {} and {} of table {} failed because merge switch is off",
+                a.id(),
+                b.id(),
+                table.name
+            )));
+        }
         let (lo, hi) = if a.end() == b.start() && !a.end().is_empty() {
             (a, b)
         } else if b.end() == a.start() && !b.end().is_empty() {

@@ -149,6 +149,13 @@ impl TableDescriptor {
         self.split_keys = keys.into_iter().map(|k| k.as_ref().to_vec()).collect();
         self
     }
+    /// The same schema with no initial split: one region (HBase's `cloneTableSchema` without
+    /// `preserveSplits`).
+    pub(crate) fn without_splits(mut self) -> Self {
+        self.split_keys.clear();
+        self.pre_split = None;
+        self
+    }
     /// Pre-splits the table into `regions` regions with HBase's RegionSplitter arithmetic
     /// (`NUMREGIONS` / `SPLITALGO`) [PRESPLIT-2]. Cannot be combined with `split_keys`.
     pub fn pre_split(mut self, algorithm: SplitAlgorithm, regions: u32) -> Self {
