@@ -31,6 +31,7 @@ fn shell(dir: &std::path::Path) -> Shell {
             clock: Some(clock),
             ts: TsFormat::Epoch,
             width: 0,
+            pending: Default::default(),
         },
         failures: 0,
         stop_on_error: false,
@@ -585,4 +586,117 @@ fn compaction_enabled_and_durability_table_attributes() {
     let d = sh.session.db.describe("t").unwrap();
     assert!(d.is_compaction_enabled());
     assert_eq!(d.table_durability(), None);
+}
+
+/// Issue 26: flush and compactions of one region or family, compaction_state,
+/// truncate_region, merge_region of several regions, the split/merge switches and
+/// clone_table_schema, as HBase 2.6's shell commands.
+#[test]
+fn region_tools_switches_and_clone_table_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let mut script = String::from("create 't', 'f', 'g', SPLITS => ['h', 'p']\n");
+    for round in 0..2 {
+        for row in ["a", "j", "q"] {
+            script.push_str(&format!(
+                "put 't', '{row}', 'f:q', 'v{round}'\nput 't', '{row}', 'g:q', 'w{round}'\n"
+            ));
+        }
+        script.push_str("flush 't'\n");
+    }
+    let out = feed(&mut sh, &script);
+    assert!(!out.contains("ERROR"), "{out}");
+    let regions = |sh: &Shell| sh.session.db.table("t").unwrap().regions();
+    let files = |sh: &Shell| -> Vec<u32> { regions(sh).iter().map(|r| r.store_files).collect() };
+    assert_eq!(files(&sh), [4, 4, 4]);
+    let r0 = regions(&sh)[0].name.clone();
+    let r1 = regions(&sh)[1].name.clone();
+    let r2 = regions(&sh)[2].name.clone();
+    let out = feed(
+        &mut sh,
+        &format!(
+            "major_compact '{r0}'\nmajor_compact '{r1}', 'g'\nmajor_compact 't', 'nope'\n\
+             compaction_state 't'\ntruncate_region '{r2}'\nget 't', 'q'\n"
+        ),
+    );
+    assert_eq!(files(&sh), [2, 3, 0], "{out}");
+    assert!(
+        out.contains("Unknown column family! Valid column names: f:*, g:*"),
+        "{out}"
+    );
+    assert!(out.contains("=> NONE"), "{out}");
+    assert!(out.contains("COLUMN  CELL\n0 row(s)"), "{out}");
+
+    let out = feed(
+        &mut sh,
+        &format!(
+            "splitormerge_switch 'MERGE', false\nsplitormerge_enabled 'MERGE'\n\
+             merge_region ['{r0}', '{r1}', '{r2}']\nsplitormerge_switch 'MERGE', true\n\
+             merge_region ['{r0}', '{r2}']\n\
+             merge_region ['{r0}', '{r1}', '{r2}'], true\nsplitormerge_enabled 'BOTH'\n"
+        ),
+    );
+    assert!(out.contains("merge switch is off"), "{out}");
+    assert!(
+        out.contains("Unable to merge non-adjacent regions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("No enum constant org.apache.hadoop.hbase.client.MasterSwitchType.BOTH"),
+        "{out}"
+    );
+    assert_eq!(
+        regions(&sh).len(),
+        1,
+        "three regions merged into one: {out}"
+    );
+    assert!(out.starts_with("true\n"), "previous state: {out}");
+
+    let out = feed(
+        &mut sh,
+        "clone_table_schema 't', 'copy'\ndescribe 'copy'\ncount 'copy'\n\
+         clone_table_schema 't', 'copy'\n",
+    );
+    assert!(out.contains("COLUMN FAMILIES DESCRIPTION"), "{out}");
+    assert!(out.contains("0 row(s)"), "{out}");
+    assert!(out.contains("Table already exists: copy!"), "{out}");
+}
+
+/// disable_all / enable_all / drop_all list the matching tables, ask y/n (the answer is the
+/// next input line, as Ruby's `gets`), then act, counting failures as admin.rb does.
+#[test]
+fn disable_enable_and_drop_all_ask_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 't1', 'f'\ncreate 't2', 'f'\ncreate 'x', 'f'\ndisable 't2'\n\
+         disable_all 't.*'\nn\nlist\n\
+         disable_all 't.*'\ny\n\
+         drop_all 'nothing.*'\n",
+    );
+    assert!(
+        out.contains("t1\nt2\n\nDisable the above 2 tables (y/n)?\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("table:t2, error:org.apache.hadoop.hbase.TableNotEnabledException: t2"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "1 tables successfully disabled\n1 tables not disabled due to an exception: t2"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("No tables matched the regex (?-mix:^nothing.*$)"),
+        "{out}"
+    );
+    let db = &sh.session.db;
+    assert!(!db.is_table_enabled("t1").unwrap() && db.is_table_enabled("x").unwrap());
+    let out = feed(&mut sh, "drop_all 't.*'\nyes\nenable_all 'x'\ny\n");
+    assert!(out.contains("2 tables successfully dropped"), "{out}");
+    assert!(out.contains("TableNotDisabledException: x"), "{out}");
+    assert_eq!(sh.session.db.table_names(), ["x"]);
 }

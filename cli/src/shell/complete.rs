@@ -206,7 +206,14 @@ mod tests {
         assert_eq!(replacements("qu", &[]), (0, vec!["quit".to_string()]));
         assert_eq!(
             replacements("list; dro", &[]),
-            (6, vec!["drop".to_string(), "drop_namespace".to_string()])
+            (
+                6,
+                vec![
+                    "drop".to_string(),
+                    "drop_all".to_string(),
+                    "drop_namespace".to_string()
+                ]
+            )
         );
         let (_, all) = replacements("", &[]);
         assert!(all.contains(&"create".to_string()) && all.contains(&"exit".to_string()));

@@ -125,6 +125,7 @@ pub fn run(args: ShellArgs) -> ExitCode {
             clock,
             ts,
             width,
+            pending: Default::default(),
         },
         failures: 0,
         stop_on_error: args.noninteractive,
@@ -238,7 +239,12 @@ impl Shell {
     pub fn feed_all(&mut self, input: &[u8], out: &mut dyn Write) -> Flow {
         let mut buf: Vec<u8> = Vec::new();
         let mut start_line = self.line_no + 1;
-        for line in input.split_inclusive(|&b| b == b'\n') {
+        self.session.pending = input
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        while let Some(line) = self.session.pending.pop_front() {
+            let line = line.as_slice();
             self.line_no += 1;
             if buf.is_empty() {
                 start_line = self.line_no;

@@ -30,11 +30,15 @@ impl Session {
         err(format!("Unknown table {arg}!"))
     }
 
+    /// `flush` / `compact` / `major_compact` of a table or a region, optionally one family
+    /// (flush.rb, compact.rb, major_compact.rb). A flush always writes the region's whole
+    /// memstore (cellbase keeps one per region), so with a family it flushes every family.
     pub(super) fn maintain(&mut self, cmd: &str, args: &[Value]) -> R<Echo> {
         arity(args, 1, 3)?;
         let target = str_of(&args[0], "table or region name")?;
-        let (table, _region) = self.resolve(&target)?;
-        if let Some(f) = args.get(1) {
+        let (table, region) = self.resolve(&target)?;
+        let mut family = None;
+        if let Some(f) = args.get(1).filter(|v| !matches!(v, Value::Nil)) {
             let f = bytes_of(f, "column family")?;
             let desc = self.db.describe(&table).or_else(|e| self.fail(&table, e))?;
             if desc.get_family(&f).is_none() {
@@ -46,6 +50,7 @@ impl Session {
                     },
                 );
             }
+            family = Some(f);
         }
         if let Some(v) = args.get(2) {
             let kind = str_of(v, "compaction type")?;
@@ -56,12 +61,76 @@ impl Session {
             }
         }
         let t = self.table(&table)?;
-        let r = match cmd {
-            "flush" => t.flush(),
-            "compact" => t.compact(),
-            _ => t.major_compact(),
+        let major = cmd == "major_compact";
+        let r = match (cmd, &region, &family) {
+            ("flush", Some(r), _) => t.flush_region(r),
+            ("flush", None, _) => t.flush(),
+            (_, Some(r), f) => t.compact_region(r, f.as_deref(), major),
+            (_, None, Some(f)) => t.compact_family(f, major),
+            ("compact", None, None) => t.compact(),
+            (_, None, None) => t.major_compact(),
         };
         r.or_else(|e| self.fail(&table, e))?;
+        Ok(None)
+    }
+
+    /// `compaction_state 't'` (compaction_state.rb: the Java enum's name as the result).
+    pub(super) fn compaction_state(&mut self, args: &[Value]) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let name = str_of(&args[0], "table name")?;
+        let t = self.db.table(&name).or_else(|e| self.fail(&name, e))?;
+        Ok(Some(t.compaction_state().hbase_name().to_string()))
+    }
+
+    /// `truncate_region 'REGIONNAME'` (HBase 2.6 truncate_region.rb).
+    pub(super) fn truncate_region(&mut self, args: &[Value]) -> R<Echo> {
+        arity(args, 1, 1)?;
+        let target = str_of(&args[0], "region name")?;
+        let (table, region) = self.resolve(&target)?;
+        let Some(region) = region else {
+            return err(format!("Unknown region {target}!"));
+        };
+        let t = self.table(&table)?;
+        t.truncate_region(&region)
+            .or_else(|e| self.fail(&table, e))?;
+        Ok(None)
+    }
+
+    /// `splitormerge_switch 'SPLIT'|'MERGE', bool` prints the previous state;
+    /// `splitormerge_enabled 'SPLIT'|'MERGE'` the current one (splitormerge_switch.rb,
+    /// splitormerge_enabled.rb).
+    pub(super) fn splitormerge(
+        &mut self,
+        args: &[Value],
+        set: bool,
+        out: &mut dyn Write,
+    ) -> R<Echo> {
+        arity(args, if set { 2 } else { 1 }, if set { 2 } else { 1 })?;
+        let kind = str_of(&args[0], "switch type")?;
+        let split = match kind.as_str() {
+            "SPLIT" => true,
+            "MERGE" => false,
+            // Java's `MasterSwitchType.valueOf`.
+            other => {
+                return err(format!(
+                    "java.lang.IllegalArgumentException: No enum constant \
+                     org.apache.hadoop.hbase.client.MasterSwitchType.{other}"
+                ));
+            }
+        };
+        let state = if set {
+            let on = super::args::bool_of(&args[1], "enabled")?;
+            if split {
+                self.db.set_split_enabled(on)
+            } else {
+                self.db.set_merge_enabled(on)
+            }
+        } else if split {
+            self.db.is_split_enabled()
+        } else {
+            self.db.is_merge_enabled()
+        };
+        format::one_col(out, &state.to_string(), self.width)?;
         Ok(None)
     }
 
@@ -107,9 +176,19 @@ impl Session {
                 n
             }
         };
-        if names.len() != 2 {
-            return err("merge_region needs exactly two regions in cellbase");
+        if names.len() < 2 {
+            return err("merge_region needs at least two regions");
         }
+        // `true` after the names: HBase's `force`, which merges regions that are not
+        // adjacent; cellbase keeps a table's regions contiguous, so it changes nothing here.
+        let force = args
+            .iter()
+            .skip(1)
+            .find_map(|a| match a {
+                Value::Bool(b) => Some(*b),
+                _ => None,
+            })
+            .unwrap_or(false);
         // HBase's translate_hbase_exceptions names the command's FIRST argument in
         // "Unknown region ...!", whichever region was unknown.
         let first = match &args[0] {
@@ -130,16 +209,54 @@ impl Session {
                 e
             }
         };
-        let (ta, ra) = self.resolve(&names[0]).map_err(unknown)?;
-        let (tb, rb) = self.resolve(&names[1]).map_err(unknown)?;
-        let (Some(ra), Some(rb)) = (ra, rb) else {
-            return err("merge_region takes region names, not table names");
-        };
-        if ta != tb {
-            return err("Cannot merge regions of different tables");
+        let mut table = None::<String>;
+        let mut regions = Vec::new();
+        for n in &names {
+            let (t, r) = self.resolve(n).map_err(unknown)?;
+            let Some(r) = r else {
+                return err("merge_region takes region names, not table names");
+            };
+            if table.as_ref().is_some_and(|x| *x != t) {
+                return err("Cannot merge regions of different tables");
+            }
+            table = Some(t);
+            regions.push(r);
         }
-        let t = self.table(&ta)?;
-        t.merge(&ra, &rb).or_else(|e| self.fail(&ta, e))?;
+        let table = table.unwrap_or_default();
+        let t = self.table(&table)?;
+        // In key order; each must start where the one before ends
+        // (MergeTableRegionsProcedure's adjacency check).
+        let infos = t.regions();
+        let mut chosen: Vec<&cellbase::RegionInfo> =
+            infos.iter().filter(|i| regions.contains(&i.name)).collect();
+        chosen.dedup_by(|a, b| a.name == b.name);
+        if chosen.len() != regions.len() {
+            return err("merge_region: a region is named twice");
+        }
+        if chosen.windows(2).any(|w| w[0].end_key != w[1].start_key) {
+            return err(format!(
+                "org.apache.hadoop.hbase.exceptions.MergeRegionException: Unable to merge \
+                 non-adjacent regions {} when force={force}{}",
+                names.join(", "),
+                if force {
+                    " (cellbase keeps a table's regions contiguous: only adjacent regions merge)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        // Left to right: the merged region keeps the first one's start key in its name.
+        let mut merged = chosen[0].name.clone();
+        for next in &chosen[1..] {
+            t.merge(&merged, &next.name)
+                .or_else(|e| self.fail(&table, e))?;
+            merged = t
+                .regions()
+                .into_iter()
+                .find(|r| r.end_key == next.end_key)
+                .map(|r| r.name)
+                .unwrap_or_default();
+        }
         Ok(None)
     }
 

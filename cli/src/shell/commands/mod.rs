@@ -12,6 +12,7 @@
 
 mod admin;
 mod args;
+mod bulk;
 mod ddl;
 mod dml;
 mod metrics;
@@ -59,6 +60,11 @@ pub struct Session {
     pub ts: TsFormat,
     /// Width of the two-column layout: 0 = pipe layout, else the aligned TTY layout.
     pub width: usize,
+    /// Lines of the current input (script, `-e` text, piped standard input) not yet read:
+    /// a command that asks a question (`disable_all`'s `y/n`) reads its answer from here, as
+    /// Ruby's `gets` reads the next line of the shell's input. Empty in the interactive
+    /// shell, where the answer is read from the terminal.
+    pub pending: std::collections::VecDeque<Vec<u8>>,
 }
 
 /// Every command: name, group, usage text.
@@ -162,12 +168,12 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "compact",
         "tools",
-        "compact 't1'[, 'f1']\n  compact 'REGIONNAME'",
+        "compact 't1'[, 'f1']\n  compact 'REGIONNAME'[, 'f1']",
     ),
     (
         "major_compact",
         "tools",
-        "major_compact 't1'[, 'f1']\n  major_compact 'REGIONNAME'",
+        "major_compact 't1'[, 'f1']\n  major_compact 'REGIONNAME'[, 'f1']",
     ),
     (
         "split",
@@ -177,7 +183,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "merge_region",
         "tools",
-        "merge_region 'REGIONNAME_A', 'REGIONNAME_B'[, true]\n  merge_region ['REGIONNAME_A', 'REGIONNAME_B']",
+        "merge_region 'REGIONNAME_A', 'REGIONNAME_B'[, true]\n  merge_region ['REGIONNAME_A', 'REGIONNAME_B', 'REGIONNAME_C'][, true]",
     ),
     (
         "list_regions",
@@ -185,6 +191,38 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "list_regions 't1'\n  list_regions 't1', {SERVER_NAME => 'localhost,0,0', LOCALITY_THRESHOLD => 0.8}\n  list_regions 't1', {}, ['START_KEY', 'END_KEY', 'SIZE']",
     ),
     ("get_splits", "tools", "get_splits 't1'"),
+    ("compaction_state", "tools", "compaction_state 't1'"),
+    (
+        "truncate_region",
+        "tools",
+        "truncate_region 'REGIONNAME'\n  truncate_region 'ENCODED_REGIONNAME'",
+    ),
+    (
+        "splitormerge_switch",
+        "tools",
+        "splitormerge_switch 'SPLIT', false\n  splitormerge_switch 'MERGE', true",
+    ),
+    (
+        "splitormerge_enabled",
+        "tools",
+        "splitormerge_enabled 'SPLIT'\n  splitormerge_enabled 'MERGE'",
+    ),
+    (
+        "clone_table_schema",
+        "ddl",
+        "clone_table_schema 't1', 't2'\n  clone_table_schema 't1', 't2', false",
+    ),
+    (
+        "disable_all",
+        "ddl",
+        "disable_all 't.*'\n  disable_all 'ns:.*'",
+    ),
+    (
+        "enable_all",
+        "ddl",
+        "enable_all 't.*'\n  enable_all 'ns:.*'",
+    ),
+    ("drop_all", "ddl", "drop_all 't.*'\n  drop_all 'ns:.*'"),
     ("locate_region", "tools", "locate_region 't1', 'rowKey'"),
     ("append", "dml", "append 't1', 'r1', 'c1', 'value'"),
     (
@@ -356,6 +394,14 @@ impl Session {
             "list_regions" => self.list_regions(args, out),
             "status" => self.status(args, out),
             "get_splits" => self.get_splits(args, out),
+            "compaction_state" => self.compaction_state(args),
+            "truncate_region" => self.truncate_region(args),
+            "splitormerge_switch" => self.splitormerge(args, true, out),
+            "splitormerge_enabled" => self.splitormerge(args, false, out),
+            "clone_table_schema" => self.clone_table_schema(args),
+            "disable_all" => self.all_tables(bulk::AllOp::Disable, args, out),
+            "enable_all" => self.all_tables(bulk::AllOp::Enable, args, out),
+            "drop_all" => self.all_tables(bulk::AllOp::Drop, args, out),
             "locate_region" => self.locate_region(args, out),
             "append" => self.append(args, out),
             "snapshot" => self.snapshot(args),
