@@ -18,6 +18,7 @@ pub mod testing;
 pub use engine::repair;
 pub use model::region_split_policy;
 pub use model::rowkey;
+pub use model::store_config;
 
 pub use api::db::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors, CheckpointInfo, Db,
@@ -44,6 +45,7 @@ pub use model::schema::{
     BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
     KeepDeletedCells, MAX_REGIONS_PER_TABLE, TableDescriptor,
 };
+pub use model::store_config::{DateTieredConfig, MajorCompactionSettings};
 pub use read::filter;
 pub use read::filter::{BitOp, Comparator, CompareOp, Filter, MAX_FILTER_DEPTH, RowRange};
 pub use rowkey::SplitAlgorithm;

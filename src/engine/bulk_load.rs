@@ -385,7 +385,7 @@ impl Engine {
         for (region, files) in &written {
             for (fam, id, _) in files {
                 let f = ctx.open_new_file(fam, *id)?;
-                region.replace_files(fam, &[], Some(f));
+                region.replace_files(fam, &[], vec![f]);
             }
         }
         log::info!(

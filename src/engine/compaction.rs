@@ -1,9 +1,13 @@
 //! Compaction: a store's block files → one block file through the compaction matcher
-//! [CMP-1..6], minor by the exploring policy ([`crate::engine::picker`]) or major [REG-1].
+//! [CMP-1..6], minor by the exploring policy ([`crate::engine::picker`]) or major [REG-1]; for
+//! a date-tiered family, files of one time window ([`crate::engine::date_tiered`]) and, for a
+//! major compaction, one output file per window; for a FIFO family, whole expired files
+//! deleted.
 
 use crate::base::error::Result;
 use crate::engine::Engine;
 use crate::engine::background::Job;
+use crate::engine::date_tiered::{DtFile, major_boundaries, select_minor};
 use crate::engine::output::Output;
 use crate::engine::picker::{PickerConfig, pick};
 use crate::engine::region::{
@@ -33,17 +37,13 @@ impl Engine {
             return;
         }
         let now = self.clock.now_millis();
-        let needs = region
-            .current()
-            .files
-            .iter()
-            .any(|(fam, l)| match desc.get_family(fam) {
-                Some(fd) if fd.compaction_policy == CompactionPolicy::Fifo => {
-                    !fifo_expired(fd, l, now).is_empty()
-                }
-                _ => l.len() >= 3,
-            })
-            || region.has_references();
+        let flush_size = desc
+            .table_memstore_flush_size()
+            .unwrap_or(self.opts.memstore_flush_size);
+        let needs = region.current().files.iter().any(|(fam, l)| {
+            desc.get_family(fam)
+                .is_some_and(|fd| needs_minor(fd, l, now, flush_size))
+        }) || region.has_references();
         if needs && region.try_queue(Queued::Compaction) {
             self.bg.submit(Job::Compact(table.clone(), region.clone()));
         }
@@ -108,6 +108,43 @@ impl Engine {
                 }
                 continue;
             }
+            if let CompactionPolicy::DateTiered(cfg) = &fd.compaction_policy {
+                // HBase's DateTieredCompactionPolicy: a major compaction (or the rewrite of
+                // references) writes one file per window; a minor one compacts in one window.
+                let oldest_first = dt_order(oldest_first);
+                let dt = dt_files(&oldest_first);
+                let now = self.clock.now_millis();
+                let (range, boundaries) = if major || has_references {
+                    (0..dt.len(), major_boundaries(&dt, now, cfg))
+                } else {
+                    let stuck = files.len() >= crate::engine::pressure::BLOCKING_STORE_FILES;
+                    let picker = PickerConfig::with_flush_size(flush_size);
+                    match select_minor(&dt, now, cfg, &picker, stuck) {
+                        Some(sel) => (sel.files, sel.boundaries),
+                        None => continue,
+                    }
+                };
+                log::debug!(
+                    target: "cellbase::compaction",
+                    "date-tiered picker for table '{}' region {} family {}: files {}..{} of {} \
+                     (oldest first), output window starts {:?}",
+                    table.name,
+                    region.id(),
+                    crate::base::util::to_string_binary(family),
+                    range.start,
+                    range.end,
+                    dt.len(),
+                    &boundaries[1..]
+                );
+                let chosen = &oldest_first[range];
+                let kind = if chosen.len() == files.len() {
+                    CompactionKind::Major
+                } else {
+                    CompactionKind::Minor
+                };
+                self.compact_files(table, region, fd, chosen, kind, boundaries)?;
+                continue;
+            }
             let chosen: Vec<Arc<StoreFile>> = if major || has_references {
                 oldest_first
             } else {
@@ -138,7 +175,7 @@ impl Engine {
             } else {
                 CompactionKind::Minor
             };
-            self.compact_files(table, region, fd, &chosen, kind)?;
+            self.compact_files(table, region, fd, &chosen, kind, vec![i64::MIN])?;
         }
         self.maybe_split(table, region);
         Ok(())
@@ -160,7 +197,7 @@ impl Engine {
             removed: removed.clone(),
             added: Vec::new(),
         })?;
-        region.replace_files(&fd.name, &removed, None);
+        region.replace_files(&fd.name, &removed, Vec::new());
         self.stats.minor_compactions.add(1);
         self.stats
             .compaction_input_bytes
@@ -180,6 +217,9 @@ impl Engine {
         Ok(())
     }
 
+    /// Compacts `chosen` files of a store into one file per window of `boundaries` (the
+    /// windows' lower bounds, ascending, the first `i64::MIN`: one window for every policy
+    /// but date-tiered).
     fn compact_files(
         &self,
         table: &Arc<TableShared>,
@@ -187,6 +227,7 @@ impl Engine {
         fd: &FamilyDescriptor,
         chosen: &[Arc<StoreFile>],
         kind: CompactionKind,
+        boundaries: Vec<i64>,
     ) -> Result<()> {
         let _running = region.compacting(match kind {
             CompactionKind::Major => COMPACTING_MAJOR,
@@ -213,8 +254,16 @@ impl Engine {
         // output keeps only the region's own [start, end).
         merge.seek(&crate::model::key::first_on_row(region.start()))?;
         let ctx = self.file_ctx();
-        let mut out =
-            Output::new(&ctx, table.id, fd, kind, earliest_put_ts).bound_bloom_keys(chosen);
+        let mut out = Output::new(&ctx, table.id, fd, kind, earliest_put_ts)
+            .bound_bloom_keys(chosen)
+            .with_boundaries(
+                boundaries,
+                chosen
+                    .iter()
+                    .map(|f| f.reader.meta().max_seq)
+                    .max()
+                    .unwrap_or(0),
+            );
         let mut cells = 0u64;
         while merge.valid() {
             if !region.end().is_empty()
@@ -226,8 +275,8 @@ impl Engine {
             cells += 1;
             merge.next()?;
         }
-        let result = out.finish()?;
-        if result.is_some() {
+        let result = out.finish_all()?;
+        if !result.is_empty() {
             self.fs.sync_dir(&self.path.join("data"))?;
         }
         let added: Vec<FileRef> = result
@@ -245,10 +294,10 @@ impl Engine {
             removed: removed.clone(),
             added,
         })?;
-        let opened = match &result {
-            Some((id, _)) => Some(ctx.open_new_file(&fd.name, *id)?),
-            None => None,
-        };
+        let opened = result
+            .iter()
+            .map(|(id, _)| ctx.open_new_file(&fd.name, *id))
+            .collect::<Result<Vec<_>>>()?;
         region.replace_files(&fd.name, &removed, opened);
         let s = &self.stats;
         match kind {
@@ -258,8 +307,8 @@ impl Engine {
         s.compacted_cells.add(cells);
         s.compaction_input_bytes
             .add(chosen.iter().map(|f| f.size()).sum::<u64>());
-        s.compaction_output_bytes
-            .add(result.as_ref().map_or(0, |(_, m)| m.file_size));
+        let output_bytes: u64 = result.iter().map(|(_, m)| m.file_size).sum();
+        s.compaction_output_bytes.add(output_bytes);
         s.compaction_time.record_since(start);
         log::info!(
             target: "cellbase::compaction",
@@ -274,11 +323,18 @@ impl Engine {
             crate::base::util::to_string_binary(&fd.name),
             chosen.len(),
             chosen.iter().map(|f| f.size()).sum::<u64>(),
-            match &result {
-                Some((id, _)) => format!("file {id}"),
-                None => "no file".to_string(),
+            match result.as_slice() {
+                [] => "no file".to_string(),
+                [(id, _)] => format!("file {id}"),
+                many => format!(
+                    "files {}",
+                    many.iter()
+                        .map(|(id, _)| id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             },
-            result.as_ref().map_or(0, |(_, m)| m.file_size),
+            output_bytes,
             start.elapsed().as_millis()
         );
         // Open readers keep their mapping; the names go now, unless another region still lists
@@ -288,6 +344,50 @@ impl Engine {
         crate::base::util::release_free_memory();
         Ok(())
     }
+}
+
+/// Whether a store needs a minor compaction (HBase's `needsCompaction`): a FIFO store when a
+/// file has expired whole, a date-tiered one when its picker selects files, any other with at
+/// least `compaction.min` (3) files. `files` newest first.
+fn needs_minor(fd: &FamilyDescriptor, files: &[Arc<StoreFile>], now: i64, flush_size: u64) -> bool {
+    match &fd.compaction_policy {
+        CompactionPolicy::Fifo => !fifo_expired(fd, files, now).is_empty(),
+        CompactionPolicy::DateTiered(cfg) => {
+            let oldest_first = dt_order(files.iter().rev().cloned().collect());
+            let stuck = files.len() >= crate::engine::pressure::BLOCKING_STORE_FILES;
+            let picker = PickerConfig::with_flush_size(flush_size);
+            select_minor(&dt_files(&oldest_first), now, cfg, &picker, stuck).is_some()
+        }
+        _ => files.len() >= 3,
+    }
+}
+
+/// A date-tiered store's files oldest first by sequence id, then newest timestamp (HBase's
+/// `StoreFileComparators.SEQ_ID_MAX_TIMESTAMP`: the outputs of one date-tiered compaction share
+/// their sequence id and order by time).
+fn dt_order(mut files: Vec<Arc<StoreFile>>) -> Vec<Arc<StoreFile>> {
+    files.sort_by_key(|f| {
+        let m = f.reader.meta();
+        (m.max_seq, m.max_ts, f.id)
+    });
+    files
+}
+
+/// What the date-tiered picker knows of each file: size and time range (every meta version
+/// records the time range; a file without cells has none).
+fn dt_files(oldest_first: &[Arc<StoreFile>]) -> Vec<DtFile> {
+    oldest_first
+        .iter()
+        .map(|f| {
+            let m = f.reader.meta();
+            let has_cells = m.cell_count > 0;
+            DtFile {
+                size: m.file_size,
+                min_ts: has_cells.then_some(m.min_ts),
+                max_ts: has_cells.then_some(m.max_ts),
+            }
+        })
+        .collect()
 }
 
 /// The files of a FIFO store whose every cell has expired: newest timestamp older than the

@@ -12,6 +12,7 @@ pub(crate) mod bulk_load;
 pub(crate) mod catalog;
 pub(crate) mod checkpoint;
 pub(crate) mod compaction;
+pub(crate) mod date_tiered;
 pub(crate) mod flush;
 pub(crate) mod lifecycle;
 pub(crate) mod metrics;

@@ -1,5 +1,6 @@
 //! Writing block files: the context a flush or compaction writes with ([`FileCtx`]) and the
-//! stream of cells through a compaction matcher into one new file per family (`Output`).
+//! stream of cells through a compaction matcher into one new file per family (`Output`), or
+//! one per time window for a date-tiered compaction (HBase's `DateTieredMultiFileWriter`).
 
 use crate::base::error::{Error, Result};
 use crate::base::io::FileSystem;
@@ -44,13 +45,20 @@ pub(crate) struct FileCtx<'a> {
     pub stats: Option<&'a EngineStats>,
 }
 
-/// Streams cells through a compaction matcher into a new file per family.
+/// Streams cells through a compaction matcher into a new file per family, or per time window.
 pub(crate) struct Output<'a> {
     ctx: &'a FileCtx<'a>,
     table_id: u64,
     family: &'a FamilyDescriptor,
     matcher: CompactionMatcher,
-    writer: Option<(u64, SstWriter)>,
+    /// Lower bounds of the outputs' time windows, ascending, the first `i64::MIN`: a cell the
+    /// matcher keeps goes to the output of the greatest bound at or below its timestamp. One
+    /// window (one output) unless [`Output::with_boundaries`] set more.
+    boundaries: Vec<i64>,
+    /// One writer per window, created with the window's first cell.
+    writers: Vec<Option<(u64, SstWriter)>>,
+    /// With several windows: the inputs' largest sequence id, recorded by every output.
+    inputs_max_seq: u64,
     /// Dropping the rest of this column (row, family, qualifier of the cell that said so).
     skip_column: Option<Vec<u8>>,
     /// A bound on the output's distinct Bloom keys ([`SstWriter::bound_bloom_keys`]).
@@ -71,7 +79,9 @@ impl<'a> Output<'a> {
             family,
             matcher: CompactionMatcher::new(family, kind, ctx.now, earliest_put_ts, 0)
                 .max_read_point(ctx.smallest_read_point()),
-            writer: None,
+            boundaries: vec![i64::MIN],
+            writers: vec![None],
+            inputs_max_seq: 0,
             skip_column: None,
             bloom_bound: None,
         }
@@ -103,6 +113,23 @@ impl<'a> Output<'a> {
         self
     }
 
+    /// Writes one file per time window: `boundaries` are the windows' lower bounds, ascending
+    /// (the first is taken as `i64::MIN`). The matcher still sees the one merged stream, so
+    /// versions and delete markers are decided across windows before cells are routed. With
+    /// more than one window every output records `inputs_max_seq` as its largest sequence id
+    /// ([`SstWriter::raise_max_seq`]).
+    pub(crate) fn with_boundaries(mut self, mut boundaries: Vec<i64>, inputs_max_seq: u64) -> Self {
+        if boundaries.first() != Some(&i64::MIN) {
+            boundaries.insert(0, i64::MIN);
+        }
+        if boundaries.len() > 1 {
+            self.inputs_max_seq = inputs_max_seq;
+        }
+        self.writers = boundaries.iter().map(|_| None).collect();
+        self.boundaries = boundaries;
+        self
+    }
+
     pub(crate) fn push(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
         let k = KeyRef::parse(key).ok_or_else(|| {
             Error::corruption(self.ctx.path, "malformed key during flush/compaction")
@@ -119,7 +146,11 @@ impl<'a> Output<'a> {
         })?;
         match self.matcher.match_cell(&k, &p) {
             MatchCode::Include => {
-                if self.writer.is_none() {
+                let window = self
+                    .boundaries
+                    .partition_point(|&b| b <= k.ts)
+                    .saturating_sub(1);
+                if self.writers[window].is_none() {
                     let (id, db_id) = {
                         let mut m = self.ctx.manifest.lock();
                         (m.next_file_id(), m.state().db_id)
@@ -136,9 +167,10 @@ impl<'a> Output<'a> {
                     if let Some(n) = self.bloom_bound {
                         w.bound_bloom_keys(n);
                     }
-                    self.writer = Some((id, w));
+                    w.raise_max_seq(self.inputs_max_seq);
+                    self.writers[window] = Some((id, w));
                 }
-                if let Some((_, w)) = &mut self.writer {
+                if let Some((_, w)) = &mut self.writers[window] {
                     w.add(key, payload)?;
                 }
             }
@@ -148,26 +180,48 @@ impl<'a> Output<'a> {
         Ok(())
     }
 
-    pub(crate) fn finish(mut self) -> Result<Option<(u64, FileMeta)>> {
-        match self.writer.take() {
-            Some((id, w)) => match w.finish() {
-                Ok(meta) => Ok(Some((id, meta))),
+    /// Finishes the one output (flushes and single-window compactions): `None` when no cell
+    /// was kept.
+    pub(crate) fn finish(self) -> Result<Option<(u64, FileMeta)>> {
+        Ok(self.finish_all()?.into_iter().next())
+    }
+
+    /// Finishes every window's output, oldest window first. On an error, every file of this
+    /// output is removed (finished or not, no manifest edit names them).
+    pub(crate) fn finish_all(mut self) -> Result<Vec<(u64, FileMeta)>> {
+        let mut done: Vec<(u64, FileMeta)> = Vec::new();
+        let writers = std::mem::take(&mut self.writers);
+        let mut failure = None;
+        for (id, w) in writers.into_iter().flatten() {
+            if failure.is_some() {
+                drop(w);
+                let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+                continue;
+            }
+            match w.finish() {
+                Ok(meta) => done.push((id, meta)),
                 Err(e) => {
                     // Unfinished and named by no edit: this job's own leftover.
                     let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
-                    Err(e)
+                    failure = Some(e);
                 }
-            },
-            None => Ok(None),
+            }
         }
+        if let Some(e) = failure {
+            for (id, _) in done {
+                let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+            }
+            return Err(e);
+        }
+        Ok(done)
     }
 }
 
 impl Drop for Output<'_> {
-    /// A flush or compaction that failed before [`Output::finish`] removes the file it was
-    /// writing: no manifest edit names it, and only this job knows it is its own.
+    /// A flush or compaction that failed before [`Output::finish`] removes the files it was
+    /// writing: no manifest edit names them, and only this job knows they are its own.
     fn drop(&mut self) {
-        if let Some((id, w)) = self.writer.take() {
+        for (id, w) in std::mem::take(&mut self.writers).into_iter().flatten() {
             drop(w);
             let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
         }

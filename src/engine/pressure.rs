@@ -22,7 +22,7 @@ use std::time::Duration;
 
 /// Writes stores hold more files than this before flushes wait for compactions
 /// (`hbase.hstore.blockingStoreFiles`).
-const BLOCKING_STORE_FILES: usize = 16;
+pub(crate) const BLOCKING_STORE_FILES: usize = 16;
 /// Writes wait while a region's memstores exceed this multiple of the flush size
 /// (`hbase.hregion.memstore.block.multiplier`).
 const BLOCK_MULTIPLIER: u64 = 4;

@@ -374,7 +374,7 @@ impl Region {
 
     /// Replaces `removed` files of `family` by `added` (a logged compaction), keeping the
     /// family's list newest first.
-    pub fn replace_files(&self, family: &[u8], removed: &[u64], added: Option<Arc<StoreFile>>) {
+    pub fn replace_files(&self, family: &[u8], removed: &[u64], added: Vec<Arc<StoreFile>>) {
         let mut v = self.version.write();
         let mut files = v.files.clone();
         let list = files.entry(family.to_vec()).or_default();

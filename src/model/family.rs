@@ -5,6 +5,10 @@
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
+use crate::model::store_config::{
+    DATE_TIERED_STORE_ENGINE, DateTieredConfig, MAJOR_COMPACTION_JITTER_KEY,
+    MAJOR_COMPACTION_PERIOD_KEY, MajorCompactionSettings, STORE_ENGINE_KEY, names_class,
+};
 use std::time::Duration;
 
 /// Bloom filter kind of a family [BLOOM-1].
@@ -137,12 +141,17 @@ pub struct FamilyDescriptor {
     /// BLOCKCACHE: data blocks are cached.
     pub block_cache: bool,
     /// The compaction policy of the family's stores
-    /// (`hbase.hstore.defaultengine.compactionpolicy.class`).
+    /// (`hbase.hstore.defaultengine.compactionpolicy.class`, or the date-tiered store engine
+    /// `hbase.hstore.engine.class`).
     pub compaction_policy: CompactionPolicy,
+    /// The family's own periodic major compaction settings (`hbase.hregion.majorcompaction`
+    /// and its jitter), overriding the database's when set.
+    pub major_compaction: MajorCompactionSettings,
 }
 
 /// How a family's store files are compacted (HBase's
-/// `hbase.hstore.defaultengine.compactionpolicy.class`).
+/// `hbase.hstore.defaultengine.compactionpolicy.class`, or the store engine
+/// `hbase.hstore.engine.class` for date-tiered compaction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum CompactionPolicy {
@@ -154,6 +163,10 @@ pub enum CompactionPolicy {
     /// whose every cell has expired, never rewriting a byte; nothing else is compacted. Needs
     /// a TTL and MIN_VERSIONS 0 (HBase's rules).
     Fifo,
+    /// HBase's `DateTieredCompactionPolicy` (store engine `DateTieredStoreEngine`), for
+    /// time-series data: files are compacted within time windows that grow with age, old
+    /// windows' files are left alone, and a major compaction writes one file per window.
+    DateTiered(DateTieredConfig),
 }
 
 /// The configuration key naming a store's compaction policy class.
@@ -169,21 +182,94 @@ impl CompactionPolicy {
             CompactionPolicy::Fifo => {
                 "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"
             }
+            CompactionPolicy::DateTiered(_) => {
+                "org.apache.hadoop.hbase.regionserver.compactions.DateTieredCompactionPolicy"
+            }
         }
     }
 
-    /// The policy of an HBase class name (fully qualified or the simple name).
+    /// The policy of an HBase class name (fully qualified or the simple name) given as
+    /// `hbase.hstore.defaultengine.compactionpolicy.class`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for another class (date-tiered, ratio-based, ...).
+    /// [`Error::InvalidArgument`] for another class (ratio-based, stripe, ...), and for
+    /// `DateTieredCompactionPolicy`: HBase runs it only under the store engine
+    /// `hbase.hstore.engine.class` = `DateTieredStoreEngine` (HBase 2's default engine fails
+    /// to load it as its policy), so cellbase asks for the engine too.
     pub fn from_hbase_class(class: &str) -> Result<CompactionPolicy> {
-        let simple = class.rsplit('.').next().unwrap_or(class);
-        match simple {
-            "ExploringCompactionPolicy" => Ok(CompactionPolicy::Exploring),
-            "FIFOCompactionPolicy" => Ok(CompactionPolicy::Fifo),
-            _ => Err(Error::invalid(format!(
-                "compaction policy {class} is not supported by cellbase (ExploringCompactionPolicy, FIFOCompactionPolicy)"
-            ))),
+        if names_class(class, "ExploringCompactionPolicy") {
+            Ok(CompactionPolicy::Exploring)
+        } else if names_class(class, "FIFOCompactionPolicy") {
+            Ok(CompactionPolicy::Fifo)
+        } else if names_class(class, "DateTieredCompactionPolicy") {
+            Err(Error::invalid(format!(
+                "compaction policy {class} needs the store engine: set {STORE_ENGINE_KEY} to \
+                 {DATE_TIERED_STORE_ENGINE} (HBase's default store engine cannot load it)"
+            )))
+        } else {
+            Err(Error::invalid(format!(
+                "compaction policy {class} is not supported by cellbase \
+                 (ExploringCompactionPolicy, FIFOCompactionPolicy; date-tiered compaction by \
+                 {STORE_ENGINE_KEY} => DateTieredStoreEngine)"
+            )))
+        }
+    }
+
+    /// The policy after setting the store engine class (`engine`) and/or the policy class
+    /// (`policy`) of a family whose policy is `current`, as HBase decides it:
+    /// `DateTieredStoreEngine` runs the date-tiered policy (keeping `current`'s settings when
+    /// it already is date-tiered) whatever the policy class; `DefaultStoreEngine` runs the
+    /// policy the policy class names (exploring when `current` was date-tiered and none is
+    /// named).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another engine (stripe), an unsupported policy class,
+    /// the date-tiered policy class without its engine, and a policy class given to a family
+    /// whose engine is and stays date-tiered (HBase would silently ignore it).
+    pub fn resolve(
+        current: CompactionPolicy,
+        engine: Option<&str>,
+        policy: Option<&str>,
+    ) -> Result<CompactionPolicy> {
+        let mut next = current;
+        if let Some(e) = engine {
+            if names_class(e, "DateTieredStoreEngine") {
+                if !matches!(current, CompactionPolicy::DateTiered(_)) {
+                    next = CompactionPolicy::DateTiered(DateTieredConfig::default());
+                }
+            } else if names_class(e, "DefaultStoreEngine") {
+                if matches!(current, CompactionPolicy::DateTiered(_)) {
+                    next = CompactionPolicy::Exploring;
+                }
+            } else {
+                return Err(Error::invalid(format!(
+                    "store engine {e} is not supported by cellbase (DefaultStoreEngine, \
+                     DateTieredStoreEngine)"
+                )));
+            }
+        }
+        if let Some(p) = policy {
+            let dt = names_class(p, "DateTieredCompactionPolicy");
+            match next {
+                CompactionPolicy::DateTiered(_) if dt => {}
+                CompactionPolicy::DateTiered(_) => {
+                    return Err(Error::invalid(format!(
+                        "the family's store engine is {DATE_TIERED_STORE_ENGINE}, which ignores \
+                         {COMPACTION_POLICY_KEY}; set {STORE_ENGINE_KEY} to DefaultStoreEngine \
+                         to use {p}"
+                    )));
+                }
+                _ => next = CompactionPolicy::from_hbase_class(p)?,
+            }
+        }
+        Ok(next)
+    }
+
+    /// HBase's store engine class for this policy.
+    pub fn store_engine_class(self) -> &'static str {
+        match self {
+            CompactionPolicy::DateTiered(_) => DATE_TIERED_STORE_ENGINE,
+            _ => crate::model::store_config::DEFAULT_STORE_ENGINE,
         }
     }
 }
@@ -203,7 +289,86 @@ impl FamilyDescriptor {
             in_memory: false,
             block_cache: true,
             compaction_policy: CompactionPolicy::Exploring,
+            major_compaction: MajorCompactionSettings::default(),
         }
+    }
+    /// The family's own period of automatic major compactions (`hbase.hregion.majorcompaction`;
+    /// zero disables them for the family), instead of
+    /// `DbOptions::major_compaction_period`.
+    pub fn major_compaction_period(mut self, period: Duration) -> Self {
+        self.major_compaction.period_millis =
+            Some(u64::try_from(period.as_millis()).unwrap_or(u64::MAX));
+        self
+    }
+    /// The family's own major compaction jitter (`hbase.hregion.majorcompaction.jitter`,
+    /// 0.0 ..= 1.0), instead of `DbOptions::major_compaction_jitter`. A value outside
+    /// that range is refused by [`FamilyDescriptor::validate`].
+    pub fn major_compaction_jitter(mut self, fraction: f64) -> Self {
+        self.major_compaction.jitter_millionths =
+            Some(crate::model::store_config::jitter_to_millionths(fraction).unwrap_or(u32::MAX));
+        self
+    }
+
+    /// The family's HBase `CONFIGURATION` entries (as `describe` prints them): the compaction
+    /// policy class of a FIFO family, the store engine and the non-default settings of a
+    /// date-tiered one, and the family's major compaction settings.
+    pub fn configuration(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        match self.compaction_policy {
+            CompactionPolicy::Exploring => {}
+            CompactionPolicy::Fifo => out.push((
+                COMPACTION_POLICY_KEY,
+                self.compaction_policy.hbase_class().to_string(),
+            )),
+            CompactionPolicy::DateTiered(c) => {
+                out.push((STORE_ENGINE_KEY, DATE_TIERED_STORE_ENGINE.to_string()));
+                out.extend(c.settings());
+            }
+        }
+        out.extend(self.major_compaction.settings());
+        out
+    }
+
+    /// Sets one `CONFIGURATION` entry: the store engine or compaction policy class
+    /// ([`CompactionPolicy::resolve`]), a date-tiered setting (the family must be
+    /// date-tiered), or a major compaction setting.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an unsupported key or value.
+    pub fn set_configuration(&mut self, key: &str, value: &str) -> Result<()> {
+        match key {
+            STORE_ENGINE_KEY => {
+                self.compaction_policy =
+                    CompactionPolicy::resolve(self.compaction_policy, Some(value), None)?
+            }
+            COMPACTION_POLICY_KEY => {
+                self.compaction_policy =
+                    CompactionPolicy::resolve(self.compaction_policy, None, Some(value))?
+            }
+            MAJOR_COMPACTION_PERIOD_KEY | MAJOR_COMPACTION_JITTER_KEY => {
+                self.major_compaction.set(key, value)?
+            }
+            k if DateTieredConfig::KEYS.contains(&k) => match &mut self.compaction_policy {
+                CompactionPolicy::DateTiered(c) => c.set(key, value)?,
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{key} applies to date-tiered compaction only: set {STORE_ENGINE_KEY} \
+                         to {DATE_TIERED_STORE_ENGINE} too"
+                    )));
+                }
+            },
+            _ => {
+                return Err(Error::invalid(format!(
+                    "family CONFIGURATION key {key} is not supported by cellbase ({}, {}, {}, {} \
+                     and the date-tiered settings hbase.hstore.compaction.date.tiered.*)",
+                    COMPACTION_POLICY_KEY,
+                    STORE_ENGINE_KEY,
+                    MAJOR_COMPACTION_PERIOD_KEY,
+                    MAJOR_COMPACTION_JITTER_KEY
+                )));
+            }
+        }
+        Ok(())
     }
     /// The compaction policy (default [`CompactionPolicy::Exploring`]).
     pub fn compaction_policy(mut self, p: CompactionPolicy) -> Self {
@@ -305,6 +470,21 @@ impl FamilyDescriptor {
                 )));
             }
         }
+        if let CompactionPolicy::DateTiered(c) = &self.compaction_policy {
+            c.validate().map_err(|e| match e {
+                Error::InvalidArgument(m) => Error::invalid(format!("family {n}: {m}")),
+                other => other,
+            })?;
+        }
+        if self
+            .major_compaction
+            .jitter_millionths
+            .is_some_and(|j| j > 1_000_000)
+        {
+            return Err(Error::invalid(format!(
+                "family {n}: {MAJOR_COMPACTION_JITTER_KEY} must be between 0.0 and 1.0"
+            )));
+        }
         if !(1024..=16 * 1024 * 1024).contains(&self.block_size) {
             return Err(Error::invalid(format!(
                 "family {n}: BLOCKSIZE must be between 1 KiB and 16 MiB, got {}",
@@ -366,9 +546,10 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
     });
     out.push(f.compression.code());
     codec::put_varint(out, u64::from(f.block_size));
-    // Bits 2-3: the compaction policy (0 exploring, 1 FIFO); older readers ignore them.
+    // Bits 2-3: the compaction policy (0 exploring, 1 FIFO); older readers ignore them. A
+    // date-tiered family writes 0 here and its store engine as a family attribute.
     let policy: u8 = match f.compaction_policy {
-        CompactionPolicy::Exploring => 0,
+        CompactionPolicy::Exploring | CompactionPolicy::DateTiered(_) => 0,
         CompactionPolicy::Fifo => 1,
     };
     out.push(u8::from(f.in_memory) | (u8::from(f.block_cache) << 1) | (policy << 2));
@@ -377,17 +558,23 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
 /// The family settings stored by name in the table descriptor's encoding version 4 (each only
 /// when it is not the default), beside the fixed fields of [`encode_family`]. Settings added
 /// after version 3 go here, so that adding one needs no new encoding version.
-pub(crate) fn family_attributes(_f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
-    Vec::new()
+/// The attributes are the family's HBase `CONFIGURATION` entries
+/// ([`FamilyDescriptor::configuration`]) but the FIFO policy class, which the fixed fields
+/// hold; the store engine comes before the date-tiered settings it enables.
+pub(crate) fn family_attributes(f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
+    let mut a = f.configuration();
+    a.retain(|(k, _)| *k != COMPACTION_POLICY_KEY);
+    a
 }
 
 /// Applies one family setting [`family_attributes`] wrote; the error names what is wrong.
 pub(crate) fn apply_family_attribute(
-    _f: &mut FamilyDescriptor,
-    _key: &str,
-    _value: &str,
+    f: &mut FamilyDescriptor,
+    key: &str,
+    value: &str,
 ) -> std::result::Result<(), &'static str> {
-    Err("unknown family attribute")
+    f.set_configuration(key, value)
+        .map_err(|_| "unknown family attribute or invalid value")
 }
 
 /// Decodes a family.
@@ -440,5 +627,6 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         in_memory: flags & 1 != 0,
         block_cache: flags & 2 != 0,
         compaction_policy,
+        major_compaction: MajorCompactionSettings::default(),
     })
 }

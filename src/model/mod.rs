@@ -13,5 +13,6 @@ pub mod payload;
 pub mod region_split_policy;
 pub mod rowkey;
 pub mod schema;
+pub mod store_config;
 
 pub use key::CellType;

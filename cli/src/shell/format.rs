@@ -273,13 +273,18 @@ pub fn family_line(f: &FamilyDescriptor) -> String {
     };
     let comp = f.compression.hbase_name();
     // HBase prints a family's CONFIGURATION last, when it has one.
-    let config = match f.compaction_policy {
-        cellbase::CompactionPolicy::Exploring => String::new(),
-        p => format!(
-            ", CONFIGURATION => {{'{}' => '{}'}}",
-            cellbase::COMPACTION_POLICY_KEY,
-            p.hbase_class()
-        ),
+    let entries = f.configuration();
+    let config = if entries.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", CONFIGURATION => {{{}}}",
+            entries
+                .iter()
+                .map(|(k, v)| format!("'{k}' => '{v}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     };
     format!(
         "{{NAME => '{}', BLOOMFILTER => '{bloom}', IN_MEMORY => '{}', VERSIONS => '{}', \

@@ -70,7 +70,9 @@ pub struct FileMeta {
     pub min_ts: i64,
     /// Largest timestamp over all cells (`i64::MIN` without cells).
     pub max_ts: i64,
-    /// Largest sequence id (0 without cells).
+    /// Largest sequence id (0 without cells). The outputs of one date-tiered compaction all
+    /// record their inputs' largest (HBase's one sequence id per compaction), which can be
+    /// above their own cells'.
     pub max_seq: u64,
     /// Number of cells.
     pub cell_count: u64,

@@ -123,6 +123,13 @@ impl SstWriter {
         self
     }
 
+    /// Records at least `seq` as the file's largest sequence id: the outputs of one date-tiered
+    /// compaction all record their inputs' largest, as HBase gives every output of a
+    /// compaction the same sequence id, so they order as one file among the store's files.
+    pub fn raise_max_seq(&mut self, seq: u64) {
+        self.meta.max_seq = self.meta.max_seq.max(seq);
+    }
+
     /// Appends one cell. REQUIRES: keys strictly increasing by
     /// [`crate::model::key::compare_encoded`] (checked by `debug_assert` only).
     ///

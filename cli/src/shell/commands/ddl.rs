@@ -157,24 +157,38 @@ fn family_attrs(
     {
         return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
     }
-    // A family's CONFIGURATION: its compaction policy class (HBase's FIFO for TTL'd data).
+    // A family's CONFIGURATION: its compaction policy (FIFO, or the date-tiered store engine
+    // and its settings) and major compaction period.
     if let Some(v) = o.take("CONFIGURATION") {
-        let mut h = Opts::from(&v)?;
-        if let Some(c) = h.take(cellbase::COMPACTION_POLICY_KEY) {
-            let class = str_of(&c, cellbase::COMPACTION_POLICY_KEY)?;
-            let p = cellbase::CompactionPolicy::from_hbase_class(&class)
-                .map_err(|e| CmdError(engine_msg(&e)))?;
-            f = f.compaction_policy(p);
-        }
-        if let Some((k, _)) = h.0.first() {
-            return err(format!(
-                "family CONFIGURATION key {k} is not supported by cellbase (only {})",
-                cellbase::COMPACTION_POLICY_KEY
-            ));
-        }
+        family_configuration(&mut f, &v)?;
     }
     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
     Ok(f)
+}
+
+/// Applies a family's `CONFIGURATION` hash: the store engine and policy classes first (the
+/// date-tiered settings need the engine), then the other keys, each value as text.
+fn family_configuration(f: &mut FamilyDescriptor, v: &Value) -> R<()> {
+    let mut h = Opts::from(v)?;
+    let engine = cellbase::store_config::STORE_ENGINE_KEY;
+    let mut entries = Vec::new();
+    for key in [engine, cellbase::COMPACTION_POLICY_KEY] {
+        if let Some(x) = h.take(key) {
+            entries.push((key.to_string(), x));
+        }
+    }
+    entries.append(&mut h.0);
+    for (k, x) in entries {
+        let text = match &x {
+            Value::Int(n) => n.to_string(),
+            Value::Float(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            other => str_of(other, &k)?,
+        };
+        f.set_configuration(&k, &text)
+            .map_err(|e| CmdError(engine_msg(&e)))?;
+    }
+    Ok(())
 }
 
 /// The split policy options of a table options hash: `SPLIT_POLICY` (also inside METADATA),
