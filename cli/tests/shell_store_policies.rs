@@ -120,3 +120,28 @@ fn date_tiered_compaction_in_create_alter_and_describe() {
         CompactionPolicy::Exploring
     );
 }
+
+/// A family's `hbase.hregion.majorcompaction` (and jitter) in create, alter and describe.
+#[test]
+fn major_compaction_period_in_family_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 'p', {NAME => 'f', CONFIGURATION => {'hbase.hregion.majorcompaction' => 0}}\n\
+         alter 'p', {NAME => 'f', CONFIGURATION => {'hbase.hregion.majorcompaction.jitter' => '0.25'}}\n\
+         describe 'p'\n\
+         alter 'p', {NAME => 'f', CONFIGURATION => {'hbase.hregion.majorcompaction.jitter' => '2'}}\n",
+    );
+    assert!(
+        out.contains(
+            "CONFIGURATION => {'hbase.hregion.majorcompaction' => '0', \
+             'hbase.hregion.majorcompaction.jitter' => '0.25'}}"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("must be between 0.0 and 1.0"), "{out}");
+    let f = sh.session.db.describe("p").unwrap().families()[0].clone();
+    assert_eq!(f.major_compaction.period_millis, Some(0));
+    assert_eq!(f.major_compaction.jitter(), Some(0.25));
+}

@@ -5,6 +5,7 @@
 pub(crate) mod admin;
 pub(crate) mod db;
 pub mod inspect;
+pub(crate) mod maintenance;
 pub(crate) mod ops;
 pub(crate) mod salted;
 pub(crate) mod scanner;

@@ -41,8 +41,9 @@ impl Engine {
             .table_memstore_flush_size()
             .unwrap_or(self.opts.memstore_flush_size);
         let needs = region.current().files.iter().any(|(fam, l)| {
-            desc.get_family(fam)
-                .is_some_and(|fd| needs_minor(fd, l, now, flush_size))
+            desc.get_family(fam).is_some_and(|fd| {
+                needs_minor(fd, l, now, flush_size) || self.periodic_major_due(fd, l, now)
+            })
         }) || region.has_references();
         if needs && region.try_queue(Queued::Compaction) {
             self.bg.submit(Job::Compact(table.clone(), region.clone()));
@@ -99,6 +100,19 @@ impl Engine {
             // Oldest first for the picker.
             let oldest_first: Vec<Arc<StoreFile>> = files.iter().rev().cloned().collect();
             let has_references = files.iter().any(|f| region.is_reference(f));
+            // HBase's `selectCompaction`: a compaction asked as minor is a major one when the
+            // store's periodic major compaction is due (`hbase.hregion.majorcompaction`).
+            let periodic = !major && self.periodic_major_due(fd, files, self.clock.now_millis());
+            if periodic {
+                log::info!(
+                    target: "cellbase::compaction",
+                    "periodic major compaction due for table '{}' region {} family {}",
+                    table.name,
+                    region.id(),
+                    crate::base::util::to_string_binary(family)
+                );
+            }
+            let major = major || periodic;
             if fd.compaction_policy == CompactionPolicy::Fifo && !has_references {
                 // HBase's FIFOCompactionPolicy: minor or major, only whole expired files go,
                 // deleted without a byte rewritten.
@@ -349,7 +363,12 @@ impl Engine {
 /// Whether a store needs a minor compaction (HBase's `needsCompaction`): a FIFO store when a
 /// file has expired whole, a date-tiered one when its picker selects files, any other with at
 /// least `compaction.min` (3) files. `files` newest first.
-fn needs_minor(fd: &FamilyDescriptor, files: &[Arc<StoreFile>], now: i64, flush_size: u64) -> bool {
+pub(crate) fn needs_minor(
+    fd: &FamilyDescriptor,
+    files: &[Arc<StoreFile>],
+    now: i64,
+    flush_size: u64,
+) -> bool {
     match &fd.compaction_policy {
         CompactionPolicy::Fifo => !fifo_expired(fd, files, now).is_empty(),
         CompactionPolicy::DateTiered(cfg) => {
@@ -365,7 +384,7 @@ fn needs_minor(fd: &FamilyDescriptor, files: &[Arc<StoreFile>], now: i64, flush_
 /// A date-tiered store's files oldest first by sequence id, then newest timestamp (HBase's
 /// `StoreFileComparators.SEQ_ID_MAX_TIMESTAMP`: the outputs of one date-tiered compaction share
 /// their sequence id and order by time).
-fn dt_order(mut files: Vec<Arc<StoreFile>>) -> Vec<Arc<StoreFile>> {
+pub(crate) fn dt_order(mut files: Vec<Arc<StoreFile>>) -> Vec<Arc<StoreFile>> {
     files.sort_by_key(|f| {
         let m = f.reader.meta();
         (m.max_seq, m.max_ts, f.id)
@@ -375,7 +394,7 @@ fn dt_order(mut files: Vec<Arc<StoreFile>>) -> Vec<Arc<StoreFile>> {
 
 /// What the date-tiered picker knows of each file: size and time range (every meta version
 /// records the time range; a file without cells has none).
-fn dt_files(oldest_first: &[Arc<StoreFile>]) -> Vec<DtFile> {
+pub(crate) fn dt_files(oldest_first: &[Arc<StoreFile>]) -> Vec<DtFile> {
     oldest_first
         .iter()
         .map(|f| {

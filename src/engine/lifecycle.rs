@@ -23,6 +23,10 @@ impl Engine {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        let chore = self.chore.lock().take();
+        if let Some(c) = chore {
+            c.stop();
+        }
         self.bg.shutdown();
         // Writers that passed the open check before `closed` was set may still be finishing;
         // the update locks of every region drain them.

@@ -11,10 +11,12 @@ pub(crate) mod background_errors;
 pub(crate) mod bulk_load;
 pub(crate) mod catalog;
 pub(crate) mod checkpoint;
+pub(crate) mod chore;
 pub(crate) mod compaction;
 pub(crate) mod date_tiered;
 pub(crate) mod flush;
 pub(crate) mod lifecycle;
+pub(crate) mod major_compaction;
 pub(crate) mod metrics;
 pub(crate) mod mvcc;
 pub(crate) mod open;
@@ -84,6 +86,11 @@ pub(crate) struct Engine {
     /// The global lower limit in bytes ([`DbOptions::global_memstore_lower_limit`] of
     /// [`DbOptions::global_memstore_size`]), computed once at open; `u64::MAX` without a bound.
     global_low_mark: u64,
+    /// The database clock when the open began: the write time of block files that do not
+    /// record theirs (meta versions before 4), for the periodic major compaction.
+    opened_ms: i64,
+    /// The compaction checker thread, while it runs ([`DbOptions::compaction_check_interval`]).
+    chore: Mutex<Option<chore::Chore>>,
     /// What the open found and did beyond the ordinary ([`Db::recovery_report`]).
     recovery: RecoveryReport,
     /// Released by `close` so the directory can be reopened while stale handles remain.

@@ -42,6 +42,12 @@ impl Engine {
                 "global_memstore_lower_limit must be in (0, 1], got {lower}"
             )));
         }
+        let jitter = opts.major_compaction_jitter;
+        if !(0.0..=1.0).contains(&jitter) {
+            return Err(Error::invalid(format!(
+                "major_compaction_jitter must be in [0, 1], got {jitter}"
+            )));
+        }
         // Exact for every bound below 2^53 bytes.
         let global_low_mark = match opts.global_memstore_size {
             0 => u64::MAX,
@@ -360,6 +366,8 @@ impl Engine {
             memstore_bytes,
             global_flush_queued: AtomicBool::new(false),
             switches: Default::default(),
+            opened_ms: opts.clock.now_millis(),
+            chore: Mutex::new(None),
             global_low_mark,
             opts,
             recovery: report,
@@ -369,6 +377,13 @@ impl Engine {
         inner
             .bg
             .start(inner.opts.background_threads, Arc::downgrade(&inner))?;
+        if inner.opts.background_threads > 0 && !inner.opts.compaction_check_interval.is_zero() {
+            let chore = crate::engine::chore::Chore::start(
+                inner.opts.compaction_check_interval,
+                Arc::downgrade(&inner),
+            )?;
+            *inner.chore.lock() = Some(chore);
+        }
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
         // Memstores refilled by replay may already be over their flush size. Then, as HBase's

@@ -37,6 +37,9 @@ pub struct DbOptions {
     pub(crate) wal_segment_size: u64,
     pub(crate) flush_on_close: bool,
     pub(crate) wal_recovery: WalRecovery,
+    pub(crate) major_compaction_period: std::time::Duration,
+    pub(crate) major_compaction_jitter: f64,
+    pub(crate) compaction_check_interval: std::time::Duration,
 }
 
 impl Default for DbOptions {
@@ -54,6 +57,9 @@ impl Default for DbOptions {
             wal_segment_size: 64 << 20,
             flush_on_close: true,
             wal_recovery: WalRecovery::Strict,
+            major_compaction_period: std::time::Duration::from_secs(7 * 24 * 3600),
+            major_compaction_jitter: 0.5,
+            compaction_check_interval: std::time::Duration::from_secs(10_000),
         }
     }
 }
@@ -75,6 +81,9 @@ impl fmt::Debug for DbOptions {
             .field("wal_segment_size", &self.wal_segment_size)
             .field("flush_on_close", &self.flush_on_close)
             .field("wal_recovery", &self.wal_recovery)
+            .field("major_compaction_period", &self.major_compaction_period)
+            .field("major_compaction_jitter", &self.major_compaction_jitter)
+            .field("compaction_check_interval", &self.compaction_check_interval)
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +164,39 @@ impl DbOptions {
     /// is lost; a close whose flush fails leaves those writes in the synced log.
     pub fn flush_on_close(mut self, flush: bool) -> Self {
         self.flush_on_close = flush;
+        self
+    }
+    /// The period of automatic major compactions, HBase's `hbase.hregion.majorcompaction`
+    /// (default 7 days; zero disables them). A store whose oldest file was written longer
+    /// ago than the period (moved by the jitter) is major-compacted by its next compaction
+    /// (after a flush, [`crate::Table::compact`]) or by the compaction check
+    /// ([`DbOptions::compaction_check_interval`], [`crate::Db::run_compaction_check`]); a
+    /// store of one file a major compaction wrote is left alone unless cells in it have
+    /// outlived the family's TTL (HBase's `RatioBasedCompactionPolicy`). A family's
+    /// `hbase.hregion.majorcompaction` overrides it ([`crate::FamilyDescriptor::major_compaction_period`]).
+    /// Times are the database clock's.
+    pub fn major_compaction_period(mut self, period: std::time::Duration) -> Self {
+        self.major_compaction_period = period;
+        self
+    }
+    /// HBase's `hbase.hregion.majorcompaction.jitter` (default 0.5): each store's period is
+    /// moved by up to this fraction, earlier or later, by a draw seeded from the store's
+    /// oldest file name (the same for the same files, so a restart does not move it).
+    /// [`crate::Db::open_with`] rejects a value outside `0.0..=1.0` with
+    /// [`crate::Error::InvalidArgument`].
+    pub fn major_compaction_jitter(mut self, fraction: f64) -> Self {
+        self.major_compaction_jitter = fraction;
+        self
+    }
+    /// How often a background thread checks every store for a compaction it needs, minor or
+    /// periodic major (HBase's `CompactionChecker` chore: `hbase.server.thread.wakefrequency`
+    /// × `hbase.server.compactchecker.interval.multiplier`, default 10 s × 1000 = 10,000 s).
+    /// Zero turns the thread off; shorter intervals are taken as 100 ms. The thread runs only
+    /// with background threads ([`DbOptions::background_threads`] > 0), queues the
+    /// compactions it finds for them, and stops when the database closes (within one
+    /// compaction check). Without background threads, call [`crate::Db::run_compaction_check`].
+    pub fn compaction_check_interval(mut self, interval: std::time::Duration) -> Self {
+        self.compaction_check_interval = interval;
         self
     }
     /// What an open does about missing write-ahead log segments (default

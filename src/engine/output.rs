@@ -59,6 +59,8 @@ pub(crate) struct Output<'a> {
     writers: Vec<Option<(u64, SstWriter)>>,
     /// With several windows: the inputs' largest sequence id, recorded by every output.
     inputs_max_seq: u64,
+    /// A major compaction writes the files (recorded in their meta block).
+    major: bool,
     /// Dropping the rest of this column (row, family, qualifier of the cell that said so).
     skip_column: Option<Vec<u8>>,
     /// A bound on the output's distinct Bloom keys ([`SstWriter::bound_bloom_keys`]).
@@ -82,6 +84,7 @@ impl<'a> Output<'a> {
             boundaries: vec![i64::MIN],
             writers: vec![None],
             inputs_max_seq: 0,
+            major: kind == CompactionKind::Major,
             skip_column: None,
             bloom_bound: None,
         }
@@ -163,7 +166,8 @@ impl<'a> Output<'a> {
                             file_id: id,
                             table_id: self.table_id,
                             family: self.family.name.clone(),
-                        });
+                        })
+                        .with_origin(self.ctx.now, self.major);
                     if let Some(n) = self.bloom_bound {
                         w.bound_bloom_keys(n);
                     }

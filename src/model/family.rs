@@ -294,14 +294,14 @@ impl FamilyDescriptor {
     }
     /// The family's own period of automatic major compactions (`hbase.hregion.majorcompaction`;
     /// zero disables them for the family), instead of
-    /// `DbOptions::major_compaction_period`.
+    /// [`crate::DbOptions::major_compaction_period`].
     pub fn major_compaction_period(mut self, period: Duration) -> Self {
         self.major_compaction.period_millis =
             Some(u64::try_from(period.as_millis()).unwrap_or(u64::MAX));
         self
     }
     /// The family's own major compaction jitter (`hbase.hregion.majorcompaction.jitter`,
-    /// 0.0 ..= 1.0), instead of `DbOptions::major_compaction_jitter`. A value outside
+    /// 0.0 ..= 1.0), instead of [`crate::DbOptions::major_compaction_jitter`]. A value outside
     /// that range is refused by [`FamilyDescriptor::validate`].
     pub fn major_compaction_jitter(mut self, fraction: f64) -> Self {
         self.major_compaction.jitter_millionths =

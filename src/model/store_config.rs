@@ -213,7 +213,7 @@ impl DateTieredConfig {
 }
 
 /// A family's own periodic major compaction settings, overriding the database's
-/// (`DbOptions::major_compaction_period`) when set.
+/// ([`crate::DbOptions::major_compaction_period`]) when set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MajorCompactionSettings {
     /// `hbase.hregion.majorcompaction` in milliseconds (0 disables periodic major

@@ -131,6 +131,10 @@ pub struct BlockFileInfo {
     pub raw_data_bytes: u64,
     /// Where the file belongs, when it records it.
     pub identity: Option<FileIdentity>,
+    /// When the file was written (database clock, milliseconds; meta version 4).
+    pub written_ms: Option<i64>,
+    /// Written by a major compaction (HBase's `MAJOR_COMPACTION_KEY`; meta version 4).
+    pub major_compaction: bool,
 }
 
 /// One entry of the block index: a data block and its first key.
@@ -288,6 +292,8 @@ impl BlockFile {
                 table_id: id.table_id,
                 family: id.family.clone(),
             }),
+            written_ms: meta.written_ms,
+            major_compaction: meta.major_compaction,
         };
         let ix = reader.index();
         let mut index = Vec::with_capacity(ix.len());

@@ -8,7 +8,10 @@
 //! | min_ts: i64 | max_ts: i64 | max_seq: u64 | cell_count: u64 | put_count: u64
 //! | delete_count: u64 | earliest_put_ts: i64 | bloom: u8 | compression: u8
 //! | data_blocks: u64 | raw_data_bytes: u64
-//! [version 3 only:] | db_id: u64 | file_id: u64 | table_id: u64 | family_len: varint | family
+//! [version 3 and later:] | db_id: u64 | file_id: u64 | table_id: u64 | family_len: varint
+//! | family
+//! [version 4 and later:] | written_ms: i64 (i64::MIN = unknown) | flags: u8 (bit 0: written
+//! by a major compaction)
 //! ```
 //!
 //! `file_size` is not stored: it is the file's length.
@@ -21,8 +24,13 @@ use crate::model::schema::{BloomType, Compression};
 /// Version byte of the meta block encoding that writers write. Version 2 has the layout of
 /// version 1; it marks a file whose index keys may be row separators (docs/FORMAT.md, index
 /// block), which readers of version 1 would reject. Version 3 adds the file's identity
-/// ([`FileIdentity`]) at the end of the meta block.
-pub const META_VERSION: u8 = 3;
+/// ([`FileIdentity`]) at the end of the meta block; version 4 adds when the file was written
+/// and whether a major compaction wrote it ([`FileMeta::written_ms`],
+/// [`FileMeta::major_compaction`]).
+pub const META_VERSION: u8 = 4;
+
+/// Meta version 3: the identity, no write time. Still read.
+pub const META_VERSION_V3: u8 = 3;
 
 /// Meta version 2: index keys may be row separators; no identity. Still read.
 pub const META_VERSION_V2: u8 = 2;
@@ -94,6 +102,13 @@ pub struct FileMeta {
     /// Where the file belongs (meta version 3; `None` in older files and in files written
     /// without one, such as tools' test files).
     pub identity: Option<FileIdentity>,
+    /// When the file was written, by the database clock in milliseconds (meta version 4;
+    /// `None` in older files and files written without one): the age the periodic major
+    /// compaction reads (HBase uses the file's modification time).
+    pub written_ms: Option<i64>,
+    /// Written by a major compaction (all of a store's files; HBase's `MAJOR_COMPACTION_KEY`;
+    /// false in files before meta version 4).
+    pub major_compaction: bool,
 }
 
 impl FileMeta {
@@ -122,6 +137,8 @@ impl FileMeta {
             data_blocks: 0,
             raw_data_bytes: 0,
             identity: None,
+            written_ms: None,
+            major_compaction: false,
         }
     }
 
@@ -165,7 +182,7 @@ impl FileMeta {
         out.push(self.compression.code());
         codec::put_u64(out, self.data_blocks);
         codec::put_u64(out, self.raw_data_bytes);
-        if self.version >= META_VERSION {
+        if self.version >= META_VERSION_V3 {
             let id = self.identity.clone().unwrap_or(FileIdentity {
                 db_id: 0,
                 file_id: 0,
@@ -176,6 +193,10 @@ impl FileMeta {
             codec::put_u64(out, id.file_id);
             codec::put_u64(out, id.table_id);
             codec::put_bytes(out, &id.family);
+        }
+        if self.version >= META_VERSION {
+            codec::put_i64(out, self.written_ms.unwrap_or(i64::MIN));
+            out.push(u8::from(self.major_compaction));
         }
     }
 
@@ -196,7 +217,7 @@ impl FileMeta {
     }
 
     /// Everything after the version byte (versions 1 and 2 share the layout; 3 adds the
-    /// identity at the end).
+    /// identity at the end, 4 the write time and flags after it).
     fn decode_body(
         r: &mut Reader<'_>,
         version: u8,
@@ -221,6 +242,8 @@ impl FileMeta {
             data_blocks: 0,
             raw_data_bytes: 0,
             identity: None,
+            written_ms: None,
+            major_compaction: false,
         };
         let at = r.pos();
         let bad = |what, offset| DecodeError { what, offset };
@@ -229,7 +252,7 @@ impl FileMeta {
             .ok_or(bad("meta compression", at + 1))?;
         m.data_blocks = r.u64("meta data block count")?;
         m.raw_data_bytes = r.u64("meta raw data bytes")?;
-        if version >= META_VERSION {
+        if version >= META_VERSION_V3 {
             let id = FileIdentity {
                 db_id: r.u64("meta database id")?,
                 file_id: r.u64("meta file id")?,
@@ -238,6 +261,16 @@ impl FileMeta {
             };
             // A file written without an identity records zeros and no family.
             m.identity = (id.db_id != 0 || !id.family.is_empty()).then_some(id);
+        }
+        if version >= META_VERSION {
+            let written = r.i64("meta write time")?;
+            m.written_ms = (written != i64::MIN).then_some(written);
+            let at = r.pos();
+            let flags = r.u8("meta flags")?;
+            if flags > 1 {
+                return Err(bad("unknown meta flags", at));
+            }
+            m.major_compaction = flags & 1 != 0;
         }
         if !r.is_empty() {
             return Err(bad("trailing bytes after meta", r.pos()));
@@ -308,7 +341,26 @@ mod tests {
         let old = FileMeta::decode(&v1, 1234).unwrap();
         assert_eq!((old.version, old.index_separators()), (1, false));
         assert!(m.index_separators());
-        for v in [0u8, 4, 255] {
+        // Version 4 records the write time and the major compaction flag.
+        let mut timed = placed.clone();
+        timed.written_ms = Some(1_700_000_000_000);
+        timed.major_compaction = true;
+        let mut tb = Vec::new();
+        timed.encode_into(&mut tb);
+        assert_eq!(FileMeta::decode(&tb, 1234).unwrap(), timed);
+        // Version 3 (the identity, no write time) is still read.
+        let mut v3 = placed.clone();
+        v3.version = META_VERSION_V3;
+        let mut b3 = Vec::new();
+        v3.encode_into(&mut b3);
+        assert_eq!(FileMeta::decode(&b3, 1234).unwrap(), v3);
+        let mut bad_flags = tb.clone();
+        *bad_flags.last_mut().unwrap() = 2;
+        assert!(matches!(
+            FileMeta::decode(&bad_flags, 1234),
+            Err(MetaDecodeError::Malformed(_))
+        ));
+        for v in [0u8, 5, 255] {
             let mut other = b.clone();
             other[0] = v;
             assert_eq!(

@@ -488,6 +488,14 @@ impl SstReader {
         m.last_key = prev;
         m.file_size = self.meta.file_size;
         m.identity = self.meta.identity.clone();
+        // Not derived from the cells: when and how the file was written.
+        m.written_ms = self.meta.written_ms;
+        m.major_compaction = self.meta.major_compaction;
+        // The outputs of a multi-window date-tiered compaction record their inputs' largest
+        // sequence id, which may be above their own cells' (docs/FORMAT.md, meta block).
+        if self.meta.max_seq > m.max_seq && m.cell_count > 0 {
+            m.max_seq = self.meta.max_seq;
+        }
         if m != self.meta {
             return Err(Error::corruption(
                 &self.path,

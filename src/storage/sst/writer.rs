@@ -123,6 +123,14 @@ impl SstWriter {
         self
     }
 
+    /// Records when the file is written (database clock, milliseconds) and whether a major
+    /// compaction writes it, in its meta block (meta version 4).
+    pub fn with_origin(mut self, written_ms: i64, major_compaction: bool) -> SstWriter {
+        self.meta.written_ms = Some(written_ms);
+        self.meta.major_compaction = major_compaction;
+        self
+    }
+
     /// Records at least `seq` as the file's largest sequence id: the outputs of one date-tiered
     /// compaction all record their inputs' largest, as HBase gives every output of a
     /// compaction the same sequence id, so they order as one file among the store's files.
