@@ -34,6 +34,7 @@ pub use api::table_admin::CompactionState;
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
 pub use engine::bulk_load::BULK_LOAD_MEMORY;
+pub use engine::normalizer::NormalizerConfig;
 pub use engine::options::{DbOptions, Durability, WalRecovery};
 pub use engine::recovery::RecoveryReport;
 pub use model::key::CellType;

@@ -4,10 +4,11 @@
 //! attributes `NORMALIZATION_ENABLED`, `NORMALIZER_TARGET_REGION_COUNT`,
 //! `NORMALIZER_TARGET_REGION_SIZE_MB`).
 
-use cellbase::{CompactionPolicy, Db, DbOptions, ManualClock};
+use cellbase::{CompactionPolicy, Db, DbOptions, ManualClock, NormalizerConfig};
 use cellbase_cli::shell::Shell;
 use cellbase_cli::shell::commands::Session;
 use cellbase_cli::shell::format::TsFormat;
+use std::time::Duration;
 
 fn shell(dir: &std::path::Path) -> Shell {
     let clock = ManualClock::new(1_000_000);
@@ -15,7 +16,9 @@ fn shell(dir: &std::path::Path) -> Shell {
         dir,
         DbOptions::default()
             .background_threads(0)
-            .clock(clock.clone()),
+            .clock(clock.clone())
+            // Empty regions may merge (HBase's tests lower merge.min_region_size.mb to 0).
+            .normalizer(NormalizerConfig::default().merge_min_region_size_mb(0)),
     )
     .unwrap();
     Shell {
@@ -144,4 +147,79 @@ fn major_compaction_period_in_family_configuration() {
     let f = sh.session.db.describe("p").unwrap().families()[0].clone();
     assert_eq!(f.major_compaction.period_millis, Some(0));
     assert_eq!(f.major_compaction.jitter(), Some(0.25));
+}
+
+/// HBase's normalize.rb, normalizer_switch.rb, normalizer_enabled.rb and the normalizer's
+/// table attributes in create / alter / describe.
+#[test]
+fn normalizer_commands_and_table_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 'n', 'f', {SPLITS => ['b', 'c'], NORMALIZATION_ENABLED => true, \
+         NORMALIZER_TARGET_REGION_COUNT => 2, NORMALIZER_TARGET_REGION_SIZE_MB => '64'}\n\
+         describe 'n'\n\
+         create 'other', 'f', {SPLITS => ['b', 'c']}\n",
+    );
+    assert!(
+        out.contains(
+            "n, {TABLE_ATTRIBUTES => {NORMALIZATION_ENABLED => 'true', \
+             NORMALIZER_TARGET_REGION_COUNT => '2', NORMALIZER_TARGET_REGION_SIZE_MB => '64'}}"
+        ),
+        "{out}"
+    );
+    // The switch: on by default; switching prints the previous state.
+    let out = feed(
+        &mut sh,
+        "normalizer_enabled\nnormalizer_switch false\nnormalizer_enabled\nnormalize\n",
+    );
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| *l == "true" || *l == "false" || l.starts_with("=>"))
+        .collect();
+    assert_eq!(
+        lines,
+        ["true", "true", "false", "false", "=> false"],
+        "{out}"
+    );
+    // Three empty regions, four days old, a 64 MB target: one merge of all three. The table
+    // without NORMALIZATION_ENABLED is left alone.
+    feed(&mut sh, "normalizer_switch true\n");
+    sh.session
+        .clock
+        .as_ref()
+        .unwrap()
+        .advance(Duration::from_secs(4 * 86_400));
+    let out = feed(&mut sh, "normalize\n");
+    assert!(out.contains("=> true"), "{out}");
+    let regions = |sh: &Shell, t: &str| sh.session.db.table(t).unwrap().regions().len();
+    assert_eq!(regions(&sh, "n"), 1);
+    assert_eq!(regions(&sh, "other"), 3);
+    // The filters: named tables, a regex, a namespace that does not exist.
+    let out = feed(
+        &mut sh,
+        "alter 'other', NORMALIZATION_ENABLED => true\n\
+         normalize TABLE_NAME => 'n'\n\
+         normalize NAMESPACE => 'nope'\n\
+         normalize REGEX => 'oth.*'\n",
+    );
+    assert_eq!(out.matches("ERROR:").count(), 1, "{out}");
+    assert_eq!(regions(&sh, "other"), 1, "{out}");
+    // alter sets and unsets the targets and the flag.
+    let out = feed(
+        &mut sh,
+        "alter 'n', METHOD => 'table_att_unset', NAME => 'NORMALIZER_TARGET_REGION_SIZE_MB'\n\
+         alter 'n', NORMALIZATION_ENABLED => false, NORMALIZER_TARGET_REGION_COUNT => 5\n\
+         alter 'n', NORMALIZER_TARGET_REGION_COUNT => 0\n\
+         describe 'n'\n",
+    );
+    assert!(out.contains("must be a positive integer"), "{out}");
+    assert!(
+        out.contains("n, {TABLE_ATTRIBUTES => {NORMALIZER_TARGET_REGION_COUNT => '5'}}"),
+        "{out}"
+    );
+    let d = sh.session.db.describe("n").unwrap();
+    assert!(!d.is_normalization_enabled());
+    assert_eq!(d.table_normalizer_target_region_size_mb(), None);
 }

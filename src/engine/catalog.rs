@@ -60,17 +60,20 @@ impl Engine {
             regions: defs.clone(),
         })?;
         drop(m);
+        let now = self.clock.now_millis();
         let regions = defs
             .into_iter()
             .map(|d| {
-                Arc::new(Region::new(
+                let r = Region::new(
                     d.id,
                     d.start,
                     d.end,
                     0,
                     BTreeMap::new(),
                     &self.memstore_bytes,
-                ))
+                );
+                r.set_created_ms(now);
+                Arc::new(r)
             })
             .collect();
         let shared = Arc::new(TableShared::new(table_id, desc.clone(), true, regions));

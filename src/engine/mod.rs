@@ -19,6 +19,7 @@ pub(crate) mod lifecycle;
 pub(crate) mod major_compaction;
 pub(crate) mod metrics;
 pub(crate) mod mvcc;
+pub(crate) mod normalizer;
 pub(crate) mod open;
 pub(crate) mod options;
 pub(crate) mod output;

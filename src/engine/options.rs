@@ -40,6 +40,7 @@ pub struct DbOptions {
     pub(crate) major_compaction_period: std::time::Duration,
     pub(crate) major_compaction_jitter: f64,
     pub(crate) compaction_check_interval: std::time::Duration,
+    pub(crate) normalizer: crate::engine::normalizer::NormalizerConfig,
 }
 
 impl Default for DbOptions {
@@ -60,6 +61,7 @@ impl Default for DbOptions {
             major_compaction_period: std::time::Duration::from_secs(7 * 24 * 3600),
             major_compaction_jitter: 0.5,
             compaction_check_interval: std::time::Duration::from_secs(10_000),
+            normalizer: Default::default(),
         }
     }
 }
@@ -84,6 +86,7 @@ impl fmt::Debug for DbOptions {
             .field("major_compaction_period", &self.major_compaction_period)
             .field("major_compaction_jitter", &self.major_compaction_jitter)
             .field("compaction_check_interval", &self.compaction_check_interval)
+            .field("normalizer", &self.normalizer)
             .finish_non_exhaustive()
     }
 }
@@ -197,6 +200,12 @@ impl DbOptions {
     /// compaction check). Without background threads, call [`crate::Db::run_compaction_check`].
     pub fn compaction_check_interval(mut self, interval: std::time::Duration) -> Self {
         self.compaction_check_interval = interval;
+        self
+    }
+    /// The region normalizer's settings (HBase's `hbase.normalizer.*`; default HBase's):
+    /// what [`crate::Db::normalize`] plans for tables with `NORMALIZATION_ENABLED`.
+    pub fn normalizer(mut self, cfg: crate::engine::normalizer::NormalizerConfig) -> Self {
+        self.normalizer = cfg;
         self
     }
     /// What an open does about missing write-ahead log segments (default

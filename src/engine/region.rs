@@ -17,7 +17,7 @@ use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicU64, Ordering};
 
 /// One block file of a store.
 #[derive(Debug)]
@@ -101,6 +101,9 @@ pub(crate) struct Region {
     /// Set (under the update lock) when a split or merge replaces this region: writers that
     /// find it set re-route their mutation to the new regions.
     retired: AtomicBool,
+    /// When this process created the region (database clock, ms; `i64::MIN` for a region
+    /// found at open): the region's age for the normalizer (HBase's region id time).
+    created_ms: AtomicI64,
 }
 
 /// [`Region::compacting`]: a minor compaction runs.
@@ -163,7 +166,20 @@ impl Region {
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
             retired: AtomicBool::new(false),
+            created_ms: AtomicI64::new(i64::MIN),
         }
+    }
+
+    /// Records when the region was created (a new table, a split's daughter, a merge's
+    /// result).
+    pub fn set_created_ms(&self, ms: i64) {
+        self.created_ms.store(ms, Ordering::Release);
+    }
+
+    /// When this process created the region; `None` for a region found at open.
+    pub fn created_ms(&self) -> Option<i64> {
+        let ms = self.created_ms.load(Ordering::Acquire);
+        (ms != i64::MIN).then_some(ms)
     }
 
     /// True when `row` lies in `[start, end)`.

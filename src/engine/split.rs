@@ -294,6 +294,9 @@ impl Engine {
                 &self.memstore_bytes,
             ))
         });
+        let now = self.clock.now_millis();
+        da.set_created_ms(now);
+        db.set_created_ms(now);
         table.replace_regions(&[region.id()], vec![da.clone(), db.clone()]);
         log::info!(
             target: "cellbase::split",
@@ -405,6 +408,7 @@ impl Engine {
             files,
             &self.memstore_bytes,
         ));
+        merged.set_created_ms(self.clock.now_millis());
         table.replace_regions(&[lo.id(), hi.id()], vec![merged.clone()]);
         self.stats.merges.add(1);
         log::info!(

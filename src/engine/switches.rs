@@ -1,5 +1,7 @@
 //! Database-wide switches flipped at run time: HBase's split and merge switches
-//! (`Admin.splitSwitch` / `mergeSwitch`, the shell's `splitormerge_switch`). While the split
+//! (`Admin.splitSwitch` / `mergeSwitch`, the shell's `splitormerge_switch`) and the region
+//! normalizer switch (`Admin.normalizerSwitch`, the shell's `normalizer_switch`; on by
+//! default, as HBase's when its state was never stored). While the split
 //! switch is off no region splits, automatically or when asked (asking is an error, as in
 //! HBase's `SplitTableRegionProcedure`); while the merge switch is off no merge runs
 //! (`MergeTableRegionsProcedure`). Both start on at every open: unlike HBase, which keeps them
@@ -13,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub(crate) struct Switches {
     split: AtomicBool,
     merge: AtomicBool,
+    normalizer: AtomicBool,
 }
 
 impl Default for Switches {
@@ -20,6 +23,7 @@ impl Default for Switches {
         Switches {
             split: AtomicBool::new(true),
             merge: AtomicBool::new(true),
+            normalizer: AtomicBool::new(true),
         }
     }
 }
@@ -40,5 +44,13 @@ impl Engine {
     /// Whether regions may merge.
     pub(crate) fn merge_enabled(&self) -> bool {
         self.switches.merge.load(Ordering::Acquire)
+    }
+    /// Turns the region normalizer on or off; returns the previous state.
+    pub(crate) fn set_normalizer_enabled(&self, on: bool) -> bool {
+        self.switches.normalizer.swap(on, Ordering::AcqRel)
+    }
+    /// Whether the region normalizer runs when asked.
+    pub(crate) fn normalizer_enabled(&self) -> bool {
+        self.switches.normalizer.load(Ordering::Acquire)
     }
 }

@@ -68,6 +68,10 @@ pub struct TableDescriptor {
     compaction_enabled: bool,
     /// `NORMALIZATION_ENABLED` (default false).
     normalization_enabled: bool,
+    /// `NORMALIZER_TARGET_REGION_COUNT` (unset: the normalizer uses the average size).
+    normalizer_target_region_count: Option<u32>,
+    /// `NORMALIZER_TARGET_REGION_SIZE_MB` (unset: the normalizer uses the average size).
+    normalizer_target_region_size_mb: Option<u64>,
     /// `DURABILITY`; `None` is HBase's `USE_DEFAULT` (the database's durability).
     durability: Option<Durability>,
 }
@@ -86,6 +90,8 @@ impl TableDescriptor {
             split_policy: RegionSplitPolicy::default(),
             compaction_enabled: true,
             normalization_enabled: false,
+            normalizer_target_region_count: None,
+            normalizer_target_region_size_mb: None,
             durability: None,
         }
     }
@@ -109,6 +115,36 @@ impl TableDescriptor {
     /// Whether the region normalizer works on this table (`NORMALIZATION_ENABLED`).
     pub fn is_normalization_enabled(&self) -> bool {
         self.normalization_enabled
+    }
+    /// `NORMALIZER_TARGET_REGION_COUNT`: the region normalizer aims at this many regions
+    /// (their average size is the table's size over this count), unless a target size is
+    /// set (HBase's `TableDescriptor#getNormalizerTargetRegionCount`).
+    pub fn normalizer_target_region_count(mut self, regions: u32) -> Self {
+        self.normalizer_target_region_count = Some(regions);
+        self
+    }
+    /// The table's `NORMALIZER_TARGET_REGION_COUNT`, if set.
+    pub fn table_normalizer_target_region_count(&self) -> Option<u32> {
+        self.normalizer_target_region_count
+    }
+    /// `NORMALIZER_TARGET_REGION_SIZE_MB`: the region normalizer takes this as the regions'
+    /// average size (it wins over the target count; HBase's
+    /// `TableDescriptor#getNormalizerTargetRegionSize`).
+    pub fn normalizer_target_region_size_mb(mut self, mb: u64) -> Self {
+        self.normalizer_target_region_size_mb = Some(mb);
+        self
+    }
+    /// The table's `NORMALIZER_TARGET_REGION_SIZE_MB`, if set.
+    pub fn table_normalizer_target_region_size_mb(&self) -> Option<u64> {
+        self.normalizer_target_region_size_mb
+    }
+    /// Sets or unsets `NORMALIZER_TARGET_REGION_COUNT`.
+    pub(crate) fn set_normalizer_target_region_count(&mut self, regions: Option<u32>) {
+        self.normalizer_target_region_count = regions;
+    }
+    /// Sets or unsets `NORMALIZER_TARGET_REGION_SIZE_MB`.
+    pub(crate) fn set_normalizer_target_region_size_mb(&mut self, mb: Option<u64>) {
+        self.normalizer_target_region_size_mb = mb;
     }
     /// `DURABILITY`: the durability of the table's writes that do not set their own (HBase's
     /// `USE_DEFAULT` on a mutation means the table's; the table's default is the database's
@@ -297,6 +333,14 @@ impl TableDescriptor {
             }
         }
         self.split_policy.validate()?;
+        if self.normalizer_target_region_count == Some(0)
+            || self.normalizer_target_region_size_mb == Some(0)
+        {
+            return Err(Error::invalid(
+                "NORMALIZER_TARGET_REGION_COUNT and NORMALIZER_TARGET_REGION_SIZE_MB must be > 0 \
+                 (unset them to use the average region size)",
+            ));
+        }
         if self.max_region_size == Some(0) || self.memstore_flush_size == Some(0) {
             return Err(Error::invalid(
                 "max_region_size and memstore_flush_size must be > 0",
@@ -314,6 +358,12 @@ impl TableDescriptor {
         }
         if self.normalization_enabled {
             a.push(("NORMALIZATION_ENABLED", "true".to_string()));
+        }
+        if let Some(n) = self.normalizer_target_region_count {
+            a.push(("NORMALIZER_TARGET_REGION_COUNT", n.to_string()));
+        }
+        if let Some(n) = self.normalizer_target_region_size_mb {
+            a.push(("NORMALIZER_TARGET_REGION_SIZE_MB", n.to_string()));
         }
         if let Some(d) = self.durability {
             a.push(("DURABILITY", d.hbase_name().to_string()));
@@ -335,6 +385,20 @@ impl TableDescriptor {
         match key {
             "COMPACTION_ENABLED" => self.compaction_enabled = boolean(value)?,
             "NORMALIZATION_ENABLED" => self.normalization_enabled = boolean(value)?,
+            "NORMALIZER_TARGET_REGION_COUNT" => {
+                self.normalizer_target_region_count = Some(
+                    value
+                        .parse()
+                        .map_err(|_| "table attribute value is not a count")?,
+                )
+            }
+            "NORMALIZER_TARGET_REGION_SIZE_MB" => {
+                self.normalizer_target_region_size_mb = Some(
+                    value
+                        .parse()
+                        .map_err(|_| "table attribute value is not a size")?,
+                )
+            }
             "DURABILITY" => {
                 self.durability =
                     Some(Durability::from_hbase_name(value).ok_or("unknown table durability")?)
@@ -458,6 +522,8 @@ impl TableDescriptor {
             split_policy,
             compaction_enabled: true,
             normalization_enabled: false,
+            normalizer_target_region_count: None,
+            normalizer_target_region_size_mb: None,
             durability: None,
         };
         if v >= 4 {

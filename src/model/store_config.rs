@@ -311,6 +311,44 @@ mod tests {
         assert!(c.validate().is_err());
     }
 
+    /// A date-tiered family with its settings and major compaction period, and the
+    /// normalizer's table targets, survive the descriptor encoding (version 4 attributes).
+    #[test]
+    fn attributes_round_trip_in_the_descriptor() {
+        use crate::base::codec::Reader;
+        use crate::model::schema::{CompactionPolicy, FamilyDescriptor, TableDescriptor};
+        let d = TableDescriptor::new("t")
+            .family(
+                FamilyDescriptor::new("f")
+                    .compaction_policy(CompactionPolicy::DateTiered(
+                        DateTieredConfig::default()
+                            .base_window_millis(60_000)
+                            .single_output_for_minor(false),
+                    ))
+                    .major_compaction_period(std::time::Duration::from_secs(3600))
+                    .major_compaction_jitter(0.25),
+            )
+            .family(FamilyDescriptor::new("g"))
+            .normalization_enabled(true)
+            .normalizer_target_region_count(8)
+            .normalizer_target_region_size_mb(256);
+        d.validate().unwrap();
+        let mut b = Vec::new();
+        d.encode_into(&mut b);
+        assert_eq!(b[0], 4);
+        let back = TableDescriptor::decode(&mut Reader::new(&b)).unwrap();
+        assert_eq!(back, d);
+        assert_eq!(back.table_normalizer_target_region_count(), Some(8));
+        assert_eq!(back.table_normalizer_target_region_size_mb(), Some(256));
+        assert!(
+            TableDescriptor::new("t")
+                .family(FamilyDescriptor::new("f"))
+                .normalizer_target_region_count(0)
+                .validate()
+                .is_err()
+        );
+    }
+
     #[test]
     fn major_compaction_settings_parse() {
         let mut m = MajorCompactionSettings::default();

@@ -501,7 +501,7 @@ impl Session {
                             }
                             if let Some((k, _)) = o.0.first() {
                                 return err(format!(
-                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY, COMPACTION_ENABLED, DURABILITY and CONFIGURATION are)"
+                                    "Altering table attribute {k} is not supported by cellbase (MAX_FILESIZE, MEMSTORE_FLUSHSIZE, SPLIT_POLICY, COMPACTION_ENABLED, DURABILITY, NORMALIZATION_ENABLED, NORMALIZER_TARGET_REGION_COUNT, NORMALIZER_TARGET_REGION_SIZE_MB and CONFIGURATION are)"
                                 ));
                             }
                             changes.push(Alter::Sizes);
@@ -529,9 +529,7 @@ impl Session {
                 Alter::Flags if flags_done => Ok(()),
                 Alter::Flags => {
                     flags_done = true;
-                    self.db
-                        .set_table_compaction_enabled(&name, flags.compaction)
-                        .and_then(|()| self.db.set_table_durability(&name, flags.durability))
+                    flags.install(&self.db, &name)
                 }
                 Alter::SplitPolicy if policy_done => Ok(()),
                 Alter::SplitPolicy => {

@@ -17,6 +17,7 @@ mod ddl;
 mod dml;
 mod metrics;
 mod namespace;
+mod normalizer;
 mod regions;
 mod snapshots;
 mod table_attrs;
@@ -208,6 +209,17 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "splitormerge_enabled 'SPLIT'\n  splitormerge_enabled 'MERGE'",
     ),
     (
+        "normalize",
+        "tools",
+        "normalize\n  normalize TABLE_NAME => 'my_table'\n  normalize TABLE_NAMES => ['foo', 'bar', 'baz']\n  normalize REGEX => 'my_.*'\n  normalize NAMESPACE => 'ns1'\n  normalize NAMESPACE => 'ns', REGEX => '.*_BIG_.*'",
+    ),
+    (
+        "normalizer_switch",
+        "tools",
+        "normalizer_switch true\n  normalizer_switch false",
+    ),
+    ("normalizer_enabled", "tools", "normalizer_enabled"),
+    (
         "clone_table_schema",
         "ddl",
         "clone_table_schema 't1', 't2'\n  clone_table_schema 't1', 't2', false",
@@ -398,6 +410,9 @@ impl Session {
             "truncate_region" => self.truncate_region(args),
             "splitormerge_switch" => self.splitormerge(args, true, out),
             "splitormerge_enabled" => self.splitormerge(args, false, out),
+            "normalize" => self.normalize(args, out),
+            "normalizer_switch" => self.normalizer_switch(args, true, out),
+            "normalizer_enabled" => self.normalizer_switch(args, false, out),
             "clone_table_schema" => self.clone_table_schema(args),
             "disable_all" => self.all_tables(bulk::AllOp::Disable, args, out),
             "enable_all" => self.all_tables(bulk::AllOp::Enable, args, out),
