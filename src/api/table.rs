@@ -238,7 +238,10 @@ impl Table {
         Ok(())
     }
 
-    /// Minor compaction of each store by the exploring policy (files only).
+    /// Minor compaction of each store by its family's policy (files only): the exploring
+    /// policy, date-tiered windows, or FIFO's removal of expired files. A store whose periodic
+    /// major compaction is due ([`crate::DbOptions::major_compaction_period`]) is
+    /// major-compacted instead, as HBase's compaction selection does.
     ///
     /// # Errors
     /// As [`Table::flush`].
@@ -250,8 +253,9 @@ impl Table {
         Ok(())
     }
 
-    /// Major compaction: every store's files into one, purging what HBase purges [CMP-5]
-    /// [CMP-6]. The memstore is not included: flush first for that.
+    /// Major compaction: every store's files into one (one per time window for a
+    /// date-tiered family), purging what HBase purges [CMP-5] [CMP-6]. The memstore is not
+    /// included: flush first for that.
     ///
     /// # Errors
     /// As [`Table::flush`].
