@@ -8,7 +8,7 @@ use crate::engine::region::Region;
 use crate::engine::table::TableShared;
 use crate::model::mutation::{check_family, check_row};
 use crate::model::schema::TableDescriptor;
-use crate::read::matcher::{ColumnSelection, ReadSpec};
+use crate::read::matcher::{ColumnSelection, PerFamily, ReadSpec};
 use crate::read::query::Query;
 use crate::read::row::ReaderParts;
 use std::sync::Arc;
@@ -93,12 +93,22 @@ impl Table {
         cols: &Columns,
         max_versions: u32,
         tr: (i64, i64),
+        per_family: Option<&PerFamily>,
     ) -> Result<()> {
         check_columns(desc, cols)?;
         if max_versions == 0 {
             return Err(Error::invalid("versions must be positive"));
         }
-        check_time_range(tr)
+        check_time_range(tr)?;
+        // [SCAN-5] each family's range as HBase's `TimeRange` constructor checks it; an unknown
+        // family fails like a Get of it (HBase ignores it: docs/SEMANTICS.md).
+        if let Some(p) = per_family {
+            for (f, range) in p.time_ranges.iter() {
+                check_family(desc, f)?;
+                check_time_range(range)?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads one row; an empty [`RowResult`] when nothing matches [GET-2].
@@ -118,7 +128,13 @@ impl Table {
     fn get_untimed(&self, g: Get) -> Result<RowResult> {
         let desc = self.check()?;
         check_row(&g.row)?;
-        self.validate_read(&desc, &g.columns, g.max_versions, g.time_range)?;
+        self.validate_read(
+            &desc,
+            &g.columns,
+            g.max_versions,
+            g.time_range,
+            g.per_family.as_deref(),
+        )?;
         let spec = ReadSpec {
             now: self.db.clock().now_millis(),
             time_range: g.time_range,
@@ -126,6 +142,7 @@ impl Table {
             columns: selection(g.columns),
             raw: false,
             has_filter: g.filter.is_some(),
+            per_family: g.per_family,
         };
         let q = Query {
             desc,
@@ -188,7 +205,13 @@ impl Table {
     /// Validates a scan [SCAN-1] [SCAN-3] [SCAN-RAW-1] and fixes its `now`.
     fn prepare_scan(&self, s: &Scan) -> Result<Query> {
         let desc = self.check()?;
-        self.validate_read(&desc, &s.columns, s.max_versions, s.time_range)?;
+        self.validate_read(
+            &desc,
+            &s.columns,
+            s.max_versions,
+            s.time_range,
+            s.per_family.as_deref(),
+        )?;
         if s.start.len() > crate::model::mutation::MAX_ROW_LEN
             || s.stop.len() > crate::model::mutation::MAX_ROW_LEN
         {
@@ -209,6 +232,7 @@ impl Table {
             columns: selection(s.columns.clone()),
             raw: s.raw,
             has_filter: s.filter.is_some(),
+            per_family: s.per_family.clone(),
         };
         if let Some(f) = &s.filter {
             f.validate()?;

@@ -2,11 +2,11 @@
 //! read at one read point, region by region, each region's rows in key order through one
 //! reader.
 //!
-//! A region's Gets that ask the same of a row (columns, versions, time range, no filter)
-//! share one row reader: its sources (memstores and block files) are chosen once, and each
-//! row is a forward seek of the same merge ([`crate::read::row::RowReader::seek_row`]), so
-//! a block file's cursor that already holds the block of the next row reads it again without
-//! a cache lookup. Gets with a filter (whose state is per Get) get a reader each, over the
+//! A region's Gets that ask the same of a row (columns, versions, time ranges, per-family
+//! limits [GET-3], no filter) share one row reader: its sources (memstores and block files)
+//! are chosen once, and each row is a forward seek of the same merge
+//! ([`crate::read::row::RowReader::seek_row`]), so a block file's cursor that already holds
+//! the block of the next row reads it again without a cache lookup. Gets with a filter (whose state is per Get) get a reader each, over the
 //! same region version and read point.
 
 use crate::api::ops::{Get, RowResult};
@@ -64,7 +64,13 @@ impl Table {
         let desc = self.check()?;
         for g in &gets {
             check_row(&g.row)?;
-            self.validate_read(&desc, &g.columns, g.max_versions, g.time_range)?;
+            self.validate_read(
+                &desc,
+                &g.columns,
+                g.max_versions,
+                g.time_range,
+                g.per_family.as_deref(),
+            )?;
         }
         let now = self.db.clock().now_millis();
         let read_point = self.db.read_point();
@@ -97,6 +103,7 @@ impl Table {
                         && g.columns == h.columns
                         && g.max_versions == h.max_versions
                         && g.time_range == h.time_range
+                        && g.per_family == h.per_family
                 });
                 match same {
                     Some(grp) => grp.push(i),
@@ -114,6 +121,7 @@ impl Table {
                         columns: selection(first.columns),
                         raw: false,
                         has_filter: first.filter.is_some(),
+                        per_family: first.per_family,
                     },
                     filter: first.filter,
                     reversed: false,

@@ -27,6 +27,7 @@ pub(crate) fn region_reader_reversed(
         start: region.start(),
         stop: region.end(),
         time_range: q.spec.time_range,
+        family_time_ranges: q.spec.family_time_ranges(),
         cache: &policy,
     };
     let merge = MergeCursor::new(version.cursors(&sel));
@@ -68,6 +69,7 @@ pub(crate) fn region_reader(
         start,
         stop: region.end(),
         time_range: q.spec.time_range,
+        family_time_ranges: q.spec.family_time_ranges(),
         cache: &policy,
     };
     let ReaderParts {

@@ -10,6 +10,7 @@
 //! Invariants: every cell in the region's memstores and files has a row in `[start, end)`;
 //! files of a family are ordered newest first (highest max sequence id first).
 
+use crate::read::matcher::FamilyTimeRanges;
 use crate::read::source::SourceCursor;
 use crate::storage::memstore::{MemCursor, MemStore};
 use crate::storage::sst::{CachePolicy, SstReader};
@@ -463,6 +464,8 @@ pub(crate) struct FileSelection<'a> {
     pub stop: &'a [u8],
     /// Query time range (files wholly outside it can be skipped when they hold no markers).
     pub time_range: (i64, i64),
+    /// Families whose own time range replaces `time_range` [SCAN-5], when any has one.
+    pub family_time_ranges: Option<&'a FamilyTimeRanges>,
     /// Cache policy per family.
     pub cache: &'a dyn Fn(&[u8]) -> CachePolicy,
 }
@@ -543,7 +546,12 @@ fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
     }
     // Cells older than the range are never returned and markers older than it mask nothing
     // returned [KDC-1]; newer cells can only matter through markers.
-    if m.max_ts < sel.time_range.0 || (m.min_ts >= sel.time_range.1 && m.delete_count == 0) {
+    // [SCAN-5] the family's own range when it has one (`StoreFileScanner.shouldUseScanner`).
+    let (min, max) = sel
+        .family_time_ranges
+        .and_then(|r| r.get(&f.family))
+        .unwrap_or(sel.time_range);
+    if m.max_ts < min || (m.min_ts >= max && m.delete_count == 0) {
         return false;
     }
     if let Some(row) = sel.get_row {

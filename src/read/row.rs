@@ -11,7 +11,7 @@ use crate::model::key::{
 };
 use crate::model::payload::PayloadRef;
 use crate::read::filter::eval::{CellView, FilterRunner, ReturnCode};
-use crate::read::matcher::{Known, MatchCode, UserMatcher};
+use crate::read::matcher::{Admit, Known, MatchCode, UserMatcher};
 use crate::read::merge::MergeCursor;
 use crate::read::source::SourceCursor;
 use std::path::PathBuf;
@@ -41,6 +41,8 @@ pub(crate) struct RowReader {
     cells: RowCells,
     /// Rows the filter dropped (HBase's `ROWS_FILTERED` scan metric).
     rows_filtered: u64,
+    /// The read has a per (row, family) window [GET-3] ([`UserMatcher::admit`]).
+    window: bool,
     /// Merge seeks taken while reading rows (tests check that column skips step).
     #[cfg(test)]
     seeks: u64,
@@ -111,6 +113,7 @@ impl RowReader {
         cells: RowCells,
     ) -> Self {
         RowReader {
+            window: matcher.has_window(),
             cursor,
             matcher,
             read_point,
@@ -148,6 +151,7 @@ impl RowReader {
         reverse: Reverse,
     ) -> Self {
         RowReader {
+            window: matcher.has_window(),
             cursor,
             matcher,
             read_point,
@@ -372,6 +376,18 @@ impl RowReader {
                             }
                         }
                     };
+                    let (mut keep, mut seek) = (keep, seek);
+                    // [GET-3] the per (row, family) offset and limit count the cells that
+                    // survived the matcher and the filter (`StoreScanner.next`).
+                    if self.window && keep.is_some() {
+                        match self.matcher.admit() {
+                            Admit::Skip => keep = None,
+                            Admit::Keep => {}
+                            Admit::KeepLast => {
+                                seek = Some(first_after_family(key.row, key.family));
+                            }
+                        }
+                    }
                     if let Some(value) = keep {
                         // Family and qualifier lie side by side in the encoded key.
                         let joined = raw_key

@@ -18,6 +18,8 @@ mod mutations;
 mod namespaces;
 mod not_applicable;
 mod order;
+mod per_family_limits;
+mod per_family_time_ranges;
 mod time;
 mod ttl;
 mod versions;

@@ -7,9 +7,7 @@
 //! | TS-4 | no `Put::new(row, ts)`; `Delete::up_to` is the row default (time.rs) |
 //! | DEL-10 | shell mapping, not part of the library API |
 //! | DEL-13 | purge delay fixed at 0 (deletes.rs::purge_delay_is_zero) |
-//! | GET-3 | no per-family limit/offset in the API |
 //! | SCAN-4 | no RPC caching / max result size: nothing to configure |
-//! | SCAN-5 | no per-family time range in the API |
 //! | LIM-7 | no tags; writes never fail for a full memstore (they flush inline) |
 
 use super::*;
@@ -56,7 +54,7 @@ fn full_memstore_never_fails_writes() {
     assert_eq!(t.scan(Scan::new()).unwrap().count(), 200);
 }
 
-/// [DEL-10] [GET-3] [SCAN-5] not in the library API: the closest library operations (the
+/// [DEL-10] not in the library API: the closest library operations (the
 /// shell's `delete 't','r','f'` = a DFV, `deleteall 't','r','f:q'` = a DC) behave as the shell
 /// mapping says.
 #[test]

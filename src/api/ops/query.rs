@@ -1,7 +1,7 @@
 //! `Get` and `Scan`.
 
 use crate::read::filter::Filter;
-use crate::read::matcher::ColumnMap;
+use crate::read::matcher::{ColumnMap, PerFamily};
 use std::collections::BTreeSet;
 
 /// Column selection of a read [GET-1]: empty = every family and column; a family mapped to
@@ -33,7 +33,7 @@ impl Columns {
     }
 }
 
-/// The read options `Get` and `Scan` share [GET-1] [VER-2] [TS-5] [VER-5].
+/// The read options `Get` and `Scan` share [GET-1] [VER-2] [TS-5] [VER-5] [GET-3] [SCAN-5].
 macro_rules! read_options {
     () => {
         /// Every column of family `f` (widens an earlier `column` of `f`) [GET-1].
@@ -67,6 +67,38 @@ macro_rules! read_options {
             self.time_range = (ts, ts.saturating_add(1));
             self
         }
+        /// At most `n` cells per row and family (HBase's `setMaxResultsPerColumnFamily`),
+        /// counted after versions, the time range, deletes and the filter's cell decisions, and
+        /// after the cells skipped by [`Self::row_offset_per_column_family`] [GET-3]. As in
+        /// HBase, 0 returns one cell per row and family (the limit is checked after a cell is
+        /// taken).
+        pub fn max_results_per_column_family(mut self, n: u32) -> Self {
+            self.per_family.get_or_insert_default().window.limit = Some(n);
+            self
+        }
+        /// Skips the first `k` cells of each row and family that would be returned (HBase's
+        /// `setRowOffsetPerColumnFamily`) [GET-3].
+        pub fn row_offset_per_column_family(mut self, k: u32) -> Self {
+            self.per_family.get_or_insert_default().window.offset = k;
+            self
+        }
+        /// For `family` only, cells with `min_inclusive <= ts < max_exclusive` instead of the
+        /// read's [`Self::time_range`] (HBase's `setColumnFamilyTimeRange`) [SCAN-5]. A later
+        /// call for the same family replaces the earlier one. An unknown family is
+        /// [`crate::Error::NoSuchFamily`] and a bad range [`crate::Error::InvalidArgument`] when
+        /// the read runs.
+        pub fn column_family_time_range(
+            mut self,
+            family: impl AsRef<[u8]>,
+            min_inclusive: i64,
+            max_exclusive: i64,
+        ) -> Self {
+            self.per_family
+                .get_or_insert_default()
+                .time_ranges
+                .set(family.as_ref(), (min_inclusive, max_exclusive));
+            self
+        }
     };
 }
 
@@ -78,6 +110,8 @@ pub struct Get {
     pub(crate) columns: Columns,
     pub(crate) max_versions: u32,
     pub(crate) time_range: (i64, i64),
+    /// [GET-3] [SCAN-5]; `None` until one is set.
+    pub(crate) per_family: Option<Box<PerFamily>>,
     pub(crate) filter: Option<Filter>,
 }
 
@@ -91,6 +125,7 @@ impl Get {
             columns: Columns::default(),
             max_versions: 1,
             time_range: (0, i64::MAX),
+            per_family: None,
             filter: None,
         }
     }
@@ -120,6 +155,8 @@ pub struct Scan {
     pub(crate) columns: Columns,
     pub(crate) max_versions: u32,
     pub(crate) time_range: (i64, i64),
+    /// [GET-3] [SCAN-5]; `None` until one is set.
+    pub(crate) per_family: Option<Box<PerFamily>>,
     pub(crate) raw: bool,
     pub(crate) limit: Option<u64>,
     pub(crate) reversed: bool,
@@ -146,6 +183,7 @@ impl Scan {
             columns: Columns::default(),
             max_versions: 1,
             time_range: (0, i64::MAX),
+            per_family: None,
             raw: false,
             limit: None,
             reversed: false,

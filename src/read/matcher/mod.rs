@@ -20,7 +20,7 @@ mod trackers;
 mod user;
 
 pub use compaction::{CompactionKind, CompactionMatcher};
-pub use user::UserMatcher;
+pub use user::{Admit, UserMatcher};
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +69,91 @@ pub struct ReadSpec {
     /// (raw: unlimited) and the caller reports filter-included cells to
     /// [`UserMatcher::note_filter_included`].
     pub has_filter: bool,
+    /// Per-family options [GET-3] [SCAN-5]; `None` (the common case) when none is set.
+    pub per_family: Option<Box<PerFamily>>,
+}
+
+impl ReadSpec {
+    /// The per (row, family) window [GET-3] (none set: the default, no window).
+    #[inline]
+    pub fn window(&self) -> FamilyWindow {
+        self.per_family
+            .as_deref()
+            .map_or(FamilyWindow::default(), |p| p.window)
+    }
+
+    /// The families' own time ranges [SCAN-5], when any is set.
+    #[inline]
+    pub fn family_time_ranges(&self) -> Option<&FamilyTimeRanges> {
+        self.per_family
+            .as_deref()
+            .map(|p| &p.time_ranges)
+            .filter(|r| !r.0.is_empty())
+    }
+}
+
+/// A read's per-family options [GET-3] [SCAN-5], kept out of line (a `Box` in [`ReadSpec`] and
+/// in `Get` / `Scan`) so reads without them carry one empty pointer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerFamily {
+    /// Per row and family, how many returned cells to skip and how many to return at most
+    /// [GET-3].
+    pub window: FamilyWindow,
+    /// Families whose time range replaces the read's [SCAN-5].
+    pub time_ranges: FamilyTimeRanges,
+}
+
+/// Time ranges `[min, max)` by family name [SCAN-5], sorted by family; setting a family's
+/// range again replaces it (HBase keeps a map). A plain vector: the common empty case costs a
+/// read nothing to build, clone, check or drop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FamilyTimeRanges(Vec<(Vec<u8>, (i64, i64))>);
+
+impl FamilyTimeRanges {
+    /// Gives `family` the range `[min, max)`, replacing an earlier one.
+    pub fn set(&mut self, family: &[u8], range: (i64, i64)) {
+        match self.0.binary_search_by(|(f, _)| f.as_slice().cmp(family)) {
+            Ok(i) => self.0[i].1 = range,
+            Err(i) => self.0.insert(i, (family.to_vec(), range)),
+        }
+    }
+
+    /// The range of `family`, if it has one.
+    #[inline]
+    pub fn get(&self, family: &[u8]) -> Option<(i64, i64)> {
+        if self.0.is_empty() {
+            return None;
+        }
+        self.0
+            .binary_search_by(|(f, _)| f.as_slice().cmp(family))
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+
+    /// Each family with its range, in family order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], (i64, i64))> {
+        self.0.iter().map(|(f, r)| (f.as_slice(), *r))
+    }
+}
+
+/// HBase's `setRowOffsetPerColumnFamily` / `setMaxResultsPerColumnFamily` [GET-3]: per row and
+/// per family, the first `offset` cells the read would return are dropped, then at most
+/// `limit` are returned (`StoreScanner`'s `storeOffset`, `storeLimit` and `countPerRow`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FamilyWindow {
+    /// Cells to skip per row and family (HBase's default 0).
+    pub offset: u32,
+    /// Cells to return per row and family after the skipped ones; `None` = no limit (HBase's
+    /// `-1`).
+    pub limit: Option<u32>,
+}
+
+impl FamilyWindow {
+    /// True when the window restricts anything.
+    #[inline]
+    pub fn is_set(&self) -> bool {
+        self.offset > 0 || self.limit.is_some()
+    }
 }
 
 impl ReadSpec {
@@ -81,6 +166,7 @@ impl ReadSpec {
             columns: ColumnSelection::All,
             raw: false,
             has_filter: false,
+            per_family: None,
         }
     }
 }
@@ -254,18 +340,18 @@ struct ReadFamily {
     rules: FamilyRules,
     /// Requested qualifiers (sorted, unique); empty = wildcard.
     qualifiers: Vec<Vec<u8>>,
+    /// The read's time range for this family: its own [SCAN-5] or the read's. Set and read
+    /// only when the read has family ranges.
+    time_range: (i64, i64),
 }
 
-/// The families `columns` selects, with their rules, sorted by name and unique, into `out`
-/// (its allocations reused).
-fn select_families(
-    out: &mut Vec<ReadFamily>,
-    families: &[FamilyDescriptor],
-    columns: &ColumnSelection,
-) {
+/// The families `spec` selects, with their rules and time ranges, sorted by name and unique,
+/// into `out` (its allocations reused).
+fn select_families(out: &mut Vec<ReadFamily>, families: &[FamilyDescriptor], spec: &ReadSpec) {
+    let ranges = spec.family_time_ranges();
     let mut n = 0;
     for f in families {
-        let qualifiers = match columns {
+        let qualifiers = match &spec.columns {
             ColumnSelection::All => None,
             ColumnSelection::Families(map) => match map.get(&f.name) {
                 None => continue,
@@ -276,9 +362,15 @@ fn select_families(
             out.push(ReadFamily {
                 rules: FamilyRules::of(f),
                 qualifiers: Vec::new(),
+                time_range: spec.time_range,
             });
         } else {
             out[n].rules.assign(f);
+        }
+        // [SCAN-5] `UserScanQueryMatcher`'s constructor: the family's range, else the read's.
+        // Read only when the spec has family ranges (`UserMatcher::enter`).
+        if let Some(r) = ranges {
+            out[n].time_range = r.get(&f.name).unwrap_or(spec.time_range);
         }
         let slot = &mut out[n].qualifiers;
         slot.clear();

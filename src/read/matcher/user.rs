@@ -15,8 +15,12 @@ pub struct UserMatcher {
     /// Selected families, sorted by name.
     families: Vec<ReadFamily>,
     now: i64,
+    /// The current family's time range (the read's, or the family's own [SCAN-5]).
     tr_min: i64,
     tr_max: i64,
+    /// Some family has a time range of its own [SCAN-5]: `tr_min`/`tr_max` follow the
+    /// family (otherwise they stay the read's).
+    family_ranges: bool,
     query_versions: u32,
     raw: bool,
     has_filter: bool,
@@ -36,6 +40,10 @@ pub struct UserMatcher {
     plain: bool,
     /// Whether `plain` may be set at all (tests turn it off to compare both paths).
     fast_path: bool,
+    /// [GET-3] the per (row, family) window, and the cells of the current (row, family) the
+    /// read returned or would have returned but for the offset (HBase's `countPerRow`).
+    window: FamilyWindow,
+    window_count: u32,
     /// Cells the fast path decided (tests check that it is exercised).
     #[cfg(test)]
     pub(crate) fast_decided: u64,
@@ -46,12 +54,13 @@ impl UserMatcher {
     /// not select, or that `families` does not describe, are skipped ([`MatchCode::SeekNextFamily`]).
     pub fn new(families: &[FamilyDescriptor], spec: ReadSpec) -> Self {
         let mut selected = Vec::new();
-        select_families(&mut selected, families, &spec.columns);
+        select_families(&mut selected, families, &spec);
         UserMatcher {
             families: selected,
             now: spec.now,
             tr_min: spec.time_range.0,
             tr_max: spec.time_range.1,
+            family_ranges: spec.family_time_ranges().is_some(),
             query_versions: spec.max_versions,
             raw: spec.raw,
             has_filter: spec.has_filter,
@@ -66,6 +75,8 @@ impl UserMatcher {
             filter_qualifier: Vec::new(),
             plain: false,
             fast_path: true,
+            window: spec.window(),
+            window_count: 0,
             #[cfg(test)]
             fast_decided: 0,
         }
@@ -83,10 +94,11 @@ impl UserMatcher {
     /// family list, the position and column copies): a read path that reuses one matcher per
     /// thread allocates nothing for it.
     pub fn reinit(&mut self, families: &[FamilyDescriptor], spec: &ReadSpec) {
-        select_families(&mut self.families, families, &spec.columns);
+        select_families(&mut self.families, families, spec);
         self.now = spec.now;
         self.tr_min = spec.time_range.0;
         self.tr_max = spec.time_range.1;
+        self.family_ranges = spec.family_time_ranges().is_some();
         self.query_versions = spec.max_versions;
         self.raw = spec.raw;
         self.has_filter = spec.has_filter;
@@ -102,6 +114,8 @@ impl UserMatcher {
         self.filter_count = 0;
         self.filter_valid = false;
         self.plain = false;
+        self.window = spec.window();
+        self.window_count = 0;
     }
 
     /// Versions the column tracker lets through (`Vcheck`, [VER-2] [VER-6] [SCAN-RAW-1]).
@@ -136,8 +150,12 @@ impl UserMatcher {
         }
         self.deletes.reset();
         self.plain = false;
+        self.window_count = 0;
         if let Some(i) = self.current {
             let fam = &self.families[i];
+            if self.family_ranges {
+                (self.tr_min, self.tr_max) = fam.time_range;
+            }
             let max = self.versions_to_check(&fam.rules);
             // [TTL-6]: raw scans use 0 as the oldest unexpired ts (HBase's StoreScanner).
             let oldest = if self.raw {
@@ -375,4 +393,46 @@ impl UserMatcher {
             true
         }
     }
+
+    /// True when the read has a per (row, family) window [GET-3]: then every cell the read
+    /// returns goes through [`UserMatcher::admit`] first.
+    #[inline]
+    pub fn has_window(&self) -> bool {
+        self.window.is_set()
+    }
+
+    /// [GET-3] Call for each cell the read would return (the matcher answered
+    /// [`MatchCode::Include`], the filter included it and [`UserMatcher::note_filter_included`]
+    /// kept it), in order. HBase's `StoreScanner.next`: `countPerRow` counts the cell; a cell
+    /// within the offset is dropped; once `offset + limit` cells were counted the rest of the
+    /// (row, family) is left ([`Admit::KeepLast`]; further cells of it are answered
+    /// [`MatchCode::SeekNextFamily`]). As in HBase the limit is checked only after a cell past
+    /// the offset was kept, so a limit of 0 returns one cell.
+    pub fn admit(&mut self) -> Admit {
+        if !self.window.is_set() {
+            return Admit::Keep;
+        }
+        self.window_count = self.window_count.saturating_add(1);
+        if self.window_count <= self.window.offset {
+            return Admit::Skip;
+        }
+        match self.window.limit {
+            Some(limit) if self.window_count >= self.window.offset.saturating_add(limit) => {
+                self.pos.family_done = true;
+                Admit::KeepLast
+            }
+            _ => Admit::Keep,
+        }
+    }
+}
+
+/// What [`UserMatcher::admit`] decided about a cell the read would return [GET-3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admit {
+    /// Within the row offset: drop it.
+    Skip,
+    /// Return it.
+    Keep,
+    /// Return it; it is the family's last in this row: leave the (row, family).
+    KeepLast,
 }
