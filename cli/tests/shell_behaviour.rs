@@ -700,3 +700,99 @@ fn disable_enable_and_drop_all_ask_first() {
     assert!(out.contains("TableNotDisabledException: x"), "{out}");
     assert_eq!(sh.session.db.table_names(), ["x"]);
 }
+
+/// Issue 26, [BLOOM-5]: `BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH'` with the prefix length in
+/// the family's CONFIGURATION (HBase's `RowPrefixBloomFilter.prefix_length`); describe shows
+/// both as HBase does; alter changes the length or the type; HBase's
+/// `BloomFilterUtil.getBloomFilterParam` errors; ROWPREFIX_DELIMITED (gone from HBase 2.6) is
+/// refused. Refused commands create nothing.
+#[test]
+fn row_prefix_bloom_in_create_alter_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let key = "RowPrefixBloomFilter.prefix_length";
+    let out = feed(
+        &mut sh,
+        &format!(
+            "create 'p', {{NAME => 'f', BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH', \
+             CONFIGURATION => {{'{key}' => '4'}}}}\n\
+             describe 'p'\n"
+        ),
+    );
+    assert!(
+        out.contains("{NAME => 'f', BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH', IN_MEMORY => 'false'")
+            && out.contains(&format!(
+                "REPLICATION_SCOPE => '0', CONFIGURATION => {{'{key}' => '4'}}}}"
+            )),
+        "{out}"
+    );
+    let bloom = |sh: &Shell| sh.session.db.describe("p").unwrap().families()[0].bloom_filter;
+    assert_eq!(bloom(&sh), cellbase::BloomType::RowPrefixFixedLength(4));
+    // The same through alter: a new length, an integer value, then another type.
+    feed(
+        &mut sh,
+        &format!("alter 'p', {{NAME => 'f', CONFIGURATION => {{'{key}' => '8'}}}}\n"),
+    );
+    assert_eq!(bloom(&sh), cellbase::BloomType::RowPrefixFixedLength(8));
+    feed(&mut sh, "alter 'p', {NAME => 'f', VERSIONS => 3}\n");
+    assert_eq!(
+        bloom(&sh),
+        cellbase::BloomType::RowPrefixFixedLength(8),
+        "kept"
+    );
+    feed(&mut sh, "alter 'p', {NAME => 'f', BLOOMFILTER => 'ROW'}\n");
+    assert_eq!(bloom(&sh), cellbase::BloomType::Row);
+    let out = feed(&mut sh, "describe 'p'\n");
+    assert!(!out.contains(key), "{out}");
+    feed(
+        &mut sh,
+        &format!(
+            "alter 'p', {{NAME => 'f', BLOOMFILTER => 'rowprefix_fixed_length', \
+             CONFIGURATION => {{'{key}' => 6}}}}\n"
+        ),
+    );
+    assert_eq!(bloom(&sh), cellbase::BloomType::RowPrefixFixedLength(6));
+    // Reads and writes go on through the filter.
+    let out = feed(
+        &mut sh,
+        "put 'p', 'abcdef', 'f:q', 'v'\nflush 'p'\nget 'p', 'abcdef'\nget 'p', 'abcxyz'\n",
+    );
+    assert!(out.contains("value=v") && out.contains("0 row(s)"), "{out}");
+    // HBase's errors, and nothing created.
+    for (cmd, want) in [
+        (
+            "create 'x1', {NAME => 'f', BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH'}".to_string(),
+            format!("Bloom filter type is ROWPREFIX_FIXED_LENGTH, {key} not specified."),
+        ),
+        (
+            format!(
+                "create 'x2', {{NAME => 'f', BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH', \
+                 CONFIGURATION => {{'{key}' => '0'}}}}"
+            ),
+            format!("the value of {key} must >=0 and < 32767"),
+        ),
+        (
+            format!(
+                "create 'x3', {{NAME => 'f', BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH', \
+                 CONFIGURATION => {{'{key}' => 'four'}}}}"
+            ),
+            format!("Number format exception when parsing {key}"),
+        ),
+        (
+            format!(
+                "create 'x4', {{NAME => 'f', BLOOMFILTER => 'ROWPREFIX_DELIMITED', \
+                 CONFIGURATION => {{'{key}' => '4'}}}}"
+            ),
+            "ROWPREFIX_DELIMITED does not exist in HBase 2.6".to_string(),
+        ),
+        (
+            format!("create 'x5', {{NAME => 'f', CONFIGURATION => {{'{key}' => '4'}}}}"),
+            format!("{key} applies only with BLOOMFILTER => 'ROWPREFIX_FIXED_LENGTH'"),
+        ),
+    ] {
+        let out = feed(&mut sh, &format!("{cmd}\n"));
+        assert!(out.contains(&want), "{cmd}: {out}");
+    }
+    let names = sh.session.db.table_names();
+    assert!(names.iter().all(|n| !n.starts_with('x')), "{names:?}");
+}

@@ -818,54 +818,6 @@ fn single_row_mutations_and_remaining_reads() {
     );
 }
 
-/// `ColumnDescriptor.compression` takes HBase's codec names (any case); LZO and BZIP2 are
-/// stored as LZ4 and GZ, and `getColumnDescriptors` returns the codec stored; other names are
-/// `IllegalArgument`.
-#[test]
-fn column_descriptor_compression_names() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
-    let mut c = Client::connect(server.port, Transport::Framed, Protocol::Compact);
-    let fam = |name: &str, codec: &str| Value::Struct(vec![(1, b(name)), (3, b(codec))]);
-    let given = [
-        ("a:", "GZ", "GZ"),
-        ("b:", "lz4", "LZ4"),
-        ("c:", "ZSTD", "ZSTD"),
-        ("d:", "SNAPPY", "SNAPPY"),
-        ("e:", "LZO", "LZ4"),
-        ("f:", "BZIP2", "GZ"),
-        ("g:", "NONE", "NONE"),
-    ];
-    c.call(
-        "createTable",
-        vec![
-            (1, b("codecs")),
-            (
-                2,
-                Value::List(T_STRUCT, given.iter().map(|(n, g, _)| fam(n, g)).collect()),
-            ),
-        ],
-    )
-    .void();
-    let r = c.call("getColumnDescriptors", vec![(1, b("codecs"))]);
-    let Value::Map(_, _, es) = r.success() else {
-        panic!()
-    };
-    for (name, _, stored) in given {
-        let (_, d) = es.iter().find(|(k, _)| *k == b(name)).unwrap();
-        let Value::Struct(f) = d else { panic!() };
-        assert!(f.contains(&(3, b(stored))), "{name}: {f:?}");
-    }
-    let r = c.call(
-        "createTable",
-        vec![
-            (1, b("bad")),
-            (2, Value::List(T_STRUCT, vec![fam("x:", "LZMA")])),
-        ],
-    );
-    assert!(r.exception(2).contains("COMPRESSION LZMA"), "{r:?}");
-}
-
 /// Tables of a namespace (`ns:t`) work in every call, and `default:t` is `t` (HBase's
 /// `TableName`); `getRows*` (read as one batch, `Table::get_many`) keep the request order and
 /// leave out rows with nothing to return. Namespaces are made through the library: Thrift1

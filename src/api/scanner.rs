@@ -319,6 +319,7 @@ impl RangeScanner {
                 &self.query,
                 &self.lo.key,
                 None,
+                self.bloom_rows(),
                 self.read_point,
                 ReaderParts::take_spare(),
             )?
@@ -360,7 +361,16 @@ impl RangeScanner {
             &self.query,
             self.read_point,
             crate::read::row::Reverse { upper, accept },
+            self.bloom_rows(),
         )
+    }
+
+    /// The scan's start and stop rows when it has both (for a reversed scan, its high and low
+    /// rows): HBase's `passesGeneralRowPrefixBloomFilter` looks at their common prefix
+    /// [BLOOM-5]. A salted bucket's are its own salted bounds.
+    fn bloom_rows(&self) -> Option<(&[u8], &[u8])> {
+        (!self.lo.unbounded() && !self.hi.unbounded())
+            .then_some((self.lo.key.as_slice(), self.hi.key.as_slice()))
     }
 
     /// Drops the current region's reader, keeping its buffers for the thread's next reader.

@@ -158,6 +158,7 @@ impl Table {
             &q,
             &g.row,
             Some(&g.row),
+            None,
             self.db.read_point(),
             ReaderParts::take_spare(),
         )?;

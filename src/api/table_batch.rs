@@ -134,6 +134,7 @@ impl Table {
                         &q,
                         &first.row,
                         Some(&first.row),
+                        None,
                         read_point,
                         ReaderParts::take_spare(),
                     )?;
@@ -155,6 +156,7 @@ impl Table {
                     } else {
                         None
                     },
+                    None,
                     read_point,
                     ReaderParts::take_spare(),
                 )?;

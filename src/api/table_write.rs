@@ -214,6 +214,7 @@ impl Table {
             &q,
             row,
             Some(row),
+            None,
             rp,
             ReaderParts::default(),
         )?;

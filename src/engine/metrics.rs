@@ -28,7 +28,8 @@ pub struct Metrics {
     pub block_cache_blocks: u64,
     /// The block cache's capacity ([`DbOptions::block_cache_size`](crate::DbOptions::block_cache_size)).
     pub block_cache_capacity: u64,
-    /// Bloom filter checks made by Gets (HBase `bloomFilterRequestsCount`).
+    /// Bloom filter checks made by Gets, and by scans whose start and stop rows let a
+    /// ROWPREFIX_FIXED_LENGTH filter answer [BLOOM-5] (HBase `bloomFilterRequestsCount`).
     pub bloom_checked: u64,
     /// Checks that ruled a file out, sparing its block reads (HBase
     /// `bloomFilterNegativeResultsCount`).

@@ -18,6 +18,7 @@ pub(crate) fn region_reader_reversed(
     q: &Query,
     read_point: u64,
     reverse: crate::read::row::Reverse,
+    scan_rows: Option<(&[u8], &[u8])>,
 ) -> Result<RowReader> {
     let policy = cache_policy(&q.desc);
     let sel = FileSelection {
@@ -26,6 +27,7 @@ pub(crate) fn region_reader_reversed(
         single_column: Default::default(),
         start: region.start(),
         stop: region.end(),
+        scan_rows,
         time_range: q.spec.time_range,
         family_time_ranges: q.spec.family_time_ranges(),
         cache: &policy,
@@ -40,8 +42,9 @@ pub(crate) fn region_reader_reversed(
     ))
 }
 
-/// A row reader over one region from `start` (a Get when `get_row` is set), built from
-/// `parts` (reused buffers; [`ReaderParts::take_spare`] gives the thread's spare ones).
+/// A row reader over one region from `start` (a Get when `get_row` is set; a scan passes its
+/// own start and stop rows as `scan_rows` when it has both [BLOOM-5]), built from `parts`
+/// (reused buffers; [`ReaderParts::take_spare`] gives the thread's spare ones).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn region_reader(
     region: &Arc<Region>,
@@ -49,6 +52,7 @@ pub(crate) fn region_reader(
     q: &Query,
     start: &[u8],
     get_row: Option<&[u8]>,
+    scan_rows: Option<(&[u8], &[u8])>,
     read_point: u64,
     parts: ReaderParts,
 ) -> Result<RowReader> {
@@ -68,6 +72,7 @@ pub(crate) fn region_reader(
         single_column,
         start,
         stop: region.end(),
+        scan_rows,
         time_range: q.spec.time_range,
         family_time_ranges: q.spec.family_time_ranges(),
         cache: &policy,

@@ -462,6 +462,10 @@ pub(crate) struct FileSelection<'a> {
     /// Row range `[start, stop)` of a scan (empty stop = unbounded).
     pub start: &'a [u8],
     pub stop: &'a [u8],
+    /// A scan's own start and stop rows, both set (HBase's `getStartRow` / `getStopRow`):
+    /// ROWPREFIX_FIXED_LENGTH Blooms may rule a file out when they share a long enough prefix
+    /// [BLOOM-5].
+    pub scan_rows: Option<(&'a [u8], &'a [u8])>,
     /// Query time range (files wholly outside it can be skipped when they hold no markers).
     pub time_range: (i64, i64),
     /// Families whose own time range replaces `time_range` [SCAN-5], when any has one.
@@ -559,6 +563,10 @@ fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
             Some(q) => f.reader.get_may_contain_column(row, q),
             None => f.reader.get_may_contain_row(row),
         };
+    }
+    // [BLOOM-5] `StoreFileReader.passesGeneralRowPrefixBloomFilter` for scans.
+    if let Some((start, stop)) = sel.scan_rows {
+        return f.reader.scan_may_contain_rows(start, stop);
     }
     true
 }

@@ -5,23 +5,12 @@
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
+pub use crate::model::bloom_type::{BloomType, ROW_PREFIX_LENGTH_KEY};
 use crate::model::store_config::{
     DATE_TIERED_STORE_ENGINE, DateTieredConfig, MAJOR_COMPACTION_JITTER_KEY,
     MAJOR_COMPACTION_PERIOD_KEY, MajorCompactionSettings, STORE_ENGINE_KEY, names_class,
 };
 use std::time::Duration;
-
-/// Bloom filter kind of a family [BLOOM-1].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum BloomType {
-    /// No Bloom filter.
-    None,
-    /// Keyed by row; consulted by Gets [BLOOM-3].
-    #[default]
-    Row,
-    /// Keyed by row + qualifier; consulted by single-column Gets [BLOOM-4].
-    RowCol,
-}
 
 /// Block compression of a family (HBase's COMPRESSION). The codec of every block is recorded
 /// in the block's frame, so files written before an `alter` of the codec stay readable
@@ -326,6 +315,11 @@ impl FamilyDescriptor {
             }
         }
         out.extend(self.major_compaction.settings());
+        // [BLOOM-5] ROWPREFIX_FIXED_LENGTH's prefix length lives in the family's configuration
+        // (HBase's `BloomFilterUtil.PREFIX_LENGTH_KEY`).
+        if let Some(n) = self.bloom_filter.prefix_length() {
+            out.push((ROW_PREFIX_LENGTH_KEY, n.to_string()));
+        }
         out
     }
 
@@ -348,6 +342,22 @@ impl FamilyDescriptor {
             MAJOR_COMPACTION_PERIOD_KEY | MAJOR_COMPACTION_JITTER_KEY => {
                 self.major_compaction.set(key, value)?
             }
+            // [BLOOM-5] the family must have a ROWPREFIX_FIXED_LENGTH filter (its length is
+            // checked as HBase's `BloomFilterUtil.getBloomFilterParam` does).
+            ROW_PREFIX_LENGTH_KEY => match self.bloom_filter {
+                BloomType::RowPrefixFixedLength(_) => {
+                    self.bloom_filter =
+                        BloomType::from_hbase_name("ROWPREFIX_FIXED_LENGTH", Some(value))?
+                }
+                other => {
+                    return Err(Error::invalid(format!(
+                        "family CONFIGURATION key {key} applies only with BLOOMFILTER => \
+                         'ROWPREFIX_FIXED_LENGTH' (family {} has BLOOMFILTER => '{}')",
+                        String::from_utf8_lossy(&self.name),
+                        other.hbase_name()
+                    )));
+                }
+            },
             k if DateTieredConfig::KEYS.contains(&k) => match &mut self.compaction_policy {
                 CompactionPolicy::DateTiered(c) => c.set(key, value)?,
                 _ => {
@@ -359,12 +369,13 @@ impl FamilyDescriptor {
             },
             _ => {
                 return Err(Error::invalid(format!(
-                    "family CONFIGURATION key {key} is not supported by cellbase ({}, {}, {}, {} \
-                     and the date-tiered settings hbase.hstore.compaction.date.tiered.*)",
+                    "family CONFIGURATION key {key} is not supported by cellbase ({}, {}, {}, {}, \
+                     {} and the date-tiered settings hbase.hstore.compaction.date.tiered.*)",
                     COMPACTION_POLICY_KEY,
                     STORE_ENGINE_KEY,
                     MAJOR_COMPACTION_PERIOD_KEY,
-                    MAJOR_COMPACTION_JITTER_KEY
+                    MAJOR_COMPACTION_JITTER_KEY,
+                    ROW_PREFIX_LENGTH_KEY
                 )));
             }
         }
@@ -485,6 +496,10 @@ impl FamilyDescriptor {
                 "family {n}: {MAJOR_COMPACTION_JITTER_KEY} must be between 0.0 and 1.0"
             )));
         }
+        // [BLOOM-5] HBase's TableDescriptorChecker.checkBloomFilterType.
+        self.bloom_filter
+            .check()
+            .map_err(|m| Error::invalid(format!("family {n}: {m}")))?;
         if !(1024..=16 * 1024 * 1024).contains(&self.block_size) {
             return Err(Error::invalid(format!(
                 "family {n}: BLOCKSIZE must be between 1 KiB and 16 MiB, got {}",
@@ -539,10 +554,13 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
         KeepDeletedCells::True => 1,
         KeepDeletedCells::Ttl => 2,
     });
+    // 3 = ROWPREFIX_FIXED_LENGTH, its prefix length stored as the family attribute
+    // `RowPrefixBloomFilter.prefix_length` ([`family_attributes`]).
     out.push(match f.bloom_filter {
         BloomType::None => 0,
         BloomType::Row => 1,
         BloomType::RowCol => 2,
+        BloomType::RowPrefixFixedLength(_) => 3,
     });
     out.push(f.compression.code());
     codec::put_varint(out, u64::from(f.block_size));
@@ -577,6 +595,17 @@ pub(crate) fn apply_family_attribute(
         .map_err(|_| "unknown family attribute or invalid value")
 }
 
+/// Checks a decoded family once its attributes are applied: a ROWPREFIX_FIXED_LENGTH bloom
+/// (code 3) needs its prefix length attribute.
+pub(crate) fn check_decoded_family(f: &FamilyDescriptor) -> std::result::Result<(), &'static str> {
+    match f.bloom_filter {
+        BloomType::RowPrefixFixedLength(0) => {
+            Err("ROWPREFIX_FIXED_LENGTH bloom without its prefix length")
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Decodes a family.
 pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor, DecodeError> {
     let bad = |what, r: &Reader<'_>| DecodeError {
@@ -601,6 +630,8 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         0 => BloomType::None,
         1 => BloomType::Row,
         2 => BloomType::RowCol,
+        // The prefix length follows as a family attribute ([`check_decoded_family`]).
+        3 => BloomType::RowPrefixFixedLength(0),
         _ => return Err(bad("unknown bloom type", r)),
     };
     let compression = Compression::from_code(r.u8("compression")?)

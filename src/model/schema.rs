@@ -6,9 +6,9 @@ use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
 pub use crate::model::family::{
     BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
-    KeepDeletedCells, decode_family, encode_family,
+    KeepDeletedCells, ROW_PREFIX_LENGTH_KEY, decode_family, encode_family,
 };
-use crate::model::family::{apply_family_attribute, family_attributes};
+use crate::model::family::{apply_family_attribute, check_decoded_family, family_attributes};
 use crate::model::mutation::Durability;
 use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::rowkey::SplitAlgorithm;
@@ -542,6 +542,12 @@ impl TableDescriptor {
                     })?;
                 }
             }
+        }
+        for f in &d.families {
+            check_decoded_family(f).map_err(|what| DecodeError {
+                what,
+                offset: r.pos(),
+            })?;
         }
         Ok(d)
     }

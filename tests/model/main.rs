@@ -1452,7 +1452,15 @@ fn family_descriptors(seed: u64) -> Vec<FamilyDescriptor> {
                 Some(ms) if *name == "b" => Some(Duration::from_millis(ms as u64)),
                 _ => None,
             };
-            let bloom = *rng.pick(&[BloomType::None, BloomType::Row, BloomType::RowCol]);
+            // ROWPREFIX_FIXED_LENGTH [BLOOM-5]: Gets, and scans whose start and stop rows share
+            // the prefix, consult it.
+            let bloom = *rng.pick(&[
+                BloomType::None,
+                BloomType::Row,
+                BloomType::RowCol,
+                BloomType::RowPrefixFixedLength(1),
+                BloomType::RowPrefixFixedLength(3),
+            ]);
             let compression = *rng.pick(&[Compression::None, Compression::Snappy]);
             let f = FamilyDescriptor::new(name)
                 .max_versions(V)

@@ -2,6 +2,7 @@
 //! corruption detection and Bloom filters. Each test names the HBase rule it checks.
 
 mod bloom;
+mod bloom_prefix;
 mod concurrency;
 mod corruption;
 mod corruption_sweep;

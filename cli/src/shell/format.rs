@@ -3,7 +3,7 @@
 //! and list_regions' table.
 
 use cellbase::rowkey::to_string_binary;
-use cellbase::{BloomType, Cell, CellType, FamilyDescriptor, KeepDeletedCells};
+use cellbase::{Cell, CellType, FamilyDescriptor, KeepDeletedCells};
 use std::io::{self, Write};
 
 /// How timestamps print.
@@ -261,11 +261,7 @@ pub fn ttl_text(ttl: Option<std::time::Duration>) -> String {
 
 /// One describe family line: HBase 2.0–2.4's attribute set, spelling and key order [DESC-1].
 pub fn family_line(f: &FamilyDescriptor) -> String {
-    let bloom = match f.bloom_filter {
-        BloomType::None => "NONE",
-        BloomType::Row => "ROW",
-        BloomType::RowCol => "ROWCOL",
-    };
+    let bloom = f.bloom_filter.hbase_name();
     let kdc = match f.keep_deleted_cells {
         KeepDeletedCells::False => "FALSE",
         KeepDeletedCells::True => "TRUE",

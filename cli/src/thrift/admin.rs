@@ -257,15 +257,12 @@ fn family_from_thrift(cd: &ColumnDescriptor) -> Result<FamilyDescriptor, Fail> {
         }
         c
     };
-    let bloom = match cd.bloom_filter_type.to_ascii_uppercase().as_str() {
-        "NONE" | "" => BloomType::None,
-        "ROW" => BloomType::Row,
-        "ROWCOL" => BloomType::RowCol,
-        other => {
-            return Err(Fail::Illegal(format!(
-                "unsupported bloom filter type {other} (NONE, ROW or ROWCOL)"
-            )));
-        }
+    // HBase's `BloomType.valueOf`; Thrift1's ColumnDescriptor has no CONFIGURATION, so a
+    // ROWPREFIX_FIXED_LENGTH family lacks its prefix length and is refused as HBase's table
+    // sanity check refuses it [BLOOM-5].
+    let bloom = match cd.bloom_filter_type.as_str() {
+        "" => BloomType::None,
+        name => BloomType::from_hbase_name(name, None).map_err(|e| Fail::Illegal(e.to_string()))?,
     };
     let mut f = FamilyDescriptor::new(name)
         .max_versions(cd.max_versions as u32)
@@ -288,12 +285,7 @@ fn family_to_thrift(f: &FamilyDescriptor) -> ColumnDescriptor {
         max_versions: i32::try_from(f.max_versions).unwrap_or(i32::MAX),
         compression: f.compression.hbase_name().into(),
         in_memory: f.in_memory,
-        bloom_filter_type: match f.bloom_filter {
-            BloomType::Row => "ROW",
-            BloomType::RowCol => "ROWCOL",
-            _ => "NONE",
-        }
-        .into(),
+        bloom_filter_type: f.bloom_filter.hbase_name().into(),
         block_cache_enabled: f.block_cache,
         time_to_live: f
             .ttl

@@ -99,11 +99,15 @@ fn io_err(e: std::io::Error) -> String {
     }
 }
 
-fn bloom_name(b: BloomType) -> &'static str {
-    match b {
-        BloomType::None => "NONE",
-        BloomType::Row => "ROW",
-        BloomType::RowCol => "ROWCOL",
+fn bloom_name(b: BloomType) -> String {
+    match b.prefix_length() {
+        // HBase's HFilePrettyPrinter shows the Bloom type; the prefix length is part of it.
+        Some(n) => format!(
+            "{} ({} {n})",
+            b.hbase_name(),
+            cellbase::ROW_PREFIX_LENGTH_KEY
+        ),
+        None => b.hbase_name().to_string(),
     }
 }
 

@@ -1,7 +1,9 @@
-//! Bloom filters over rows (ROW) or rows plus qualifiers (ROWCOL) [BLOOM-1..4].
+//! Bloom filters over rows (ROW), rows plus qualifiers (ROWCOL) or row prefixes
+//! (ROWPREFIX_FIXED_LENGTH) [BLOOM-1..5].
 //!
-//! Block payload: `bloom_type: u8 (1 ROW, 2 ROWCOL) | key_count: u64 BE | filter`, where the
-//! first byte of `filter` is its version:
+//! Block payload: `bloom_type: u8 (1 ROW, 2 ROWCOL, 3 ROWPREFIX_FIXED_LENGTH) | [type 3 only:
+//! prefix_length: u32 BE] | key_count: u64 BE | filter`, where the first byte of `filter` is
+//! its version:
 //!
 //! * **2** (written since issue 6): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. One XXH64 of the
 //!   key bytes (seed 0, `xxh64`) gives `h`; probe `i` (0..k) tests bit
@@ -11,6 +13,7 @@
 //!   (`Bloom::as_slice`, SipHash-1-3, fixed seed [`FIXED_SEED`]).
 //!
 //! Keys are byte strings, so both versions are platform-independent: ROW hashes the row,
+//! ROWPREFIX_FIXED_LENGTH the row's first `prefix_length` bytes (the whole row when shorter),
 //! ROWCOL `u16 BE row length ‖ row ‖ qualifier` (version 1 streams the three parts into the
 //! hasher with `Hasher::write`, which SipHash treats as one byte stream).
 
@@ -116,22 +119,37 @@ impl Hash for BloomKey<'_> {
     }
 }
 
-/// Stored bloom type code.
-pub(crate) fn bloom_code(t: BloomType) -> u8 {
+/// Appends the stored Bloom type: a code byte (0 NONE, 1 ROW, 2 ROWCOL, 3
+/// ROWPREFIX_FIXED_LENGTH), for code 3 followed by the prefix length (`u32` BE) [BLOOM-5].
+pub(crate) fn put_bloom_type(out: &mut Vec<u8>, t: BloomType) {
     match t {
-        BloomType::None => 0,
-        BloomType::Row => 1,
-        BloomType::RowCol => 2,
+        BloomType::RowPrefixFixedLength(n) => {
+            out.push(3);
+            codec::put_u32(out, n);
+        }
+        BloomType::Row => out.push(1),
+        BloomType::RowCol => out.push(2),
+        _ => out.push(0),
     }
 }
 
-/// Bloom type for a stored code.
-pub(crate) fn bloom_from_code(c: u8) -> Option<BloomType> {
-    Some(match c {
+/// Reads what [`put_bloom_type`] wrote; an unknown code or a prefix length outside
+/// 1..=32767 is an error at the code's offset.
+pub(crate) fn read_bloom_type(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> std::result::Result<BloomType, DecodeError> {
+    let at = r.pos();
+    let bad = DecodeError { what, offset: at };
+    Ok(match r.u8(what)? {
         0 => BloomType::None,
         1 => BloomType::Row,
         2 => BloomType::RowCol,
-        _ => return None,
+        3 => match r.u32(what)? {
+            n @ 1..=32767 => BloomType::RowPrefixFixedLength(n),
+            _ => return Err(bad),
+        },
+        _ => return Err(bad),
     })
 }
 
@@ -208,10 +226,13 @@ impl BloomBuilder {
     /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
     pub fn add(&mut self, row: &[u8], qualifier: &[u8]) {
         let q: &[u8] = match self.kind {
-            BloomType::None => return,
-            BloomType::Row => b"",
             BloomType::RowCol => qualifier,
+            BloomType::Row | BloomType::RowPrefixFixedLength(_) => b"",
+            _ => return,
         };
+        // [BLOOM-5] ROWPREFIX_FIXED_LENGTH keys on the row's first N bytes; sorted rows give
+        // sorted prefixes, so equal ones are consecutive like equal rows.
+        let row = self.kind.row_key(row);
         if self.count > 0
             && self.last_row_len == row.len()
             && self.last.len() == row.len() + q.len()
@@ -265,8 +286,8 @@ impl BloomBuilder {
             }
         };
         let bytes = bitmap.len();
-        let mut out = Vec::with_capacity(9 + V2_HEADER_LEN + bytes);
-        out.push(bloom_code(self.kind));
+        let mut out = Vec::with_capacity(13 + V2_HEADER_LEN + bytes);
+        put_bloom_type(&mut out, self.kind);
         codec::put_u64(&mut out, self.count);
         out.push(FILTER_VERSION);
         out.push(k as u8);
@@ -287,13 +308,14 @@ impl BloomBuilder {
                 |e| crate::base::error::Error::invalid(format!("cannot build bloom filter: {e}")),
             )?;
         for (row, q) in &self.keys {
+            let row = self.kind.row_key(row);
             bloom.set(&match self.kind {
                 BloomType::RowCol => BloomKey::RowCol(row, q),
                 _ => BloomKey::Row(row),
             });
         }
-        let mut out = Vec::with_capacity(9 + bloom.as_slice().len());
-        out.push(bloom_code(self.kind));
+        let mut out = Vec::with_capacity(13 + bloom.as_slice().len());
+        put_bloom_type(&mut out, self.kind);
         codec::put_u64(&mut out, self.keys.len() as u64);
         out.extend_from_slice(bloom.as_slice());
         Ok(Some(out))
@@ -382,8 +404,8 @@ impl BloomFilter {
     pub fn decode(payload: &[u8]) -> std::result::Result<BloomFilter, DecodeError> {
         let bad = |what, offset| DecodeError { what, offset };
         let mut r = Reader::new(payload);
-        let kind = match bloom_from_code(r.u8("bloom type")?) {
-            Some(k @ (BloomType::Row | BloomType::RowCol)) => k,
+        let kind = match read_bloom_type(&mut r, "bloom type")? {
+            k @ (BloomType::Row | BloomType::RowCol | BloomType::RowPrefixFixedLength(_)) => k,
             _ => return Err(bad("bloom type", 0)),
         };
         let keys = r.u64("bloom key count")?;
@@ -419,7 +441,7 @@ impl BloomFilter {
         Ok(BloomFilter { kind, keys, filter })
     }
 
-    /// ROW or ROWCOL.
+    /// ROW, ROWCOL or ROWPREFIX_FIXED_LENGTH (with its prefix length).
     pub fn kind(&self) -> BloomType {
         self.kind
     }
@@ -469,12 +491,28 @@ impl BloomFilter {
         }
     }
 
-    /// [BLOOM-3]: could `row` be present? A ROWCOL filter cannot tell (true).
+    /// [BLOOM-3] [BLOOM-5]: could `row` be present? ROW checks the row, ROWPREFIX_FIXED_LENGTH
+    /// the row's prefix; a ROWCOL filter cannot tell (true).
     pub fn may_contain_row(&self, row: &[u8]) -> bool {
         match self.kind {
-            BloomType::Row => self.contains(BloomKey::Row(row)),
+            BloomType::Row | BloomType::RowPrefixFixedLength(_) => {
+                self.contains(BloomKey::Row(self.kind.row_key(row)))
+            }
             _ => true,
         }
+    }
+
+    /// [BLOOM-5] HBase's `StoreFileReader.passesGeneralRowPrefixBloomFilter` for a scan:
+    /// `Some(answer)` when this is a ROWPREFIX_FIXED_LENGTH filter and `start` and `stop`
+    /// share at least its prefix length (every row in between then has that prefix); `None`
+    /// when the filter cannot tell.
+    pub fn may_contain_rows_between(&self, start: &[u8], stop: &[u8]) -> Option<bool> {
+        let BloomType::RowPrefixFixedLength(n) = self.kind else {
+            return None;
+        };
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let common = start.iter().zip(stop).take_while(|(a, b)| a == b).count();
+        (common > 0 && common >= n).then(|| self.contains(BloomKey::Row(&start[..n])))
     }
 
     /// [BLOOM-4]: could a cell of `row`/`qualifier` be present, or a family-level delete
@@ -485,8 +523,8 @@ impl BloomFilter {
                 self.contains(BloomKey::RowCol(row, qualifier))
                     || self.contains(BloomKey::RowCol(row, b""))
             }
-            BloomType::Row => self.contains(BloomKey::Row(row)),
-            BloomType::None => true,
+            BloomType::Row | BloomType::RowPrefixFixedLength(_) => self.may_contain_row(row),
+            _ => true,
         }
     }
 }

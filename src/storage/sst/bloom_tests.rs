@@ -375,3 +375,119 @@ fn folding_maps_each_bit_to_half_its_index() {
         }
     }
 }
+
+/// The rows of HBase's `TestRowPrefixBloomFilter.writeStoreFile` (prefix length 10): for even
+/// `i < 50`, rows `%010d(i) # %010d(j)` for ten suffixes `j`; for even `i` in 50..100, the short
+/// row `%08d(i)` (shorter than the prefix: keyed whole).
+fn hbase_prefix_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    for i in (0..50).step_by(2) {
+        for j in 0..10 {
+            rows.push(format!("{i:010}#{j:010}"));
+        }
+    }
+    for i in (50..100).step_by(2) {
+        rows.push(format!("{i:08}"));
+    }
+    rows
+}
+
+/// [BLOOM-5] after `TestRowPrefixBloomFilter#testRowPrefixBloomFilter` and
+/// `#testRowPrefixBloomFilterWithGet`: one key per distinct prefix (rows shorter than the
+/// prefix are keyed whole), no false negatives, few false positives; the prefix length
+/// survives the block encoding.
+#[test]
+fn row_prefix_filter_keys_on_the_first_n_bytes() {
+    let kind = BloomType::RowPrefixFixedLength(10);
+    let mut b = BloomBuilder::new(kind);
+    for r in hbase_prefix_rows() {
+        b.add(r.as_bytes(), b"col");
+    }
+    assert_eq!(b.len(), 50, "25 prefixes and 25 short rows");
+    let f = BloomFilter::decode(&b.finish().unwrap().unwrap()).unwrap();
+    assert_eq!((f.kind(), f.keys()), (kind, 50));
+    let (mut false_neg, mut false_pos) = (0, 0);
+    for i in 0..50 {
+        for j in 0..10 {
+            // Any row of a stored prefix passes, stored or not (suffix 10+ never was).
+            let row = format!("{i:010}#{:010}", j + 5);
+            let present =
+                f.may_contain_row(row.as_bytes()) && f.may_contain_column(row.as_bytes(), b"x");
+            match (i % 2 == 0, present) {
+                (true, false) => false_neg += 1,
+                (false, true) => false_pos += 1,
+                _ => {}
+            }
+        }
+    }
+    for i in 50..100 {
+        let row = format!("{i:08}");
+        match (i % 2 == 0, f.may_contain_row(row.as_bytes())) {
+            (true, false) => false_neg += 1,
+            (false, true) => false_pos += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(false_neg, 0);
+    // HBase's bound: 2 × (2 × 50 × 10 × 1 %) = 20.
+    assert!(false_pos <= 20, "{false_pos} false positives");
+}
+
+/// [BLOOM-5] after `TestRowPrefixBloomFilter#testRowPrefixBloomFilterWithScan`: a scan can be
+/// answered only when its start and stop rows share at least the prefix length.
+#[test]
+fn row_prefix_filter_answers_scans_with_a_long_common_prefix() {
+    let mut b = BloomBuilder::new(BloomType::RowPrefixFixedLength(10));
+    for r in hbase_prefix_rows() {
+        b.add(r.as_bytes(), b"");
+    }
+    let f = BloomFilter::decode(&b.finish().unwrap().unwrap()).unwrap();
+    let row = |i: u32, j: u32| format!("{i:010}#{j:010}").into_bytes();
+    assert_eq!(
+        f.may_contain_rows_between(&row(48, 0), &row(48, 1)),
+        Some(true)
+    );
+    assert_eq!(
+        f.may_contain_rows_between(&row(49, 0), &row(49, 1)),
+        Some(false)
+    );
+    // Reversed scans give the high row first: the same answer.
+    assert_eq!(
+        f.may_contain_rows_between(&row(49, 1), &row(49, 0)),
+        Some(false)
+    );
+    // No stop row (no common prefix), or a common prefix shorter than 10 bytes: no answer.
+    assert_eq!(f.may_contain_rows_between(&row(49, 0), b""), None);
+    assert_eq!(f.may_contain_rows_between(&row(48, 0), &row(49, 0)), None);
+    assert_eq!(
+        f.may_contain_rows_between(b"0000000049", b"0000000049"),
+        Some(false)
+    );
+    // Other kinds never answer scans.
+    let r = filter(BloomType::Row, &[(b"0000000049#x", b"")]);
+    assert_eq!(r.may_contain_rows_between(&row(49, 0), &row(49, 1)), None);
+}
+
+/// [BLOOM-5] the block's type and prefix length are checked: a prefix length of 0 or above
+/// 32767, or an unknown type, is rejected.
+#[test]
+fn bad_row_prefix_headers_are_rejected() {
+    let good = {
+        let mut b = BloomBuilder::new(BloomType::RowPrefixFixedLength(4));
+        b.add(b"rowA", b"");
+        b.finish().unwrap().unwrap()
+    };
+    assert_eq!(good[..5], [3, 0, 0, 0, 4]);
+    assert!(BloomFilter::decode(&good).is_ok());
+    for len in [0u32, 32768, u32::MAX] {
+        let mut c = good.clone();
+        c[1..5].copy_from_slice(&len.to_be_bytes());
+        assert!(BloomFilter::decode(&c).is_err(), "prefix length {len}");
+    }
+    let mut c = good.clone();
+    c[0] = 4;
+    assert!(BloomFilter::decode(&c).is_err());
+    for cut in 0..good.len() {
+        assert!(BloomFilter::decode(&good[..cut]).is_err());
+    }
+}

@@ -71,7 +71,8 @@ pub struct BlockCache {
     in_memory_active: AtomicBool,
     hits: AtomicU64,
     misses: AtomicU64,
-    /// Bloom filter checks of Gets (files with a filter of the asked kind), the checks that
+    /// Bloom filter checks of Gets (files with a filter of the asked kind) and of scans a
+    /// ROWPREFIX_FIXED_LENGTH filter can answer [BLOOM-5], the checks that
     /// ruled the file out, and the Gets that found no usable filter: HBase's
     /// `bloomFilterRequestsCount`, `bloomFilterNegativeResultsCount`,
     /// `bloomFilterEligibleRequestsCount`. Kept here because every reader of the database

@@ -51,13 +51,17 @@ fn every_flipped_byte_and_truncation_is_detected() {
         ("gz", Compression::Gz),
         ("lz4", Compression::Lz4),
         ("zstd", Compression::Zstd),
+        ("row", Compression::None),
+        ("rowprefix", Compression::None),
     ] {
-        let (path, m) = write_file(
-            dir.path(),
-            name,
-            &cells,
-            cfg(300, compression, BloomType::RowCol),
-        );
+        // Every Bloom kind too: ROWCOL with each codec, ROW and ROWPREFIX_FIXED_LENGTH (whose
+        // prefix length is in the meta and Bloom blocks) uncompressed [BLOOM-5].
+        let bloom = match name {
+            "row" => BloomType::Row,
+            "rowprefix" => BloomType::RowPrefixFixedLength(3),
+            _ => BloomType::RowCol,
+        };
+        let (path, m) = write_file(dir.path(), name, &cells, cfg(300, compression, bloom));
         assert!(m.data_blocks >= 4);
         let good = std::fs::read(&path).unwrap();
         check_damaged(good.clone(), &cells).unwrap();
@@ -87,13 +91,12 @@ fn resealed_damage_is_caught_by_structure_checks() {
     let cells = gen_cells(&mut rng, 40);
     // Every codec: resealed damage inside compressed data reaches the decompressor, which
     // must report it (or decode other bytes the structure checks then see), never panic.
-    for compression in Compression::ALL {
-        let (path, _) = write_file(
-            dir.path(),
-            "r",
-            &cells,
-            cfg(300, compression, BloomType::Row),
-        );
+    let kinds = Compression::ALL
+        .map(|c| (c, BloomType::Row))
+        .into_iter()
+        .chain([(Compression::None, BloomType::RowPrefixFixedLength(3))]);
+    for (compression, bloom) in kinds {
+        let (path, _) = write_file(dir.path(), "r", &cells, cfg(300, compression, bloom));
         let good = std::fs::read(&path).unwrap();
         let t = Trailer::decode(&good, &path).unwrap();
         let r = open_bytes(good.clone()).unwrap();

@@ -6,7 +6,8 @@
 //! ```text
 //! version: u8 (1 or 2) | first_key_len: varint | first_key | last_key_len: varint | last_key
 //! | min_ts: i64 | max_ts: i64 | max_seq: u64 | cell_count: u64 | put_count: u64
-//! | delete_count: u64 | earliest_put_ts: i64 | bloom: u8 | compression: u8
+//! | delete_count: u64 | earliest_put_ts: i64 | bloom: u8 [bloom 3 only: prefix_len: u32]
+//! | compression: u8
 //! | data_blocks: u64 | raw_data_bytes: u64
 //! [version 3 and later:] | db_id: u64 | file_id: u64 | table_id: u64 | family_len: varint
 //! | family
@@ -16,7 +17,7 @@
 //!
 //! `file_size` is not stored: it is the file's length.
 
-use super::bloom::{bloom_code, bloom_from_code};
+use super::bloom::{put_bloom_type, read_bloom_type};
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::model::key::{CellType, KeyRef};
 use crate::model::schema::{BloomType, Compression};
@@ -178,7 +179,7 @@ impl FileMeta {
         codec::put_u64(out, self.put_count);
         codec::put_u64(out, self.delete_count);
         codec::put_i64(out, self.earliest_put_ts);
-        out.push(bloom_code(self.bloom));
+        put_bloom_type(out, self.bloom);
         out.push(self.compression.code());
         codec::put_u64(out, self.data_blocks);
         codec::put_u64(out, self.raw_data_bytes);
@@ -245,11 +246,11 @@ impl FileMeta {
             written_ms: None,
             major_compaction: false,
         };
-        let at = r.pos();
         let bad = |what, offset| DecodeError { what, offset };
-        m.bloom = bloom_from_code(r.u8("meta bloom type")?).ok_or(bad("meta bloom type", at))?;
-        m.compression = Compression::from_code(r.u8("meta compression")?)
-            .ok_or(bad("meta compression", at + 1))?;
+        m.bloom = read_bloom_type(r, "meta bloom type")?;
+        let at = r.pos();
+        m.compression =
+            Compression::from_code(r.u8("meta compression")?).ok_or(bad("meta compression", at))?;
         m.data_blocks = r.u64("meta data block count")?;
         m.raw_data_bytes = r.u64("meta raw data bytes")?;
         if version >= META_VERSION_V3 {
@@ -379,5 +380,22 @@ mod tests {
         let mut b = Vec::new();
         e.encode_into(&mut b);
         assert_eq!(FileMeta::decode(&b, 0).unwrap(), e);
+    }
+
+    /// [BLOOM-5] a ROWPREFIX_FIXED_LENGTH file records its prefix length after the Bloom code;
+    /// a length of 0 is malformed.
+    #[test]
+    fn row_prefix_bloom_round_trips_with_its_length() {
+        let m = FileMeta::empty(BloomType::RowPrefixFixedLength(12), Compression::None);
+        let mut b = Vec::new();
+        m.encode_into(&mut b);
+        let back = FileMeta::decode(&b, 0).unwrap();
+        assert_eq!(back.bloom, BloomType::RowPrefixFixedLength(12));
+        let at = b.windows(5).position(|w| w == [3, 0, 0, 0, 12]).unwrap();
+        b[at + 4] = 0;
+        assert!(matches!(
+            FileMeta::decode(&b, 0),
+            Err(MetaDecodeError::Malformed(_))
+        ));
     }
 }

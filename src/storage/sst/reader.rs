@@ -201,7 +201,12 @@ impl SstReader {
         let outcome = self
             .bloom
             .as_ref()
-            .filter(|b| b.kind() == BloomType::Row)
+            .filter(|b| {
+                matches!(
+                    b.kind(),
+                    BloomType::Row | BloomType::RowPrefixFixedLength(_)
+                )
+            })
             .map(|b| b.may_contain_row(row));
         if let Some(c) = &self.cache {
             c.note_bloom(outcome);
@@ -220,6 +225,24 @@ impl SstReader {
             c.note_bloom(outcome);
         }
         outcome.unwrap_or(true)
+    }
+
+    /// [BLOOM-5] For a scan from `start` to `stop` (either order): false when the file's
+    /// ROWPREFIX_FIXED_LENGTH filter rules out the prefix every row in between shares. Counted
+    /// in the shared cache's Bloom statistics only when the filter can answer (HBase counts a
+    /// request only when it probes the filter).
+    pub fn scan_may_contain_rows(&self, start: &[u8], stop: &[u8]) -> bool {
+        let Some(outcome) = self
+            .bloom
+            .as_ref()
+            .and_then(|b| b.may_contain_rows_between(start, stop))
+        else {
+            return true;
+        };
+        if let Some(c) = &self.cache {
+            c.note_bloom(Some(outcome));
+        }
+        outcome
     }
 
     /// Bytes of the index and of the Bloom filter, held in memory while the file is open

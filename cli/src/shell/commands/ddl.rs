@@ -106,18 +106,40 @@ fn family_attrs(
         };
         f = f.keep_deleted_cells(k);
     }
-    if let Some(v) = o.take("BLOOMFILTER") {
-        let b = match str_of(&v, "BLOOMFILTER")?.to_ascii_uppercase().as_str() {
-            "NONE" => BloomType::None,
-            "ROW" => BloomType::Row,
-            "ROWCOL" => BloomType::RowCol,
-            other => {
-                return err(format!(
-                    "BLOOMFILTER must be NONE, ROW or ROWCOL, got {other}"
-                ));
-            }
-        };
-        f = f.bloom_filter(b);
+    // BLOOMFILTER, with ROWPREFIX_FIXED_LENGTH's prefix length from the family's
+    // CONFIGURATION (HBase's BloomFilterUtil.getBloomFilterParam) [BLOOM-5].
+    let bloom_name = match o.take("BLOOMFILTER") {
+        Some(v) => Some(str_of(&v, "BLOOMFILTER")?),
+        None => None,
+    };
+    let mut config = match o.take("CONFIGURATION") {
+        Some(v) => Some(Opts::from(&v)?),
+        None => None,
+    };
+    let prefix_length = match config
+        .as_mut()
+        .and_then(|h| h.take(cellbase::ROW_PREFIX_LENGTH_KEY))
+    {
+        Some(Value::Int(n)) => Some(n.to_string()),
+        Some(other) => Some(str_of(&other, cellbase::ROW_PREFIX_LENGTH_KEY)?),
+        None => None,
+    };
+    let bloom = match (bloom_name, prefix_length) {
+        (Some(name), given) => {
+            // alter keeps a ROWPREFIX family's prefix length unless CONFIGURATION sets one.
+            let kept = f.bloom_filter.prefix_length().map(|n| n.to_string());
+            Some(BloomType::from_hbase_name(&name, given.or(kept).as_deref()))
+        }
+        // A new length for a ROWPREFIX family (refused for another type).
+        (None, Some(given)) => {
+            f.set_configuration(cellbase::ROW_PREFIX_LENGTH_KEY, &given)
+                .map_err(|e| CmdError(engine_msg(&e)))?;
+            None
+        }
+        (None, None) => None,
+    };
+    if let Some(b) = bloom {
+        f = f.bloom_filter(b.map_err(|e| CmdError(engine_msg(&e)))?);
     }
     if let Some(v) = o.take("COMPRESSION") {
         let name = str_of(&v, "COMPRESSION")?;
@@ -157,10 +179,10 @@ fn family_attrs(
     {
         return err("REPLICATION_SCOPE other than 0 is not supported by cellbase");
     }
-    // A family's CONFIGURATION: its compaction policy (FIFO, or the date-tiered store engine
-    // and its settings) and major compaction period.
-    if let Some(v) = o.take("CONFIGURATION") {
-        family_configuration(&mut f, &v)?;
+    // The rest of a family's CONFIGURATION: its compaction policy (FIFO, or the date-tiered
+    // store engine and its settings) and major compaction period.
+    if let Some(h) = config {
+        family_configuration(&mut f, h)?;
     }
     f.validate().map_err(|e| CmdError(engine_msg(&e)))?;
     Ok(f)
@@ -168,8 +190,7 @@ fn family_attrs(
 
 /// Applies a family's `CONFIGURATION` hash: the store engine and policy classes first (the
 /// date-tiered settings need the engine), then the other keys, each value as text.
-fn family_configuration(f: &mut FamilyDescriptor, v: &Value) -> R<()> {
-    let mut h = Opts::from(v)?;
+fn family_configuration(f: &mut FamilyDescriptor, mut h: Opts) -> R<()> {
     let engine = cellbase::store_config::STORE_ENGINE_KEY;
     let mut entries = Vec::new();
     for key in [engine, cellbase::COMPACTION_POLICY_KEY] {
