@@ -41,10 +41,13 @@ examples=(--example callgrind_ops)
 if [ "$SUPPLEMENTARY" = 1 ]; then
     examples+=(--example put_cost --example readprof)
 fi
+# A worktree of REV always builds into its own target directory: sharing one with another
+# tree (an exported CARGO_TARGET_DIR) can reuse that tree's artifacts and measure it twice.
+if [ "$WT" = "$REPO" ]; then TD=${CARGO_TARGET_DIR:-$WT/target}; else TD=$WT/target; fi
 echo "building in $WT ..." >&2
-(cd "$WT" && CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$WT/target}" cargo build --release --quiet "${examples[@]}") \
+(cd "$WT" && CARGO_TARGET_DIR="$TD" cargo build --release --quiet "${examples[@]}") \
     > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; exit 1; }
-BIN="${CARGO_TARGET_DIR:-$WT/target}/release/examples"
+BIN="$TD/release/examples"
 
 # --- measurements ------------------------------------------------------------------------
 # name | toggle pattern | command (relative to $BIN) | how many ops (a number, or "parse":
