@@ -16,8 +16,9 @@ pub struct Config {
     pub background_threads: usize,
     /// cellbase's data block size in KiB (the harness default is 4, as RocksDB and fjall).
     pub cellbase_block_kb: u32,
-    /// cellbase's block compression by HBase's name (`--compression`; default NONE).
-    pub cellbase_compression: String,
+    /// Block compression of cellbase and RocksDB by HBase's name (`--compression`; default
+    /// NONE); fjall and sled stay uncompressed.
+    pub compression: String,
 }
 
 /// YCSB field names: `field0`..`field9`.
@@ -131,6 +132,40 @@ pub fn open(name: &str, dir: &Path, cfg: &Config, ycsb: bool) -> Res<Box<dyn Eng
     })
 }
 
+/// cellbase's codec for `--compression` (HBase's name), `None` for a name it does not know.
+fn codec(cfg: &Config) -> Option<cellbase::Compression> {
+    cellbase::Compression::from_hbase_name(&cfg.compression)
+        .ok()
+        .map(|(c, _)| c)
+}
+
+/// The codec and level cellbase writes blocks with (src/storage/sst/compress.rs).
+fn cellbase_codec_text(cfg: &Config) -> &'static str {
+    use cellbase::Compression as C;
+    match codec(cfg) {
+        Some(C::None) => "NONE",
+        Some(C::Snappy) => "SNAPPY (snap crate)",
+        Some(C::Gz) => "GZ (raw DEFLATE level 6, flate2 with miniz_oxide)",
+        Some(C::Lz4) => "LZ4 (block format, lz4_flex)",
+        Some(C::Zstd) => "ZSTD (level 3, libzstd)",
+        None => "(invalid)",
+    }
+}
+
+/// RocksDB's compression type for `--compression`, and how the report names it with the level
+/// RocksDB's default `CompressionOptions::level` (`kDefaultCompressionLevel`) stands for.
+fn rocksdb_codec_text(cfg: &Config) -> &'static str {
+    use cellbase::Compression as C;
+    match codec(cfg) {
+        Some(C::None) => "None",
+        Some(C::Snappy) => "Snappy",
+        Some(C::Gz) => "Zlib (raw DEFLATE, window_bits -14, Z_DEFAULT_COMPRESSION = level 6)",
+        Some(C::Lz4) => "Lz4 (LZ4 fast, acceleration 1)",
+        Some(C::Zstd) => "Zstd (ZSTD_CLEVEL_DEFAULT = level 3)",
+        None => "(invalid)",
+    }
+}
+
 /// Each engine's settings as printed in the report.
 pub fn describe(name: &str, cfg: &Config) -> String {
     let cache = cfg.cache_bytes >> 20;
@@ -145,24 +180,25 @@ pub fn describe(name: &str, cfg: &Config) -> String {
              write_buffer_size), {bg} background threads, compression {}, Bloom ROW, block \
              size {} KiB, Durability::SyncWal (log written to the OS per write, no fsync); \
              fillsync: Durability::FsyncWal",
-            cellbase::Compression::from_hbase_name(&cfg.cellbase_compression)
-                .map_or("(invalid)", |(c, _)| c.hbase_name()),
+            cellbase_codec_text(cfg),
             cfg.cellbase_block_kb,
             bound = CB_GLOBAL_MEMTABLES * mem,
             low = (CB_GLOBAL_MEMTABLES * mem) as f64 * CB_GLOBAL_LOWER_LIMIT,
         ),
         "rocksdb" => format!(
             "LRU block cache {cache} MiB, write_buffer_size {mem} MiB, max_background_jobs {bg}, \
-             compression None, Bloom 10 bits/key, block size 4 KiB (default), WAL on, \
-             WriteOptions.sync=false; fillsync: sync=true"
+             compression {}, Bloom 10 bits/key, block size 4 KiB (default), WAL on, \
+             WriteOptions.sync=false; fillsync: sync=true",
+            rocksdb_codec_text(cfg)
         ),
         "fjall" => format!(
             "cache {cache} MiB, max_memtable_size {mem} MiB, {bg} worker threads, data/index \
-             block compression disabled, default Bloom, block size 4 KiB (default), journal on, \
+             block compression disabled (whatever --compression says), default Bloom, block size 4 KiB (default), journal on, \
              no persist per write; fillsync: persist(SyncData) after each write"
         ),
         "sled" => format!(
-            "cache_capacity {cache} MiB, compression off (default), flush_every_ms 500 \
+            "cache_capacity {cache} MiB, compression off (default, whatever --compression \
+             says), flush_every_ms 500 \
              (default); fillsync: flush() then fdatasync of its data file after each write \
              (sled's flush() writes with sync_file_range on Linux, which neither flushes the \
              drive's write cache nor the file's metadata: not an fsync on its own)"
@@ -207,7 +243,7 @@ impl Cellbase {
         let table = match db.table(name) {
             Ok(t) => t,
             Err(_) => {
-                let (codec, _) = Compression::from_hbase_name(&cfg.cellbase_compression)?;
+                let (codec, _) = Compression::from_hbase_name(&cfg.compression)?;
                 db.create_table(TableDescriptor::new(name).family({
                     FamilyDescriptor::new(fam)
                         .compression(codec)
@@ -316,7 +352,17 @@ impl Rocks {
         bb.set_bloom_filter(10.0, false);
         let mut o = rocksdb::Options::default();
         o.create_if_missing(true);
-        o.set_compression_type(rocksdb::DBCompressionType::None);
+        // The codec cellbase gets, at the library's default level (CompressionOptions are left
+        // as they are: `level` = kDefaultCompressionLevel).
+        use cellbase::Compression as C;
+        let (codec, _) = cellbase::Compression::from_hbase_name(&cfg.compression)?;
+        o.set_compression_type(match codec {
+            C::None => rocksdb::DBCompressionType::None,
+            C::Snappy => rocksdb::DBCompressionType::Snappy,
+            C::Gz => rocksdb::DBCompressionType::Zlib,
+            C::Lz4 => rocksdb::DBCompressionType::Lz4,
+            C::Zstd => rocksdb::DBCompressionType::Zstd,
+        });
         o.set_write_buffer_size(cfg.memtable_bytes as usize);
         o.set_max_background_jobs(cfg.background_threads as i32);
         o.set_block_based_table_factory(&bb);

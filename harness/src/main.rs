@@ -70,15 +70,29 @@ struct Common {
     /// default is HBase's 64 KiB).
     #[arg(long, default_value_t = 4)]
     cellbase_block_kb: u32,
-    /// cellbase's block compression, by HBase's name: NONE, SNAPPY, GZ, LZ4, ZSTD (LZO is
-    /// stored as LZ4, BZIP2 as GZ). The other engines run uncompressed whatever this says.
+    /// Block compression of cellbase and RocksDB, by HBase's name: NONE, SNAPPY, GZ, LZ4,
+    /// ZSTD (LZO is taken as LZ4, BZIP2 as GZ). RocksDB gets the same codec (GZ = its zlib
+    /// compression); each library runs at its default level. fjall and sled run uncompressed
+    /// whatever this says.
     #[arg(long, default_value = "NONE")]
     #[serde(default = "no_compression")]
     compression: String,
+    /// Fraction of each 100-byte value that is random, as db_bench's `--compression_ratio`:
+    /// the rest repeats the random part, so a codec can shrink values to about this fraction
+    /// (1.0 = every byte random printable ASCII, as the harness's values were before this
+    /// option). Every engine gets the same values.
+    #[arg(long, default_value_t = 0.5)]
+    #[serde(default = "all_random")]
+    compression_ratio: f64,
 }
 
 fn no_compression() -> String {
     "NONE".into()
+}
+
+/// Reports written before `--compression-ratio` existed had fully random values.
+fn all_random() -> f64 {
+    1.0
 }
 
 impl Common {
@@ -94,7 +108,7 @@ impl Common {
             memtable_bytes: self.memtable_mb << 20,
             background_threads: self.background_threads,
             cellbase_block_kb: self.cellbase_block_kb,
-            cellbase_compression: self.compression.clone(),
+            compression: self.compression.clone(),
         }
     }
 }
@@ -257,6 +271,10 @@ fn rerender(out: &Path) -> Res<()> {
 
 fn run(a: RunArgs) -> Res<()> {
     let workloads = expand(&a.workloads)?;
+    if !(0.0..=1.0).contains(&a.common.compression_ratio) {
+        return Err("--compression-ratio must be between 0 and 1".into());
+    }
+    cellbase::Compression::from_hbase_name(&a.common.compression)?;
     for e in &a.engines {
         if !engines::ENGINES.contains(&e.as_str()) {
             return Err(format!("unknown engine {e:?}").into());
@@ -305,6 +323,7 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--background-threads", &c.background_threads.to_string()]);
             cmd.args(["--cellbase-block-kb", &c.cellbase_block_kb.to_string()]);
             cmd.args(["--compression", &c.compression]);
+            cmd.args(["--compression-ratio", &c.compression_ratio.to_string()]);
             // Write back what earlier runs left dirty in the page cache first, so that no run
             // pays for another engine's write-back (fdatasync latency suffers most).
             let _ = std::process::Command::new("sync").status();
@@ -430,7 +449,13 @@ impl Stats {
 }
 
 /// Runs `per_thread` operations on each of `threads` threads; `op(engine, rng, values, stats)`.
-fn parallel<F>(db: &dyn Engine, threads: usize, seed: u64, op: F) -> Res<(Stats, Duration)>
+fn parallel<F>(
+    db: &dyn Engine,
+    threads: usize,
+    seed: u64,
+    compression_ratio: f64,
+    op: F,
+) -> Res<(Stats, Duration)>
 where
     F: Fn(&dyn Engine, usize, &mut Rng, &mut Values, &mut Stats) -> Res<()> + Sync,
 {
@@ -445,7 +470,7 @@ where
                 let (op, ready) = (&op, &ready);
                 s.spawn(move || -> Res<Stats> {
                     let mut rng = Rng::new(seed.wrapping_add(t as u64 * 7919));
-                    let mut vals = Values::new(seed ^ (t as u64 + 1));
+                    let mut vals = Values::new(seed ^ (t as u64 + 1), compression_ratio);
                     let mut st = Stats::new();
                     ready.wait();
                     op(db, t, &mut rng, &mut vals, &mut st)?;
@@ -500,6 +525,7 @@ fn child(a: ChildArgs) -> Res<()> {
     let cfg = c.config();
     let w = a.workload.as_str();
     let seed = seed_of(c.seed, w);
+    let ratio = c.compression_ratio;
     let sub = match w {
         "fillseq" => "seq",
         "fillsync-1t" => "sync1",
@@ -537,7 +563,7 @@ fn child(a: ChildArgs) -> Res<()> {
             r.ops = num;
             r.user_bytes = num * kv;
             r.logical_bytes = num * kv;
-            parallel(&*db, 1, seed, |db, _, _, v, st| {
+            parallel(&*db, 1, seed, ratio, |db, _, _, v, st| {
                 for i in 0..num {
                     let t = Instant::now();
                     db.put(&bench_key(i), v.next(100), false)?;
@@ -550,7 +576,7 @@ fn child(a: ChildArgs) -> Res<()> {
             r.ops = num;
             r.user_bytes = num * kv;
             r.logical_bytes = distinct_random_keys(num, c.seed, w == "overwrite") * kv;
-            parallel(&*db, 1, seed, |db, _, rng, v, st| {
+            parallel(&*db, 1, seed, ratio, |db, _, rng, v, st| {
                 for _ in 0..num {
                     let k = bench_key(rng.below(num));
                     let t = Instant::now();
@@ -568,7 +594,7 @@ fn child(a: ChildArgs) -> Res<()> {
             let per = num / threads as u64;
             r.ops = per * threads as u64;
             let missing = w == "readmissing";
-            parallel(&*db, threads, seed, |db, _, rng, _, st| {
+            parallel(&*db, threads, seed, ratio, |db, _, rng, _, st| {
                 for _ in 0..per {
                     let k = rng.below(num);
                     let key = if missing {
@@ -587,7 +613,7 @@ fn child(a: ChildArgs) -> Res<()> {
         "readseq" => {
             per_op_latency = false;
             r.logical_bytes = distinct_random_keys(num, c.seed, true) * kv;
-            let res = parallel(&*db, 1, seed, |db, _, _, _, st| {
+            let res = parallel(&*db, 1, seed, ratio, |db, _, _, _, st| {
                 st.found = db.scan_all()? as u64;
                 Ok(())
             })?;
@@ -598,7 +624,7 @@ fn child(a: ChildArgs) -> Res<()> {
             let ops = (num / 10).max(1);
             r.ops = ops;
             r.logical_bytes = distinct_random_keys(num, c.seed, true) * kv;
-            parallel(&*db, 1, seed, |db, _, rng, _, st| {
+            parallel(&*db, 1, seed, ratio, |db, _, rng, _, st| {
                 for _ in 0..ops {
                     let key = bench_key(rng.below(num));
                     let t = Instant::now();
@@ -615,7 +641,7 @@ fn child(a: ChildArgs) -> Res<()> {
             r.ops = per * threads as u64;
             r.user_bytes = r.ops * kv;
             r.logical_bytes = r.ops * kv;
-            parallel(&*db, threads, seed, |db, t, _, v, st| {
+            parallel(&*db, threads, seed, ratio, |db, t, _, v, st| {
                 for i in 0..per {
                     let k = bench_key(i * threads as u64 + t as u64);
                     let tm = Instant::now();
@@ -631,7 +657,7 @@ fn child(a: ChildArgs) -> Res<()> {
             r.logical_bytes = ycsb_logical(n);
             r.user_bytes = r.logical_bytes;
             r.insert_next = n;
-            parallel(&*db, 1, seed, |db, _, _, v, st| {
+            parallel(&*db, 1, seed, ratio, |db, _, _, v, st| {
                 let mut fields = vec![Vec::new(); FIELDS.len()];
                 for k in 0..n {
                     for f in fields.iter_mut() {
@@ -669,7 +695,7 @@ fn child(a: ChildArgs) -> Res<()> {
             let user = std::cell::Cell::new(0u64);
             // One client thread: the key chooser and insert sequence are shared state.
             let mut rng = Rng::new(seed);
-            let mut vals = Values::new(seed ^ 1);
+            let mut vals = Values::new(seed ^ 1, c.compression_ratio);
             let mut stats = Stats::new();
             let begin = Instant::now();
             {

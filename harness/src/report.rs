@@ -170,7 +170,9 @@ pub fn write(
     )?;
     writeln!(
         md,
-        "Configuration (same block cache, memtable size, background threads; compression off unless `--compression` set cellbase's; WAL on; no sync unless the workload says so):\n"
+        "Configuration (same block cache, memtable size, background threads; compression off unless `--compression` set cellbase's and RocksDB's codec (fjall and sled stay uncompressed); values {:.0} % random (`--compression-ratio` {}); WAL on; no sync unless the workload says so):\n",
+        c.compression_ratio * 100.0,
+        c.compression_ratio
     )?;
     for e in engines {
         writeln!(md, "- **{e}**: {}", engines::describe(e, cfg))?;

@@ -50,17 +50,33 @@ pub fn missing_key(k: u64) -> [u8; 16] {
     out
 }
 
-/// db_bench-style value source: a random buffer sliced at moving offsets.
+/// db_bench-style value source: a 1 MiB buffer sliced at moving offsets, built as db_bench's
+/// `RandomGenerator` builds its own: 100-byte pieces, each `compression_ratio` x 100 random
+/// printable ASCII bytes (at least one) repeated to fill the piece (db_bench's
+/// `test::CompressibleString`). Ratio 1.0 makes every byte random (what the harness produced
+/// before it had the option); 0.5, db_bench's default, makes a 100-byte value half random,
+/// half a repeat of that half.
 pub struct Values {
     buf: Vec<u8>,
     pos: usize,
 }
 
+/// Length of the pieces the value buffer is built of (db_bench's).
+const PIECE: usize = 100;
+
 impl Values {
-    /// A value source seeded by `seed`.
-    pub fn new(seed: u64) -> Values {
+    /// A value source seeded by `seed` whose pieces are `compression_ratio` random.
+    pub fn new(seed: u64, compression_ratio: f64) -> Values {
         let mut r = Rng::new(seed);
-        let buf = (0..1 << 20).map(|_| b' ' + (r.below(95) as u8)).collect();
+        let raw = ((PIECE as f64 * compression_ratio) as usize).clamp(1, PIECE);
+        let mut buf = Vec::with_capacity(1 << 20);
+        let mut random = Vec::with_capacity(raw);
+        while buf.len() < 1 << 20 {
+            random.clear();
+            random.extend((0..raw).map(|_| b' ' + (r.below(95) as u8)));
+            buf.extend(random.iter().cycle().take(PIECE));
+        }
+        buf.truncate(1 << 20);
         Values { buf, pos: 0 }
     }
     /// The next `len` value bytes.
@@ -245,6 +261,26 @@ mod tests {
         assert!(bench_key(9) < bench_key(10));
         let m = missing_key(123);
         assert!(m > bench_key(129) && m < bench_key(130));
+    }
+
+    #[test]
+    fn values_repeat_as_db_bench_compression_ratio_says() {
+        // Ratio 1.0: every byte drawn, the buffer the harness built before the option.
+        let mut r = Rng::new(7);
+        let before: Vec<u8> = (0..1 << 20).map(|_| b' ' + (r.below(95) as u8)).collect();
+        assert_eq!(Values::new(7, 1.0).buf, before);
+        // Ratio 0.5: each 100-byte value is 50 random bytes twice; 0.25: 25 bytes four times.
+        for (ratio, raw) in [(0.5, 50), (0.25, 25), (0.0, 1)] {
+            let mut v = Values::new(3, ratio);
+            assert_eq!(v.buf.len(), 1 << 20);
+            for _ in 0..1000 {
+                let x = v.next(100).to_vec();
+                assert!(x.iter().all(|b| (b' '..=b'~').contains(b)));
+                for i in raw..100 {
+                    assert_eq!(x[i], x[i - raw], "ratio {ratio}");
+                }
+            }
+        }
     }
 
     #[test]
