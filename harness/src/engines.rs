@@ -42,6 +42,9 @@ pub trait Engine: Send + Sync {
     fn scan_all(&self) -> Res<usize>;
     /// Gets everything acknowledged to the OS (before a simulated crash).
     fn sync_to_os(&self) -> Res<()>;
+    /// Writes the memtable out and rewrites every file into one sorted run, waiting until it
+    /// is done (the `compact` workload, as db_bench's `compact`).
+    fn compact_all(&self) -> Res<()>;
     /// Full value read for the key-value record layout.
     fn get_value(&self, key: &[u8]) -> Res<Option<Vec<u8>>>;
     /// Calls `each` with the value of up to `n` entries from the first key >= `start`;
@@ -302,6 +305,11 @@ impl Engine for Cellbase {
     fn sync_to_os(&self) -> Res<()> {
         Ok(()) // SyncWal: every acknowledged write is already in the OS.
     }
+    fn compact_all(&self) -> Res<()> {
+        self.table.flush()?;
+        self.table.major_compact()?;
+        Ok(())
+    }
     fn rec_insert(&self, key: &[u8], fields: &[Vec<u8>]) -> Res<()> {
         let mut p = cellbase::Put::new(key);
         for (i, v) in fields.iter().enumerate() {
@@ -431,6 +439,15 @@ impl Engine for Rocks {
     fn sync_to_os(&self) -> Res<()> {
         Ok(()) // The WAL is written to the OS on every write.
     }
+    fn compact_all(&self) -> Res<()> {
+        // Flushes the memtable first (CompactRange does), then every level into the last one;
+        // Force rewrites the bottommost files too, as cellbase's major compaction rewrites
+        // every file.
+        let mut co = rocksdb::CompactOptions::default();
+        co.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
+        self.db.compact_range_opt(None::<&[u8]>, None::<&[u8]>, &co);
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,6 +518,11 @@ impl Engine for Fjall {
         self.db.persist(fjall::PersistMode::Buffer)?;
         Ok(())
     }
+    fn compact_all(&self) -> Res<()> {
+        self.ks.rotate_memtable_and_wait()?;
+        self.ks.major_compact()?;
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -564,6 +586,11 @@ impl Engine for Sled {
         Ok(count)
     }
     fn sync_to_os(&self) -> Res<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+    fn compact_all(&self) -> Res<()> {
+        // sled has no compaction call: its log is cleaned in the background.
         self.db.flush()?;
         Ok(())
     }

@@ -122,7 +122,8 @@ struct RunArgs {
         value_delimiter = ','
     )]
     engines: Vec<String>,
-    /// Workloads, comma-separated (`all`, `dbbench`, `ycsb`, or names).
+    /// Workloads, comma-separated (`all`, `dbbench`, `ycsb`, or names; `compact` runs only when
+    /// named).
     #[arg(long, default_value = "all", value_delimiter = ',')]
     workloads: Vec<String>,
     /// Output directory (report files; engine data under OUT/data, removed after each engine).
@@ -159,6 +160,9 @@ pub const DBBENCH: [&str; 10] = [
     "fillsync-1t",
     "fillsync-8t",
 ];
+/// Workloads run only when named: `compact` (the memtable written out and every file
+/// rewritten into one sorted run, as db_bench's `compact`; one operation, timed).
+pub const EXTRA: [&str; 1] = ["compact"];
 /// The YCSB workloads, in run order (YCSB's recommended order: load, A, B, C, F, D, E).
 pub const YCSB: [&str; 7] = [
     "ycsb-load",
@@ -242,7 +246,9 @@ fn expand(ws: &[String]) -> Res<Vec<String>> {
             "all" => out.extend(DBBENCH.iter().chain(YCSB.iter()).map(|s| s.to_string())),
             "dbbench" => out.extend(DBBENCH.iter().map(|s| s.to_string())),
             "ycsb" => out.extend(YCSB.iter().map(|s| s.to_string())),
-            n if DBBENCH.contains(&n) || YCSB.contains(&n) => out.push(n.to_string()),
+            n if DBBENCH.contains(&n) || YCSB.contains(&n) || EXTRA.contains(&n) => {
+                out.push(n.to_string())
+            }
             n => return Err(format!("unknown workload {n:?}").into()),
         }
     }
@@ -619,6 +625,12 @@ fn child(a: ChildArgs) -> Res<()> {
             })?;
             r.ops = res.0.found;
             res
+        }
+        "compact" => {
+            per_op_latency = false;
+            r.ops = 1;
+            r.logical_bytes = distinct_random_keys(num, c.seed, true) * kv;
+            parallel(&*db, 1, seed, ratio, |db, _, _, _, _| db.compact_all())?
         }
         "seekrandom" => {
             let ops = (num / 10).max(1);
