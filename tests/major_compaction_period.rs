@@ -192,13 +192,8 @@ fn a_minor_compaction_request_becomes_major_when_due() {
 fn the_jitter_stays_within_half_the_period() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
-    let db = Db::open_with(
-        dir.path(),
-        DbOptions::default()
-            .background_threads(0)
-            .clock(clock.clone()),
-    )
-    .unwrap();
+    // HBase's defaults: a week, jitter 0.5.
+    let db = open(dir.path(), &clock, 7 * DAY, 0.5);
     let t = db
         .create_table(TableDescriptor::new("j").family(FamilyDescriptor::new("a")))
         .unwrap();

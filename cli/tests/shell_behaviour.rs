@@ -25,18 +25,7 @@ impl Rng {
 fn shell(dir: &std::path::Path) -> Shell {
     let clock = ManualClock::new(1_000_000);
     let db = Db::open_with(dir, DbOptions::default().clock(clock.clone())).unwrap();
-    Shell {
-        session: Session {
-            db,
-            clock: Some(clock),
-            ts: TsFormat::Epoch,
-            width: 0,
-            pending: Default::default(),
-        },
-        failures: 0,
-        stop_on_error: false,
-        line_no: 0,
-    }
+    Shell::new(Session::new(db, Some(clock), TsFormat::Epoch, 0), false)
 }
 
 fn feed(sh: &mut Shell, text: &str) -> String {

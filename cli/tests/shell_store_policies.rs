@@ -21,18 +21,7 @@ fn shell(dir: &std::path::Path) -> Shell {
             .normalizer(NormalizerConfig::default().merge_min_region_size_mb(0)),
     )
     .unwrap();
-    Shell {
-        session: Session {
-            db,
-            clock: Some(clock),
-            ts: TsFormat::Epoch,
-            width: 0,
-            pending: Default::default(),
-        },
-        failures: 0,
-        stop_on_error: false,
-        line_no: 0,
-    }
+    Shell::new(Session::new(db, Some(clock), TsFormat::Epoch, 0), false)
 }
 
 fn feed(sh: &mut Shell, text: &str) -> String {

@@ -11,6 +11,20 @@ use crate::model::region_split_policy::RegionSplitPolicy;
 use crate::model::schema::{FamilyDescriptor, TableDescriptor};
 
 impl Db {
+    /// Applies `change` to the table's schema, validated and logged (every `set_table_*`).
+    pub(crate) fn alter_table(
+        &self,
+        table: &str,
+        change: impl FnOnce(&mut TableDescriptor),
+    ) -> Result<()> {
+        self.inner
+            .alter_desc(table, |d| {
+                change(d);
+                Ok(())
+            })
+            .map(|_| ())
+    }
+
     /// Creates a table with one region covering every row (or pre-split). The name may carry
     /// a namespace, `ns:t`, which must exist ([`Db::create_namespace`]); `default:t` is the
     /// table `t`.
@@ -214,12 +228,7 @@ impl Db {
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::InvalidArgument`](crate::Error::InvalidArgument) for 0.
     pub fn set_table_max_region_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_max_region_size(bytes);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_max_region_size(bytes))
     }
 
     /// Sets (`Some`) or unsets (`None`, back to [`crate::DbOptions::memstore_flush_size`]) the
@@ -228,12 +237,7 @@ impl Db {
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound); [`Error::InvalidArgument`](crate::Error::InvalidArgument) for 0.
     pub fn set_table_memstore_flush_size(&self, table: &str, bytes: Option<u64>) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_memstore_flush_size(bytes);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_memstore_flush_size(bytes))
     }
 
     /// Sets the table's split policy (HBase `alter 't', SPLIT_POLICY => ...`): applies from the
@@ -245,12 +249,7 @@ impl Db {
     /// length of 0, an empty delimiter).
     pub fn set_table_split_policy(&self, table: &str, policy: RegionSplitPolicy) -> Result<()> {
         policy.validate()?;
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_split_policy(policy);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_split_policy(policy))
     }
 
     /// Sets the table's `COMPACTION_ENABLED` (HBase `alter 't', COMPACTION_ENABLED => false`):
@@ -261,12 +260,7 @@ impl Db {
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn set_table_compaction_enabled(&self, table: &str, yes: bool) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_compaction_enabled(yes);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_compaction_enabled(yes))
     }
 
     /// Sets the table's `NORMALIZATION_ENABLED` (whether the region normalizer may split and
@@ -275,12 +269,7 @@ impl Db {
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn set_table_normalization_enabled(&self, table: &str, yes: bool) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_normalization_enabled(yes);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_normalization_enabled(yes))
     }
 
     /// Sets (`Some`) or unsets (`None`: HBase's `USE_DEFAULT`, the database's) the durability
@@ -290,12 +279,7 @@ impl Db {
     /// # Errors
     /// [`Error::TableNotFound`](crate::Error::TableNotFound).
     pub fn set_table_durability(&self, table: &str, durability: Option<Durability>) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_durability(durability);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_durability(durability))
     }
 
     /// Drops a table and deletes its files (enabled or not).

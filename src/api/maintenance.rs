@@ -77,12 +77,7 @@ impl Db {
         table: &str,
         regions: Option<u32>,
     ) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_normalizer_target_region_count(regions);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_normalizer_target_region_count(regions))
     }
 
     /// Sets (`Some`) or unsets the table's `NORMALIZER_TARGET_REGION_SIZE_MB`.
@@ -95,11 +90,6 @@ impl Db {
         table: &str,
         mb: Option<u64>,
     ) -> Result<()> {
-        self.inner
-            .alter_desc(table, |d| {
-                d.set_normalizer_target_region_size_mb(mb);
-                Ok(())
-            })
-            .map(|_| ())
+        self.alter_table(table, |d| d.set_normalizer_target_region_size_mb(mb))
     }
 }

@@ -87,6 +87,18 @@ impl Table {
         Ok(desc)
     }
 
+    /// Checks a Get's row and read settings against `desc`.
+    pub(crate) fn validate_get(&self, desc: &TableDescriptor, g: &Get) -> Result<()> {
+        check_row(&g.row)?;
+        self.validate_read(
+            desc,
+            &g.columns,
+            g.max_versions,
+            g.time_range,
+            g.per_family.as_deref(),
+        )
+    }
+
     pub(crate) fn validate_read(
         &self,
         desc: &TableDescriptor,
@@ -127,14 +139,7 @@ impl Table {
 
     fn get_untimed(&self, g: Get) -> Result<RowResult> {
         let desc = self.check()?;
-        check_row(&g.row)?;
-        self.validate_read(
-            &desc,
-            &g.columns,
-            g.max_versions,
-            g.time_range,
-            g.per_family.as_deref(),
-        )?;
+        self.validate_get(&desc, &g)?;
         let spec = ReadSpec {
             now: self.db.clock().now_millis(),
             time_range: g.time_range,

@@ -13,7 +13,6 @@ use crate::api::ops::{Get, RowResult};
 use crate::api::table::{Table, selection};
 use crate::base::error::Result;
 use crate::engine::region::Region;
-use crate::model::mutation::check_row;
 use crate::read::matcher::ReadSpec;
 use crate::read::query::Query;
 use crate::read::row::ReaderParts;
@@ -63,14 +62,7 @@ impl Table {
     fn get_many_untimed(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
         let desc = self.check()?;
         for g in &gets {
-            check_row(&g.row)?;
-            self.validate_read(
-                &desc,
-                &g.columns,
-                g.max_versions,
-                g.time_range,
-                g.per_family.as_deref(),
-            )?;
+            self.validate_get(&desc, g)?;
         }
         let now = self.db.clock().now_millis();
         let read_point = self.db.read_point();

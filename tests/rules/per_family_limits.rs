@@ -208,14 +208,16 @@ fn scan_limit_and_offset_per_row_and_family() {
             for f in ["f0", "f1", "f2"] {
                 row.extend(cols(f, 1..4));
             }
-            let got: Vec<(String, Vec<String>)> = t
-                .scan(window())
-                .unwrap()
-                .map(|r| {
-                    let r = r.unwrap();
-                    (String::from_utf8_lossy(r.row()).into_owned(), fq(&r))
-                })
-                .collect();
+            let rows_of = |s: Scan| -> Vec<(String, Vec<String>)> {
+                t.scan(s)
+                    .unwrap()
+                    .map(|r| {
+                        let r = r.unwrap();
+                        (String::from_utf8_lossy(r.row()).into_owned(), fq(&r))
+                    })
+                    .collect()
+            };
+            let got = rows_of(window());
             assert_eq!(
                 got,
                 [
@@ -224,14 +226,7 @@ fn scan_limit_and_offset_per_row_and_family() {
                 ],
                 "{stage:?}"
             );
-            let reversed: Vec<(String, Vec<String>)> = t
-                .scan(window().reversed(true))
-                .unwrap()
-                .map(|r| {
-                    let r = r.unwrap();
-                    (String::from_utf8_lossy(r.row()).into_owned(), fq(&r))
-                })
-                .collect();
+            let reversed = rows_of(window().reversed(true));
             assert_eq!(
                 reversed,
                 [

@@ -119,18 +119,7 @@ pub fn run(args: ShellArgs) -> ExitCode {
             return crate::fail(format!("cannot open database {}: {e}", args.db.display()));
         }
     };
-    let mut shell = Shell {
-        session: Session {
-            db,
-            clock,
-            ts,
-            width,
-            pending: Default::default(),
-        },
-        failures: 0,
-        stop_on_error: args.noninteractive,
-        line_no: 0,
-    };
+    let mut shell = Shell::new(Session::new(db, clock, ts, width), args.noninteractive);
     // Buffered: each statement's output is flushed when the statement ends (see `feed`).
     let mut out = crate::output::Stdout::new();
     let scripted = !args.execute.is_empty() || args.file.is_some();
@@ -235,6 +224,16 @@ pub struct Shell {
 }
 
 impl Shell {
+    /// A shell over `session` that has read nothing yet; `stop_on_error` is `-n`.
+    pub fn new(session: Session, stop_on_error: bool) -> Self {
+        Shell {
+            session,
+            failures: 0,
+            stop_on_error,
+            line_no: 0,
+        }
+    }
+
     /// Feeds a whole input (script, `-e` text or piped stdin) line by line.
     pub fn feed_all(&mut self, input: &[u8], out: &mut dyn Write) -> Flow {
         let mut buf: Vec<u8> = Vec::new();

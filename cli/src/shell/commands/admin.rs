@@ -227,9 +227,8 @@ impl Session {
         // In key order; each must start where the one before ends
         // (MergeTableRegionsProcedure's adjacency check).
         let infos = t.regions();
-        let mut chosen: Vec<&cellbase::RegionInfo> =
+        let chosen: Vec<&cellbase::RegionInfo> =
             infos.iter().filter(|i| regions.contains(&i.name)).collect();
-        chosen.dedup_by(|a, b| a.name == b.name);
         if chosen.len() != regions.len() {
             return err("merge_region: a region is named twice");
         }

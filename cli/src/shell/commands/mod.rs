@@ -323,6 +323,17 @@ fn disabled_msg(table: &str) -> String {
 }
 
 impl Session {
+    /// A session over `db` with no pending input.
+    pub fn new(db: Db, clock: Option<ManualClock>, ts: TsFormat, width: usize) -> Self {
+        Session {
+            db,
+            clock,
+            ts,
+            width,
+            pending: Default::default(),
+        }
+    }
+
     fn now(&self) -> i64 {
         match &self.clock {
             Some(c) => cellbase::Clock::now_millis(c),
