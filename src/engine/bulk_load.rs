@@ -26,7 +26,6 @@ use crate::engine::table::TableShared;
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::read::matcher::CompactionKind;
 use crate::storage::manifest::{Edit, FileRef};
-use crate::storage::sst::sst_path;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
@@ -339,11 +338,16 @@ impl Engine {
         });
         let cleanup = |written: &[RegionFiles]| {
             // Files this load wrote and nothing lists: ours to remove.
-            for (_, files) in written {
-                for (_, id, _) in files {
-                    let _ = self.fs.remove(&sst_path(&self.path, *id));
-                }
-            }
+            let ids = written
+                .iter()
+                .flat_map(|(_, files)| files.iter().map(|(_, id, _)| *id))
+                .collect();
+            crate::engine::output::discard_outputs(
+                self.fs.as_ref(),
+                &self.path,
+                &self.manifest,
+                ids,
+            );
         };
         let n = match result {
             Ok(n) => n,

@@ -14,7 +14,6 @@ use crate::engine::table::TableShared;
 use crate::model::key::KeyRef;
 use crate::read::matcher::CompactionKind;
 use crate::storage::manifest::{Edit, FileRef};
-use crate::storage::sst::sst_path;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -83,9 +82,8 @@ impl FileCtx<'_> {
         if let Err(e) = synced {
             // No edit names the files already finished: this flush's own leftovers (its
             // unfinished outputs removed themselves). The snapshot stays for the retry.
-            for (_, id, _) in &new_files {
-                let _ = self.fs.remove(&sst_path(self.path, *id));
-            }
+            let ids = new_files.iter().map(|(_, id, _)| *id).collect();
+            crate::engine::output::discard_outputs(self.fs, self.path, self.manifest, ids);
             return Err(e);
         }
         // (3) Manifest.

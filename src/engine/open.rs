@@ -188,9 +188,10 @@ impl Engine {
         // anything on disk changed.
         crate::storage::wal::check_log(fs.as_ref(), &wal_dir)?;
 
-        // (3) Files no region lists: deleted only on proof (recorded obsolete, or numbered
-        // above the last recorded file: a flush or compaction that crashed before its edit),
-        // before replay's flushes allocate file ids. The rest is kept and reported.
+        // (3) Files no region lists: deleted only on proof (recorded obsolete, or recorded as
+        // reserved for an output, or numbered above the last recorded file: a flush,
+        // compaction or bulk load that crashed before its edit), before replay's flushes
+        // allocate file ids. The rest is kept and reported.
         let data_files =
             crate::engine::recovery::classify_data_files(fs.as_ref(), &path, &state, ids_durable)?;
         for (id, p) in data_files.deletable {
@@ -229,6 +230,9 @@ impl Engine {
         for id in gone {
             state.obsolete_files.remove(&id);
         }
+        // No output of the crashed process is in flight any more: every reserved id is now
+        // listed, deleted above, or was never created.
+        state.reserved_files.clear();
         report.unexplained_files = data_files.unexplained;
 
         // (4) The replayed state as a new manifest, complete and synced before CURRENT names

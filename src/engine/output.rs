@@ -196,25 +196,25 @@ impl<'a> Output<'a> {
         let mut done: Vec<(u64, FileMeta)> = Vec::new();
         let writers = std::mem::take(&mut self.writers);
         let mut failure = None;
+        let mut unfinished = Vec::new();
         for (id, w) in writers.into_iter().flatten() {
             if failure.is_some() {
                 drop(w);
-                let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+                unfinished.push(id);
                 continue;
             }
             match w.finish() {
                 Ok(meta) => done.push((id, meta)),
                 Err(e) => {
                     // Unfinished and named by no edit: this job's own leftover.
-                    let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+                    unfinished.push(id);
                     failure = Some(e);
                 }
             }
         }
         if let Some(e) = failure {
-            for (id, _) in done {
-                let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
-            }
+            unfinished.extend(done.iter().map(|(id, _)| *id));
+            discard_outputs(self.ctx.fs, self.ctx.path, self.ctx.manifest, unfinished);
             return Err(e);
         }
         Ok(done)
@@ -225,9 +225,38 @@ impl Drop for Output<'_> {
     /// A flush or compaction that failed before [`Output::finish`] removes the files it was
     /// writing: no manifest edit names them, and only this job knows they are its own.
     fn drop(&mut self) {
+        let mut ids = Vec::new();
         for (id, w) in std::mem::take(&mut self.writers).into_iter().flatten() {
             drop(w);
-            let _ = self.ctx.fs.remove(&sst_path(self.ctx.path, id));
+            ids.push(id);
+        }
+        if !ids.is_empty() {
+            discard_outputs(self.ctx.fs, self.ctx.path, self.ctx.manifest, ids);
+        }
+    }
+}
+
+/// Removes output block files a failed job wrote and no edit names (its own: their ids were
+/// reserved for it), best effort. When every removal and the directory sync succeed, the
+/// reservations end ([`Manifest::release_file_id`]); otherwise they stay recorded, so the
+/// next open deletes whatever is left on the manifest's proof. Never waits for the manifest:
+/// a caller holding it keeps the reservations (harmless).
+pub(crate) fn discard_outputs(
+    fs: &dyn FileSystem,
+    path: &Path,
+    manifest: &Mutex<Manifest>,
+    ids: Vec<u64>,
+) {
+    let removed = ids.iter().all(|&id| match fs.remove(&sst_path(path, id)) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    });
+    if removed
+        && fs.sync_dir(&path.join("data")).is_ok()
+        && let Some(mut m) = manifest.try_lock()
+    {
+        for id in ids {
+            m.release_file_id(id);
         }
     }
 }

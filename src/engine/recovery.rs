@@ -132,7 +132,8 @@ pub(crate) fn check_new_dir(fs: &dyn FileSystem, path: &Path) -> Result<()> {
 /// What to do with the files of `data/` that no region lists.
 #[derive(Debug, Default)]
 pub(crate) struct DataFiles {
-    /// Provably not needed: recorded obsolete, or numbered at or above the next file id.
+    /// Provably not needed: recorded obsolete, recorded as reserved for an output no edit
+    /// added (unfinished work), or numbered at or above the next file id.
     pub deletable: Vec<(u64, PathBuf)>,
     /// Kept and reported.
     pub unexplained: Vec<PathBuf>,
@@ -156,6 +157,7 @@ pub(crate) fn classify_data_files(
             Some(id) if live.contains(&id) => {}
             Some(id)
                 if state.obsolete_files.contains(&id)
+                    || state.reserved_files.contains(&id)
                     || (ids_durable && id >= state.next_file_id) =>
             {
                 out.deletable.push((id, p));

@@ -338,7 +338,7 @@ impl Repair {
             if live.contains(&id) {
                 continue;
             }
-            let leftover = id >= state.next_file_id;
+            let leftover = id >= state.next_file_id || state.reserved_files.contains(&id);
             if state.obsolete_files.contains(&id) || (leftover && !salvaged) {
                 continue; // the next open deletes it, on the manifest's proof
             }

@@ -115,6 +115,7 @@ fn table_of(e: &Edit) -> Option<u64> {
         | Edit::Merge { table_id, .. }
         | Edit::SetEnabled { table_id, .. } => Some(*table_id),
         Edit::Ids(_)
+        | Edit::ReservedFiles { .. }
         | Edit::ObsoleteFiles { .. }
         | Edit::WalSegmentsAdded { .. }
         | Edit::WalSegmentsDeleted { .. }
@@ -239,6 +240,7 @@ fn describe(e: &Edit) -> String {
              flushed sequence id {}",
             c.db_id, c.next_file_id, c.next_table_id, c.next_region_id, c.max_flushed_seq
         ),
+        Edit::ReservedFiles { ids: i } => format!("block file ids reserved {}", ids(i)),
         Edit::ObsoleteFiles { ids: i } => format!("obsolete block files {}", ids(i)),
         Edit::WalSegmentsAdded { ids: i } => format!("log segments added: {}", ids(i)),
         Edit::WalSegmentsDeleted { ids: i } => format!("log segments deleted: {}", ids(i)),

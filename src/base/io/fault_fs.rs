@@ -9,6 +9,9 @@
 //!   and then fail (a short write);
 //! - [`FaultFs::fail_creates_in`]: fail the next `times` file creations in one directory (a
 //!   flush or compaction that cannot create its block file, repeatedly);
+//! - [`FaultFs::after_create_in`]: run a callback once, right after the next file creation in
+//!   one directory (work of another thread that happens while a flush or compaction is
+//!   writing its block file, made deterministic);
 //! - [`FaultFs::crash_at`]: cut the power at the n-th mutating operation: it and every later
 //!   one fail (optionally after half-applying it, when it is an append), as if the machine died;
 //!   [`FaultFs::crash`] then drops everything not made durable (over a [`MemFs`] only).
@@ -38,6 +41,17 @@ struct Counter {
     injected: AtomicU64,
     /// Creations in this directory fail while the count is above zero (each failure takes one).
     create_faults: std::sync::Mutex<Option<(std::path::PathBuf, u64)>>,
+    /// Run once after the next creation in this directory.
+    after_create: std::sync::Mutex<Option<(std::path::PathBuf, AfterCreate)>>,
+}
+
+/// A callback of [`FaultFs::after_create_in`].
+struct AfterCreate(Box<dyn FnOnce() + Send>);
+
+impl std::fmt::Debug for AfterCreate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AfterCreate(<callback>)")
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -127,6 +141,7 @@ impl FaultFs {
                 crashed: AtomicBool::new(false),
                 injected: AtomicU64::new(0),
                 create_faults: std::sync::Mutex::new(None),
+                after_create: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -163,6 +178,19 @@ impl FaultFs {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         *g = Some((dir.to_path_buf(), times));
+    }
+
+    /// Runs `f` once, right after the next file creation in directory `dir` succeeded and
+    /// before the creating caller gets its file: what another thread could do at that moment
+    /// (e.g. a flush that finishes while a compaction is writing its output), made
+    /// deterministic. `f` runs on the creating thread, without any lock of the wrapper held.
+    pub fn after_create_in(&self, dir: &Path, f: impl FnOnce() + Send + 'static) {
+        *self
+            .counter
+            .after_create
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) =
+            Some((dir.to_path_buf(), AfterCreate(Box::new(f))));
     }
 
     /// Cuts the power at the mutating operation with this index: it and every later mutating
@@ -202,6 +230,7 @@ impl FaultFs {
         }
         c.crashed.store(false, Ordering::SeqCst);
         *c.create_faults.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *c.after_create.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Mutating operations performed so far.
@@ -283,6 +312,23 @@ impl FileSystem for FaultFs {
             }
         }
         let inner = self.inner.create(path)?;
+        let hook = {
+            let mut g = self
+                .counter
+                .after_create
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match g.take() {
+                Some((dir, f)) if path.parent() == Some(dir.as_path()) => Some(f),
+                other => {
+                    *g = other;
+                    None
+                }
+            }
+        };
+        if let Some(AfterCreate(f)) = hook {
+            f();
+        }
         Ok(Box::new(FaultWritable {
             inner,
             counter: self.counter.clone(),

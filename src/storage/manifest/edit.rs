@@ -112,6 +112,15 @@ pub enum Edit {
     /// file id is durable even when the files with the highest ids are gone (a file numbered at
     /// or above it can only be the output of unfinished work).
     Ids(IdCounters),
+    /// File ids reserved for the outputs of flushes, compactions and bulk loads that no edit
+    /// has added yet. Written before (in the same write as) the first edit after the
+    /// reservation, so whenever a durable edit implies a next file id above a reserved id, the
+    /// reservation is durable too: an open that finds such a file listed by no region knows it
+    /// is the output of unfinished work and deletes it.
+    ReservedFiles {
+        /// Their file ids.
+        ids: Vec<u64>,
+    },
     /// Block files no region lists any more that were not yet deleted (in a snapshot).
     ObsoleteFiles {
         /// Their file ids.
@@ -413,6 +422,10 @@ impl Edit {
                 o.push(10);
                 put_ids(&mut o, ids);
             }
+            Edit::ReservedFiles { ids } => {
+                o.push(25);
+                put_ids(&mut o, ids);
+            }
             Edit::WalSegmentsAdded { ids } => {
                 o.push(11);
                 put_ids(&mut o, ids);
@@ -582,6 +595,9 @@ impl Edit {
                 max_flushed_seq: r.varint("max flushed seq")?,
             }),
             10 => Edit::ObsoleteFiles {
+                ids: get_ids(&mut r)?,
+            },
+            25 => Edit::ReservedFiles {
                 ids: get_ids(&mut r)?,
             },
             11 => Edit::WalSegmentsAdded {

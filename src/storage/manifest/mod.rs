@@ -29,6 +29,9 @@ pub struct Manifest {
     /// in-memory state can no longer be trusted to match the log; every later change is refused
     /// until the database is reopened (which replays what is really there).
     poisoned: Option<String>,
+    /// File ids reserved since the last append: the next append writes an
+    /// [`Edit::ReservedFiles`] naming them before its own edits.
+    unrecorded: Vec<u64>,
 }
 
 impl std::fmt::Debug for Manifest {
@@ -237,6 +240,7 @@ impl Manifest {
             file,
             state,
             poisoned: None,
+            unrecorded: Vec::new(),
         })
     }
 
@@ -260,7 +264,12 @@ impl Manifest {
         }
         let mut next = self.state.clone();
         let mut buf = Vec::new();
-        for edit in edits {
+        // Reservations first: a durable edit that adds a file with a higher id (and so implies
+        // a higher next file id) is never durable without them.
+        let reserved = (!self.unrecorded.is_empty()).then(|| Edit::ReservedFiles {
+            ids: self.unrecorded.clone(),
+        });
+        for edit in reserved.iter().chain(edits) {
             next.apply(edit).map_err(Error::InvalidArgument)?;
             encode_record(&mut buf, RECORD_EDIT, &edit.encode());
         }
@@ -269,6 +278,7 @@ impl Manifest {
             return Err(Error::Io(e));
         }
         self.state = next;
+        self.unrecorded.clear();
         Ok(())
     }
 
@@ -285,11 +295,24 @@ impl Manifest {
         }
     }
 
-    /// Reserves a new file id (recorded durably by the edit that adds the file).
+    /// Reserves a new file id for an output about to be written. The reservation is recorded
+    /// ([`Edit::ReservedFiles`]) with the next append, before any edit that could record a
+    /// higher id; the edit that adds the file ends it. So a crash that leaves the file
+    /// half-written is always provable at the next open: its id is either at or above the
+    /// recorded next file id, or recorded as reserved.
     pub fn next_file_id(&mut self) -> u64 {
         let id = self.state.next_file_id;
         self.state.next_file_id += 1;
+        self.state.reserved_files.insert(id);
+        self.unrecorded.push(id);
         id
+    }
+
+    /// Ends the reservation of a file id whose output is gone for good (a failed flush or
+    /// compaction removed its own file and synced the directory): in memory, so the next
+    /// snapshot leaves it out. A record already written stays and is harmless.
+    pub fn release_file_id(&mut self, id: u64) {
+        self.state.reserved_files.remove(&id);
     }
 
     /// Reserves a new table id.
@@ -398,6 +421,7 @@ mod tests {
                 max_flushed_seq: 77,
             }),
             Edit::ObsoleteFiles { ids: vec![3, 4] },
+            Edit::ReservedFiles { ids: vec![7, 9] },
             Edit::WalSegmentsAdded { ids: vec![12, 13] },
             Edit::WalSegmentsDeleted { ids: vec![12] },
             Edit::WalSegmentsSealed {

@@ -48,6 +48,9 @@ pub struct ManifestState {
     /// Block files the manifest listed once and no region lists any more: the only files of
     /// `data/` below `next_file_id` that an open may delete.
     pub obsolete_files: BTreeSet<u64>,
+    /// File ids reserved for outputs that no edit has added yet ([`Edit::ReservedFiles`]): a
+    /// file of `data/` with such an id that no region lists is the output of unfinished work.
+    pub reserved_files: BTreeSet<u64>,
     /// WAL segments that must exist (created and not yet deleted as flushed); `None` in a
     /// manifest written before the log was tracked.
     pub wal_segments: Option<BTreeSet<u64>>,
@@ -251,6 +254,7 @@ impl ManifestState {
             } => {
                 for f in files {
                     self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                    self.reserved_files.remove(&f.file_id);
                 }
                 self.max_flushed_seq = self.max_flushed_seq.max(*flushed_seq);
                 let r = self
@@ -267,6 +271,7 @@ impl ManifestState {
             } => {
                 for f in added {
                     self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                    self.reserved_files.remove(&f.file_id);
                 }
                 let r = self.region_mut(*table_id, *region_id).ok_or(format!(
                     "compaction of unknown region {table_id}/{region_id}"
@@ -293,6 +298,12 @@ impl ManifestState {
                 self.next_table_id = self.next_table_id.max(ids.next_table_id);
                 self.next_region_id = self.next_region_id.max(ids.next_region_id);
                 self.max_flushed_seq = self.max_flushed_seq.max(ids.max_flushed_seq);
+            }
+            Edit::ReservedFiles { ids } => {
+                for &id in ids {
+                    self.next_file_id = self.next_file_id.max(id.saturating_add(1));
+                    self.reserved_files.insert(id);
+                }
             }
             Edit::ObsoleteFiles { ids } => {
                 for id in ids {
@@ -387,6 +398,7 @@ impl ManifestState {
                 for (region_id, files) in regions {
                     for f in files {
                         self.next_file_id = self.next_file_id.max(f.file_id + 1);
+                        self.reserved_files.remove(&f.file_id);
                     }
                     let r = self
                         .region_mut(*table_id, *region_id)
@@ -463,6 +475,11 @@ impl ManifestState {
         }
         for d in self.snapshots.values() {
             out.push(Edit::Snapshot(d.clone()));
+        }
+        if !self.reserved_files.is_empty() {
+            out.push(Edit::ReservedFiles {
+                ids: self.reserved_files.iter().copied().collect(),
+            });
         }
         if !self.obsolete_files.is_empty() {
             out.push(Edit::ObsoleteFiles {
