@@ -14,7 +14,9 @@
 # the engine's heap layout): compare the medians. Needs valgrind (apt-get install valgrind).
 #
 # Environment: RUNS (default 3), SUPPLEMENTARY=1 to add examples/put_cost.rs and
-# examples/readprof.rs rows, ONLY="put_syncwal scan_100rows" to run only the named rows.
+# examples/readprof.rs rows, ENCODINGS=1 to add examples/block_encoding.rs rows (a Get of a
+# 10-column row and a 100-row scan, DATA_BLOCK_ENCODING NONE against FAST_DIFF; the example
+# must exist at REV), ONLY="put_syncwal scan_100rows" to run only the named rows.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +33,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 RUNS=${RUNS:-3}
 SUPPLEMENTARY=${SUPPLEMENTARY:-0}
+ENCODINGS=${ENCODINGS:-0}
 ONLY=${ONLY:-}
 
 command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
@@ -40,6 +43,9 @@ command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
 examples=(--example callgrind_ops)
 if [ "$SUPPLEMENTARY" = 1 ]; then
     examples+=(--example put_cost --example readprof)
+fi
+if [ "$ENCODINGS" = 1 ]; then
+    examples+=(--example block_encoding)
 fi
 # A worktree of REV always builds into its own target directory: sharing one with another
 # tree (an exported CARGO_TARGET_DIR) can reuse that tree's artifacts and measure it twice.
@@ -65,6 +71,14 @@ if [ "$SUPPLEMENTARY" = 1 ]; then
         "sup:readprof_point|*readprof::measure*|readprof point|parse"
         "sup:readprof_seek|*readprof::measure*|readprof seek|parse"
         "sup:readprof_ycsbe|*readprof::measure*|readprof ycsbe|parse"
+    )
+fi
+if [ "$ENCODINGS" = 1 ]; then
+    MEASUREMENTS+=(
+        "enc:get_10cells_none|block_encoding::measure_get*|block_encoding get NONE|parse"
+        "enc:get_10cells_fast_diff|block_encoding::measure_get*|block_encoding get FAST_DIFF|parse"
+        "enc:scan_100rows_none|block_encoding::measure_scan*|block_encoding scan NONE|parse"
+        "enc:scan_100rows_fast_diff|block_encoding::measure_scan*|block_encoding scan FAST_DIFF|parse"
     )
 fi
 
@@ -153,7 +167,8 @@ awk -v runs="$RUNS" '
     echo "# spread = (max - min) / median of the runs' totals; median Ir/op = median total / ops;"
     echo "# min Ir/op = min total / ops. Compare medians."
     echo "# Rows without 'sup:' are the acceptance measurements (driver examples/callgrind_ops.rs);"
-    echo "# 'sup:' rows are the repo's own drivers (examples/put_cost.rs, examples/readprof.rs)."
+    echo "# 'sup:' rows are the repo's own drivers (examples/put_cost.rs, examples/readprof.rs);"
+    echo "# 'enc:' rows examples/block_encoding.rs (ops = Gets or scans; 10 cells per row)."
     for l in "$OUT"/*.1.log; do
         echo "# $(basename "$l" .1.log): $(grep -E ' ops|puts of' "$l" | head -1)"
     done

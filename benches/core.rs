@@ -1,11 +1,14 @@
 //! Storage-core benchmarks: single-thread put throughput (SkipWal, SyncWal, FsyncWal), a 10-cell
 //! put (YCSB load shape), multi-thread FsyncWal puts through `Table::put` (group commit end to
 //! end), Get latency from the memstore and from block files, a batch of 1,000 random Gets as
-//! `get_many` against 1,000 `get`s, scan throughput.
+//! `get_many` against 1,000 `get`s, scan throughput, and Gets and scans of 10-column rows in
+//! block files of DATA_BLOCK_ENCODING NONE and FAST_DIFF side by side.
 //!
 //! Run: `cargo bench --bench core`. Figures are only comparable side by side within one run.
 
-use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use cellbase::{
+    DataBlockEncoding, Db, DbOptions, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor,
+};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -188,5 +191,70 @@ fn scans(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, puts, put_threads, gets, multi_gets, scans);
+/// YCSB-shaped rows (10 columns of 100 bytes, one Put each) flushed and major-compacted into
+/// one block file of each encoding, every block in the block cache: a Get of a random row
+/// and a scan of all rows. `cargo bench --bench core -- encoding`.
+fn encodings(c: &mut Criterion) {
+    const YCSB_ROWS: u64 = 20_000;
+    let mut g = c.benchmark_group("encoding");
+    let tables: Vec<_> = [DataBlockEncoding::None, DataBlockEncoding::FastDiff]
+        .into_iter()
+        .map(|e| {
+            let db = Db::temporary_with(
+                DbOptions::default()
+                    .durability(Durability::SkipWal)
+                    .background_threads(0),
+            )
+            .unwrap();
+            let t = db
+                .create_table(
+                    TableDescriptor::new("b")
+                        .family(FamilyDescriptor::new("f").data_block_encoding(e)),
+                )
+                .unwrap();
+            for i in 0..YCSB_ROWS {
+                let mut p = Put::new(key(i));
+                for q in 0..10u8 {
+                    p = p.add("f", format!("field{q}"), [b'a' + q; 100]);
+                }
+                t.put(p).unwrap();
+            }
+            t.flush().unwrap();
+            t.major_compact().unwrap();
+            // Every block into the cache.
+            assert_eq!(t.scan(Scan::new()).unwrap().count() as u64, YCSB_ROWS);
+            (e, db, t)
+        })
+        .collect();
+    g.throughput(Throughput::Elements(1));
+    for (e, _, t) in &tables {
+        let mut i = 0u64;
+        g.bench_function(format!("get-{}", e.hbase_name()), |b| {
+            b.iter(|| {
+                i = (i + 7919) % YCSB_ROWS;
+                let r = t.get(Get::new(key(i))).unwrap();
+                assert_eq!(r.cells().len(), 10);
+                black_box(r);
+            })
+        });
+    }
+    g.throughput(Throughput::Elements(YCSB_ROWS));
+    g.sample_size(10);
+    for (e, _, t) in &tables {
+        g.bench_function(format!("scan-{}", e.hbase_name()), |b| {
+            b.iter(|| assert_eq!(t.scan(Scan::new()).unwrap().count() as u64, YCSB_ROWS))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    puts,
+    put_threads,
+    gets,
+    multi_gets,
+    scans,
+    encodings
+);
 criterion_main!(benches);

@@ -18,7 +18,7 @@ use crate::storage::sst::block::{Block, BlockIter};
 use crate::storage::sst::bloom::BloomFilter;
 use crate::storage::sst::index::Index;
 use crate::storage::sst::trailer::Trailer;
-use crate::storage::sst::{CachePolicy, SstReader};
+use crate::storage::sst::{CachePolicy, EntryEncoding, SstReader};
 use crate::storage::wal::record::{TailPolicy, read_records};
 use crate::{
     Db, DbOptions, Delete, Durability, FamilyDescriptor, Get, Increment, ManualClock, Put, Scan,
@@ -53,9 +53,15 @@ fn is_format_error(e: &Error) -> bool {
     )
 }
 
-/// A data block: decode, then walk and seek; never a panic.
+/// A data block, read as each entry encoding: decode, then walk and seek; never a panic.
 pub fn raw_block(data: &[u8]) {
-    let Ok(block) = Block::decode(data.to_vec()) else {
+    for encoding in [EntryEncoding::Prefix, EntryEncoding::SuffixDelta] {
+        raw_block_as(data, encoding);
+    }
+}
+
+fn raw_block_as(data: &[u8], encoding: EntryEncoding) {
+    let Ok(block) = Block::decode_with(data.to_vec(), encoding) else {
         return;
     };
     let block = Arc::new(block);

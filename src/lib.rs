@@ -43,8 +43,9 @@ pub use model::namespace::{
 };
 pub use model::region_split_policy::RegionSplitPolicy;
 pub use model::schema::{
-    BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
-    KeepDeletedCells, MAX_REGIONS_PER_TABLE, ROW_PREFIX_LENGTH_KEY, TableDescriptor,
+    BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, DataBlockEncoding,
+    FamilyDescriptor, KeepDeletedCells, MAX_REGIONS_PER_TABLE, ROW_PREFIX_LENGTH_KEY,
+    TableDescriptor,
 };
 pub use model::store_config::{DateTieredConfig, MajorCompactionSettings};
 pub use read::filter;

@@ -42,7 +42,9 @@ pub mod sst {
     pub use crate::storage::sst::block::{Block, BlockIter};
     pub use crate::storage::sst::block_builder::BlockBuilder;
     pub use crate::storage::sst::bloom::{BloomBuilder, BloomFilter};
-    pub use crate::storage::sst::{BlockCache, CachePolicy, SstReader, SstWriter, SstWriterConfig};
+    pub use crate::storage::sst::{
+        BlockCache, CachePolicy, EntryEncoding, SstReader, SstWriter, SstWriterConfig,
+    };
 }
 
 /// The read path's merge and visibility rules.

@@ -1,5 +1,6 @@
 //! The shell's store and region policies: a family's date-tiered compaction and major
-//! compaction period (`CONFIGURATION` keys in create / alter, shown by describe), and the
+//! compaction period (`CONFIGURATION` keys in create / alter, shown by describe), its
+//! `DATA_BLOCK_ENCODING`, and the
 //! region normalizer (`normalize`, `normalizer_switch`, `normalizer_enabled` and the table
 //! attributes `NORMALIZATION_ENABLED`, `NORMALIZER_TARGET_REGION_COUNT`,
 //! `NORMALIZER_TARGET_REGION_SIZE_MB`).
@@ -211,4 +212,71 @@ fn normalizer_commands_and_table_attributes() {
     let d = sh.session.db.describe("n").unwrap();
     assert!(!d.is_normalization_enabled());
     assert_eq!(d.table_normalizer_target_region_size_mb(), None);
+}
+
+/// `DATA_BLOCK_ENCODING` in create and alter, any case (HBase's admin.rb upcases the name for
+/// `DataBlockEncoding.valueOf`): stored in the family, shown by describe, and the files a
+/// flush writes use it (docs/SEMANTICS.md).
+#[test]
+fn data_block_encoding_in_create_alter_and_describe() {
+    use cellbase::DataBlockEncoding;
+    let dir = tempfile::tempdir().unwrap();
+    let mut sh = shell(dir.path());
+    let out = feed(
+        &mut sh,
+        "create 'e', {NAME => 'f', DATA_BLOCK_ENCODING => 'fast_diff'}, {NAME => 'g'}\n\
+         put 'e', 'r', 'f:q', 'v'\nflush 'e'\ndescribe 'e'\n",
+    );
+    assert!(out.contains("Created table e"), "{out}");
+    assert!(
+        out.contains(
+            "{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', \
+             KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'FAST_DIFF',"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "{NAME => 'g', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', \
+             KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE',"
+        ),
+        "{out}"
+    );
+    let fams = |sh: &Shell| {
+        sh.session
+            .db
+            .describe("e")
+            .unwrap()
+            .families()
+            .iter()
+            .map(|f| f.data_block_encoding)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        fams(&sh),
+        [DataBlockEncoding::FastDiff, DataBlockEncoding::None]
+    );
+    let out = feed(
+        &mut sh,
+        "alter 'e', {NAME => 'f', DATA_BLOCK_ENCODING => 'Row_Index_V1'}, {NAME => 'g', \
+         DATA_BLOCK_ENCODING => 'PREFIX'}\nget 'e', 'r'\n",
+    );
+    assert!(out.contains("Done.") && out.contains("value=v"), "{out}");
+    assert_eq!(
+        fams(&sh),
+        [DataBlockEncoding::RowIndexV1, DataBlockEncoding::Prefix]
+    );
+    // An unknown name changes nothing.
+    let out = feed(
+        &mut sh,
+        "alter 'e', {NAME => 'f', DATA_BLOCK_ENCODING => 'LZ4'}\n",
+    );
+    assert!(
+        out.contains("ERROR: DATA_BLOCK_ENCODING LZ4 is not supported"),
+        "{out}"
+    );
+    assert_eq!(
+        fams(&sh),
+        [DataBlockEncoding::RowIndexV1, DataBlockEncoding::Prefix]
+    );
 }

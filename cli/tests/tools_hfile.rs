@@ -3,7 +3,8 @@
 mod tools_common;
 
 use cellbase::{
-    BloomType, Db, DbOptions, Delete, FamilyDescriptor, ManualClock, Put, TableDescriptor,
+    BloomType, DataBlockEncoding, Db, DbOptions, Delete, FamilyDescriptor, ManualClock, Put,
+    TableDescriptor,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,13 +18,19 @@ type Cell = (Vec<u8>, Vec<u8>, i64, u8, Vec<u8>, Option<u64>);
 /// Writes a table with one family (ROWCOL bloom, 1 KiB blocks) and flushes it; returns the
 /// block file and the cells it must hold.
 fn flushed(dir: &Path) -> (PathBuf, Vec<Cell>) {
+    flushed_with(dir, DataBlockEncoding::None)
+}
+
+/// [`flushed`] with the family's DATA_BLOCK_ENCODING.
+fn flushed_with(dir: &Path, encoding: DataBlockEncoding) -> (PathBuf, Vec<Cell>) {
     let db = Db::open_with(dir, DbOptions::default().clock(ManualClock::new(NOW))).unwrap();
     let t = db
         .create_table(
             TableDescriptor::new("t").family(
                 FamilyDescriptor::new("f")
                     .bloom_filter(BloomType::RowCol)
-                    .block_size(1024),
+                    .block_size(1024)
+                    .data_block_encoding(encoding),
             ),
         )
         .unwrap();
@@ -173,6 +180,7 @@ fn default_output_has_trailer_fileinfo_bloom_and_index() {
         "DELETE_COUNT = 1".into(),
         format!("TIMERANGE = 5....{NOW}"),
         "BLOOM_FILTER_TYPE = ROWCOL".into(),
+        "DATA_BLOCK_ENCODING = NONE".into(),
         "FIRSTKEY = bin\\x00\\xFF\\x5C/f:q\\x09/5/Put/seqid=".into(),
         "LASTKEY = ttl/f:b/".into(),
         "Bloom filter:".into(),
@@ -246,4 +254,43 @@ fn damaged_or_missing_files_fail_cleanly() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(!out.stderr.contains("panicked"));
     assert_eq!(cellbase(&["hfile"]).code, 2);
+}
+
+/// A FAST_DIFF family's file (suffix-delta entries): the file info names the encoding, `-p`
+/// prints exactly the cells a NONE family's file holds, and the checks of `-k -a` and
+/// `cellbase verify`-style block checks pass.
+#[test]
+fn fast_diff_file_reads_like_a_none_file() {
+    let d = tempfile::tempdir().unwrap();
+    let (plain, cells) = flushed(&d.path().join("none"));
+    let (delta, same) = flushed_with(&d.path().join("fd"), DataBlockEncoding::FastDiff);
+    assert_eq!(cells, same);
+    let meta = cellbase(&["hfile", "-m", &delta.display().to_string()]);
+    assert_eq!(meta.code, 0, "{meta:?}");
+    assert!(
+        meta.stdout.contains("DATA_BLOCK_ENCODING = FAST_DIFF"),
+        "{meta:?}"
+    );
+    let kv = |f: &Path| {
+        let out = cellbase(&["hfile", "-p", "-k", "-a", &f.display().to_string()]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(!out.stdout.contains("WARNING"), "{out:?}");
+        out.stdout
+            .lines()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (kv(&plain), kv(&delta));
+    assert_eq!(a.len(), cells.len() + 1);
+    assert_eq!(a, b);
+    // Smaller data blocks: the repeated timestamps and sequence ids cost nothing.
+    let raw = |out: &str| -> u64 {
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix("RAW_DATA_BYTES = "))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let plain_meta = cellbase(&["hfile", "-m", &plain.display().to_string()]);
+    assert!(raw(&meta.stdout) < raw(&plain_meta.stdout), "{meta:?}");
 }

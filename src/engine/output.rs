@@ -11,6 +11,7 @@ use crate::model::payload::PayloadRef;
 use crate::model::schema::FamilyDescriptor;
 use crate::read::matcher::{CompactionKind, CompactionMatcher, MatchCode};
 use crate::storage::manifest::Manifest;
+use crate::storage::sst::EntryEncoding;
 use crate::storage::sst::meta::FileIdentity;
 use crate::storage::sst::sst_path;
 use crate::storage::sst::{BlockCache, FileMeta, SstReader, SstWriter, SstWriterConfig};
@@ -24,6 +25,9 @@ fn writer_config(f: &FamilyDescriptor) -> SstWriterConfig {
         block_size: f.block_size as usize,
         compression: f.compression,
         bloom: f.bloom_filter,
+        // New files use the family's current encoding; files written before an `alter` keep
+        // theirs (recorded in each file's meta block) until a compaction rewrites them.
+        encoding: EntryEncoding::of(f.data_block_encoding),
         ..SstWriterConfig::default()
     }
 }

@@ -1,10 +1,12 @@
 //! Column family descriptors (HBase's `ColumnFamilyDescriptor`): the family's settings
-//! (versions, TTL, KEEP_DELETED_CELLS, Bloom filter, compression, block size and cache, the
-//! compaction policy), their validation [LIM-2] [VER-1] [TTL-1] and their byte encoding inside
+//! (versions, TTL, KEEP_DELETED_CELLS, Bloom filter, compression, data block encoding, block
+//! size and cache, the compaction policy), their validation [LIM-2] [VER-1] [TTL-1] and their byte encoding inside
 //! a table descriptor.
 
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
+use crate::model::block_encoding::DATA_BLOCK_ENCODING_KEY;
+pub use crate::model::block_encoding::DataBlockEncoding;
 pub use crate::model::bloom_type::{BloomType, ROW_PREFIX_LENGTH_KEY};
 use crate::model::store_config::{
     DATE_TIERED_STORE_ENGINE, DateTieredConfig, MAJOR_COMPACTION_JITTER_KEY,
@@ -123,6 +125,8 @@ pub struct FamilyDescriptor {
     pub bloom_filter: BloomType,
     /// COMPRESSION.
     pub compression: Compression,
+    /// DATA_BLOCK_ENCODING (HBase's names; [`DataBlockEncoding`] says what each writes).
+    pub data_block_encoding: DataBlockEncoding,
     /// BLOCKSIZE in bytes, 1 KiB ..= 16 MiB.
     pub block_size: u32,
     /// IN_MEMORY: blocks get the block cache's in-memory priority share.
@@ -274,6 +278,7 @@ impl FamilyDescriptor {
             keep_deleted_cells: KeepDeletedCells::False,
             bloom_filter: BloomType::Row,
             compression: Compression::None,
+            data_block_encoding: DataBlockEncoding::None,
             block_size: 65536,
             in_memory: false,
             block_cache: true,
@@ -414,6 +419,14 @@ impl FamilyDescriptor {
     /// COMPRESSION (default NONE).
     pub fn compression(mut self, c: Compression) -> Self {
         self.compression = c;
+        self
+    }
+    /// DATA_BLOCK_ENCODING (default NONE). FAST_DIFF and DIFF write the timestamp, type and
+    /// sequence id of each cell as deltas from the previous cell's; NONE, PREFIX and
+    /// ROW_INDEX_V1 write the prefix-compressed entries cellbase always wrote
+    /// ([`DataBlockEncoding`]). Applies to files written from then on.
+    pub fn data_block_encoding(mut self, e: DataBlockEncoding) -> Self {
+        self.data_block_encoding = e;
         self
     }
     /// BLOCKSIZE (default 65536).
@@ -578,10 +591,17 @@ pub fn encode_family(out: &mut Vec<u8>, f: &FamilyDescriptor) {
 /// after version 3 go here, so that adding one needs no new encoding version.
 /// The attributes are the family's HBase `CONFIGURATION` entries
 /// ([`FamilyDescriptor::configuration`]) but the FIFO policy class, which the fixed fields
-/// hold; the store engine comes before the date-tiered settings it enables.
+/// hold; the store engine comes before the date-tiered settings it enables. Then
+/// `DATA_BLOCK_ENCODING` by its HBase name, unless NONE.
 pub(crate) fn family_attributes(f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
     let mut a = f.configuration();
     a.retain(|(k, _)| *k != COMPACTION_POLICY_KEY);
+    if f.data_block_encoding != DataBlockEncoding::None {
+        a.push((
+            DATA_BLOCK_ENCODING_KEY,
+            f.data_block_encoding.hbase_name().to_string(),
+        ));
+    }
     a
 }
 
@@ -591,6 +611,11 @@ pub(crate) fn apply_family_attribute(
     key: &str,
     value: &str,
 ) -> std::result::Result<(), &'static str> {
+    if key == DATA_BLOCK_ENCODING_KEY {
+        f.data_block_encoding =
+            DataBlockEncoding::from_hbase_name(value).map_err(|_| "unknown data block encoding")?;
+        return Ok(());
+    }
     f.set_configuration(key, value)
         .map_err(|_| "unknown family attribute or invalid value")
 }
@@ -654,6 +679,7 @@ pub fn decode_family(r: &mut Reader<'_>) -> std::result::Result<FamilyDescriptor
         keep_deleted_cells,
         bloom_filter,
         compression,
+        data_block_encoding: DataBlockEncoding::None,
         block_size,
         in_memory: flags & 1 != 0,
         block_cache: flags & 2 != 0,

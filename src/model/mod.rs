@@ -3,6 +3,7 @@
 //! schema descriptors, pre-split arithmetic ([`rowkey`]) and the cursor contract every source
 //! of sorted cells implements. Imports only `base`.
 
+pub mod block_encoding;
 pub mod bloom_type;
 pub mod cell;
 pub mod cursor;

@@ -5,8 +5,8 @@
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::base::error::{Error, Result};
 pub use crate::model::family::{
-    BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, FamilyDescriptor,
-    KeepDeletedCells, ROW_PREFIX_LENGTH_KEY, decode_family, encode_family,
+    BloomType, COMPACTION_POLICY_KEY, CompactionPolicy, Compression, DataBlockEncoding,
+    FamilyDescriptor, KeepDeletedCells, ROW_PREFIX_LENGTH_KEY, decode_family, encode_family,
 };
 use crate::model::family::{apply_family_attribute, check_decoded_family, family_attributes};
 use crate::model::mutation::Durability;

@@ -33,8 +33,8 @@
 mod common;
 
 use cellbase::{
-    BloomType, CellType, Compression, Db, DbOptions, Delete, FamilyDescriptor, Get, ManualClock,
-    Put, RowResult, Scan, Table, TableDescriptor,
+    BloomType, CellType, Compression, DataBlockEncoding, Db, DbOptions, Delete, FamilyDescriptor,
+    Get, ManualClock, Put, RowResult, Scan, Table, TableDescriptor,
 };
 use common::{CellTuple, Rng, TempDir, diff_cells, env_u64, lit, show};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1468,7 +1468,10 @@ fn family_descriptors(seed: u64) -> Vec<FamilyDescriptor> {
                 .bloom_filter(bloom)
                 .compression(compression)
                 .block_cache(rng.chance(3, 4))
-                .in_memory(rng.chance(1, 4));
+                .in_memory(rng.chance(1, 4))
+                .data_block_encoding(
+                    *rng.pick(&[DataBlockEncoding::None, DataBlockEncoding::FastDiff]),
+                );
             match ttl {
                 Some(d) => f.ttl(d),
                 None => f,
@@ -1482,11 +1485,12 @@ fn show_families(families: &[FamilyDescriptor]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{}: block {} bloom {:?} {:?}{}{}{}",
+                "{}: block {} bloom {:?} {:?} {}{}{}{}",
                 show(&f.name),
                 f.block_size,
                 f.bloom_filter,
                 f.compression,
+                f.data_block_encoding.hbase_name(),
                 if f.block_cache { "" } else { " no-cache" },
                 if f.in_memory { " in-memory" } else { "" },
                 f.ttl

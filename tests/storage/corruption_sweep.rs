@@ -54,17 +54,20 @@ fn build() -> MemFs {
 
 /// [`build`] with the family's blocks compressed by `codec`.
 fn build_with(codec: Compression) -> MemFs {
+    build_family(
+        FamilyDescriptor::new("f")
+            .block_size(1024)
+            .compression(codec),
+    )
+}
+
+/// [`build`] with the family `f`.
+fn build_family(f: FamilyDescriptor) -> MemFs {
     let mem = MemFs::new();
     {
         let db = Db::open_with_fs("/db", opts(), Arc::new(mem.clone())).unwrap();
         let t = db
-            .create_table(
-                TableDescriptor::new("t").family(
-                    FamilyDescriptor::new("f")
-                        .block_size(1024)
-                        .compression(codec),
-                ),
-            )
+            .create_table(TableDescriptor::new("t").family(f))
             .unwrap();
         for i in 0..ROWS {
             t.put(Put::new(row(i)).add("f", "q", value(i))).unwrap();
@@ -430,6 +433,38 @@ fn damage_to_compressed_block_files_is_detected_for_every_codec() {
         for truncate in [false, true] {
             let t = sweep_base(&base, truncate, |k| k == Kind::Block);
             println!("{codec:?} block files, truncate {truncate}: {t:?}");
+            assert!(t.cases > 100, "{codec:?}: {t:?}");
+            assert_eq!(t.detected, t.cases, "{codec:?}: {t:?}");
+        }
+    }
+}
+
+/// [issue 5, item 5] with DATA_BLOCK_ENCODING FAST_DIFF: bit flips and truncations of block
+/// files of suffix-delta entries, uncompressed and ZSTD-compressed, are all `Corruption`
+/// naming the file.
+#[test]
+fn damage_to_fast_diff_block_files_is_detected() {
+    for codec in [Compression::None, Compression::Zstd] {
+        let base = build_family(
+            FamilyDescriptor::new("f")
+                .block_size(1024)
+                .compression(codec)
+                .data_block_encoding(DataBlockEncoding::FastDiff),
+        );
+        let blocks: Vec<PathBuf> = files(&base)
+            .into_iter()
+            .filter(|(_, k)| *k == Kind::Block)
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(blocks.len(), 2, "{codec:?}");
+        for p in &blocks {
+            let f =
+                cellbase::inspect::BlockFile::from_bytes(p, base.read_file(p).unwrap()).unwrap();
+            assert_eq!(f.info().data_block_encoding, DataBlockEncoding::FastDiff);
+        }
+        for truncate in [false, true] {
+            let t = sweep_base(&base, truncate, |k| k == Kind::Block);
+            println!("FAST_DIFF {codec:?} block files, truncate {truncate}: {t:?}");
             assert!(t.cases > 100, "{codec:?}: {t:?}");
             assert_eq!(t.detected, t.cases, "{codec:?}: {t:?}");
         }

@@ -268,6 +268,7 @@ pub fn family_line(f: &FamilyDescriptor) -> String {
         KeepDeletedCells::Ttl => "TTL",
     };
     let comp = f.compression.hbase_name();
+    let dbe = f.data_block_encoding.hbase_name();
     // HBase prints a family's CONFIGURATION last, when it has one.
     let entries = f.configuration();
     let config = if entries.is_empty() {
@@ -284,7 +285,7 @@ pub fn family_line(f: &FamilyDescriptor) -> String {
     };
     format!(
         "{{NAME => '{}', BLOOMFILTER => '{bloom}', IN_MEMORY => '{}', VERSIONS => '{}', \
-         KEEP_DELETED_CELLS => '{kdc}', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => '{comp}', \
+         KEEP_DELETED_CELLS => '{kdc}', DATA_BLOCK_ENCODING => '{dbe}', COMPRESSION => '{comp}', \
          TTL => '{}', MIN_VERSIONS => '{}', BLOCKCACHE => '{}', BLOCKSIZE => '{}', \
          REPLICATION_SCOPE => '0'{config}}}",
         to_string_binary(&f.name),

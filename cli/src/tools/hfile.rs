@@ -265,6 +265,10 @@ fn dump(args: &HfileArgs, path: &Path, out: &mut impl Write, many: bool) -> Resu
                 "COMPRESSION",
                 compression_name(meta.compression).to_string(),
             ),
+            (
+                "DATA_BLOCK_ENCODING",
+                meta.data_block_encoding.hbase_name().to_string(),
+            ),
             ("DATA_BLOCKS", meta.data_blocks.to_string()),
             ("RAW_DATA_BYTES", meta.raw_data_bytes.to_string()),
             ("FILE_SIZE", meta.file_size.to_string()),

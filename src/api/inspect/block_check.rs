@@ -8,6 +8,7 @@ use crate::base::error::Error;
 use crate::base::util::to_string_binary;
 use crate::model::key::{KeyRef, compare_encoded};
 use crate::model::payload::PayloadRef;
+use crate::storage::sst::EntryEncoding;
 use crate::storage::sst::SstReader;
 use crate::storage::sst::block::{Block, BlockIter};
 use crate::storage::sst::bloom::BloomFilter;
@@ -192,7 +193,15 @@ pub(super) fn check_blocks(
                 continue;
             }
         };
-        let block = match Block::decode(raw.into_owned()) {
+        // The meta block says how entries store their keys; without a sound one, a block
+        // that decodes as either encoding is taken as such.
+        let decoded = match meta.as_ref().map(|m| m.encoding) {
+            Some(enc) => Block::decode_with(raw.into_owned(), enc),
+            None => Block::decode_with(raw.to_vec(), EntryEncoding::Prefix).or_else(|e| {
+                Block::decode_with(raw.into_owned(), EntryEncoding::SuffixDelta).map_err(|_| e)
+            }),
+        };
+        let block = match decoded {
             Ok(b) => Arc::new(b),
             Err(e) => {
                 out.error(path, Some(h.offset), decode_error(i, &e, h));

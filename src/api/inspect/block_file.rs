@@ -9,7 +9,7 @@ use crate::base::io::StdFs;
 use crate::model::cursor::CellCursor;
 use crate::model::key::{KeyRef, first_on_row};
 use crate::model::payload::PayloadRef;
-use crate::model::schema::{BloomType, Compression};
+use crate::model::schema::{BloomType, Compression, DataBlockEncoding};
 use crate::storage::sst::bloom::BloomFilter;
 use crate::storage::sst::frame;
 use crate::storage::sst::trailer::Trailer;
@@ -135,6 +135,12 @@ pub struct BlockFileInfo {
     pub written_ms: Option<i64>,
     /// Written by a major compaction (HBase's `MAJOR_COMPACTION_KEY`; meta version 4).
     pub major_compaction: bool,
+    /// How the data blocks store their cells, by the DATA_BLOCK_ENCODING name of what they do
+    /// (HBase's file info `DATA_BLOCK_ENCODING`): NONE for prefix-compressed entries (what
+    /// families with NONE, PREFIX or ROW_INDEX_V1 write), FAST_DIFF for entries whose
+    /// timestamp, type and sequence id are deltas from the previous cell's (DIFF, FAST_DIFF;
+    /// meta version 5).
+    pub data_block_encoding: DataBlockEncoding,
 }
 
 /// One entry of the block index: a data block and its first key.
@@ -294,6 +300,7 @@ impl BlockFile {
             }),
             written_ms: meta.written_ms,
             major_compaction: meta.major_compaction,
+            data_block_encoding: meta.encoding.data_block_encoding(),
         };
         let ix = reader.index();
         let mut index = Vec::with_capacity(ix.len());

@@ -23,7 +23,13 @@
 //!
 //! A block's bytes are either owned (decompressed, or decoded from a vector) or a range of the
 //! memory-mapped file (uncompressed blocks: no copy).
+//!
+//! Files of meta version 5 may record the suffix-delta entry encoding instead
+//! ([`super::encoding`]): the same restart array and restart rules, entries with a flags byte,
+//! restart entries storing their whole key. The checks are the same, restart entries must be
+//! full ones, and a delta entry needs the entry before it.
 
+use super::encoding::{self, EntryEncoding};
 use crate::base::codec::{DecodeError, Reader};
 use crate::base::io::ReadableFile;
 use crate::model::key::{KEY_TRAILER_LEN, KeySplit, compare_encoded};
@@ -75,6 +81,8 @@ pub struct Block {
     /// Every row with two or more cells in the block starts at a restart point (blocks of
     /// files of meta version 2): a seek for a row starts at its first restart, if any.
     rows_at_restarts: bool,
+    /// How the entries store their keys (the file's, from its meta block).
+    encoding: EntryEncoding,
 }
 
 impl Block {
@@ -83,8 +91,18 @@ impl Block {
     ///
     /// # Errors
     /// The first malformed field.
+    #[cfg(any(test, feature = "testing"))]
     pub fn decode(data: Vec<u8>) -> Result<Block, DecodeError> {
-        let block = Block::open(BlockBytes::Owned(data.into_boxed_slice()))?;
+        Block::decode_with(data, EntryEncoding::Prefix)
+    }
+
+    /// [`Block::decode`] of a block whose entries are `encoding`'s.
+    ///
+    /// # Errors
+    /// The first malformed field.
+    pub fn decode_with(data: Vec<u8>, encoding: EntryEncoding) -> Result<Block, DecodeError> {
+        let mut block = Block::open(BlockBytes::Owned(data.into_boxed_slice()))?;
+        block.set_encoding(encoding);
         block.validate()?;
         Ok(block)
     }
@@ -102,6 +120,7 @@ impl Block {
             restarts_off: 0,
             num_restarts: 0,
             rows_at_restarts: false,
+            encoding: EntryEncoding::Prefix,
         };
         if let BlockBytes::Mapped { file, start, end } = &block.bytes
             && file.bytes().get(*start..*end).is_none()
@@ -156,15 +175,33 @@ impl Block {
         let mut entries = 0;
         let mut key: Vec<u8> = Vec::new();
         let mut pos = 0;
+        let mut plen = 0;
         let mut next_restart = if self.num_restarts > 0 {
             Some(rr.u32("block restart")? as usize)
         } else {
             None
         };
         while pos < restarts_off {
-            let e = parse_entry(data, pos, restarts_off)?;
+            // Where the payload is, and whether the entry stores its whole key; the key
+            // rebuilt in `key`.
+            let (payload, full) = match self.encoding {
+                EntryEncoding::Prefix => {
+                    let e = parse_entry(data, pos, restarts_off)?;
+                    if e.shared > key.len() && next_restart != Some(pos) {
+                        return Err(bad("shared key prefix longer than previous key", pos));
+                    }
+                    key.truncate(e.shared);
+                    key.extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
+                    ((e.delta_end, e.payload_end), e.shared == 0)
+                }
+                EntryEncoding::SuffixDelta => {
+                    let e = encoding::parse_delta_entry(data, pos, restarts_off, &key, plen)?;
+                    encoding::apply_delta_entry(&mut key, data, &e);
+                    ((e.payload_start, e.payload_end), e.full)
+                }
+            };
             if next_restart == Some(pos) {
-                if e.shared != 0 {
+                if !full {
                     return Err(bad("restart entry with shared prefix", pos));
                 }
                 next_restart = if rr.is_empty() {
@@ -178,18 +215,14 @@ impl Block {
                     restarts_off + rr.pos(),
                 ));
             }
-            if e.shared > key.len() {
-                return Err(bad("shared key prefix longer than previous key", pos));
-            }
-            key.truncate(e.shared);
-            key.extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
             check_cell(
                 &key,
-                data.get(e.delta_end..e.payload_end).unwrap_or_default(),
-                &e,
+                data.get(payload.0..payload.1).unwrap_or_default(),
+                payload.0,
                 pos,
             )?;
-            pos = e.payload_end;
+            plen = payload.1 - payload.0;
+            pos = payload.1;
             entries += 1;
         }
         if next_restart.is_some() {
@@ -247,6 +280,13 @@ impl Block {
         self.rows_at_restarts = on;
     }
 
+    /// Declares how the block's entries store their keys (the file's entry encoding, from its
+    /// meta block; prefix-compressed unless set). A block decoded with the wrong encoding
+    /// reports corruption (or reads wrongly if the bytes happen to parse), never panics.
+    pub fn set_encoding(&mut self, encoding: EntryEncoding) {
+        self.encoding = encoding;
+    }
+
     /// True when `pos` is a restart point's offset.
     pub fn is_restart(&self, pos: usize) -> bool {
         let (mut lo, mut hi) = (0, self.num_restarts);
@@ -274,6 +314,16 @@ impl Block {
     fn restart_key(&self, i: usize) -> Result<&[u8], DecodeError> {
         let pos = self.restart(i)?;
         let data = self.data();
+        if self.encoding == EntryEncoding::SuffixDelta {
+            let e = encoding::parse_delta_entry(data, pos, self.restarts_off, &[], 0)?;
+            if !e.full {
+                return Err(DecodeError {
+                    what: "restart entry with shared prefix",
+                    offset: pos,
+                });
+            }
+            return Ok(data.get(e.key_start..e.key_end).unwrap_or_default());
+        }
         let e = parse_entry(data, pos, self.restarts_off)?;
         if e.shared != 0 {
             return Err(DecodeError {
@@ -285,10 +335,15 @@ impl Block {
     }
 }
 
-/// Checks one decoded cell (entry at `pos`): the key parses with a real type code and the
-/// payload parses.
+/// Checks one decoded cell (entry at `pos`, payload at `payload_at`): the key parses with a
+/// real type code and the payload parses.
 #[inline]
-fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<KeySplit, DecodeError> {
+fn check_cell(
+    key: &[u8],
+    payload: &[u8],
+    payload_at: usize,
+    pos: usize,
+) -> Result<KeySplit, DecodeError> {
     // Field lengths only (no decoding): the type code is the trailer's ninth byte.
     let Some(split) = KeySplit::of(key) else {
         return Err(DecodeError {
@@ -305,7 +360,7 @@ fn check_cell(key: &[u8], payload: &[u8], e: &Entry, pos: usize) -> Result<KeySp
     if PayloadRef::parse(payload).is_none() {
         return Err(DecodeError {
             what: "malformed cell payload",
-            offset: e.delta_end,
+            offset: payload_at,
         });
     }
     Ok(split)
@@ -517,6 +572,9 @@ impl BlockIter {
             return Ok(());
         }
         self.next = None;
+        if self.block.encoding == EntryEncoding::SuffixDelta {
+            return self.load_delta(pos);
+        }
         let data = self.block.data();
         let e = parse_entry(data, pos, self.block.restarts_off)?;
         if e.shared > self.key.len() {
@@ -530,7 +588,7 @@ impl BlockIter {
         self.key
             .extend_from_slice(data.get(e.delta_start..e.delta_end).unwrap_or_default());
         let payload = data.get(e.delta_end..e.payload_end).unwrap_or_default();
-        let split = match check_cell(&self.key, payload, &e, pos) {
+        let split = match check_cell(&self.key, payload, e.delta_end, pos) {
             Ok(split) => split,
             Err(err) => {
                 self.key.clear();
@@ -540,6 +598,35 @@ impl BlockIter {
         self.payload = (e.delta_end, e.payload_end);
         self.next = Some(e.payload_end);
         self.shares = shares(&self.key, split, e.shared, prev_len);
+        Ok(())
+    }
+
+    /// [`BlockIter::load`] of a suffix-delta entry: the previous key and payload length are
+    /// the current entry's (the key is empty at a block's start and at a seek's restart,
+    /// where only a full entry decodes).
+    #[inline]
+    fn load_delta(&mut self, pos: usize) -> Result<(), DecodeError> {
+        let data = self.block.data();
+        let prev_len = self.key.len();
+        let prev_plen = self.payload.1.saturating_sub(self.payload.0);
+        let e =
+            encoding::parse_delta_entry(data, pos, self.block.restarts_off, &self.key, prev_plen)?;
+        encoding::apply_delta_entry(&mut self.key, data, &e);
+        let payload = data.get(e.payload_start..e.payload_end).unwrap_or_default();
+        let split = match check_cell(&self.key, payload, e.payload_start, pos) {
+            Ok(split) => split,
+            Err(err) => {
+                self.key.clear();
+                return Err(err);
+            }
+        };
+        self.payload = (e.payload_start, e.payload_end);
+        self.next = Some(e.payload_end);
+        self.shares = if e.full {
+            0
+        } else {
+            shares(&self.key, split, e.shared, prev_len)
+        };
         Ok(())
     }
 

@@ -1,7 +1,10 @@
 //! Builds data blocks (format in [`super::block`]): LevelDB-style key prefix compression with a
 //! restart point every `restart_interval` entries and (row-aligned layout) at the first cell of
-//! every row with two or more cells in the block.
+//! every row with two or more cells in the block; or, for the suffix-delta entry encoding
+//! ([`super::encoding`]), the same restart points with the timestamp, type and sequence id of
+//! the other entries coded against the previous entry's.
 
+use super::encoding::{self, EntryEncoding};
 use crate::base::codec;
 
 /// Builds one uncompressed data block.
@@ -21,11 +24,23 @@ pub struct BlockBuilder {
     row_cells: usize,
     /// Scratch for re-encoding an entry.
     scratch: Vec<u8>,
+    /// How entries store their keys.
+    encoding: EntryEncoding,
+    /// Payload length of the last entry (suffix-delta entries may repeat it).
+    last_plen: usize,
 }
 
 impl BlockBuilder {
-    /// A builder placing a restart point every `restart_interval` entries (at least 1).
+    /// A builder of prefix-compressed entries placing a restart point every
+    /// `restart_interval` entries (at least 1).
+    #[cfg(any(test, feature = "testing"))]
     pub fn new(restart_interval: usize) -> Self {
+        Self::with_encoding(restart_interval, EntryEncoding::Prefix)
+    }
+
+    /// A builder of `encoding`'s entries placing a restart point every `restart_interval`
+    /// entries (at least 1).
+    pub fn with_encoding(restart_interval: usize, encoding: EntryEncoding) -> Self {
         BlockBuilder {
             buf: Vec::new(),
             restarts: vec![0],
@@ -37,6 +52,8 @@ impl BlockBuilder {
             row_start: None,
             row_cells: 0,
             scratch: Vec::new(),
+            encoding,
+            last_plen: 0,
         }
     }
 
@@ -84,16 +101,25 @@ impl BlockBuilder {
     fn restart_last_entry(&mut self, start: usize) {
         let payload_len = self.buf.len() - self.last_payload;
         self.scratch.clear();
-        codec::put_varint(&mut self.scratch, 0);
+        match self.encoding {
+            EntryEncoding::Prefix => codec::put_varint(&mut self.scratch, 0),
+            EntryEncoding::SuffixDelta => self.scratch.push(encoding::FULL),
+        }
         codec::put_varint(&mut self.scratch, self.last_key.len() as u64);
         codec::put_varint(&mut self.scratch, payload_len as u64);
         self.scratch.extend_from_slice(&self.last_key);
-        // The new header and key are longer than the old header and key delta (a full key
-        // instead of a suffix): shift the payload right, then write them in front of it.
+        // The new header and key replace the old header and key part in front of the
+        // payload. They are longer (a full key instead of a suffix; a suffix-delta entry
+        // with huge deltas may be as long), so the payload moves right, or stays.
         let (old_end, new_end) = (self.last_payload, start + self.scratch.len());
         let len = self.buf.len();
-        self.buf.resize(len + (new_end - old_end), 0);
-        self.buf.copy_within(old_end..len, new_end);
+        if new_end >= old_end {
+            self.buf.resize(len + (new_end - old_end), 0);
+            self.buf.copy_within(old_end..len, new_end);
+        } else {
+            self.buf.copy_within(old_end..len, new_end);
+            self.buf.truncate(len - (old_end - new_end));
+        }
         self.buf[start..new_end].copy_from_slice(&self.scratch);
         self.last_payload = new_end;
         self.restarts.push(start as u32);
@@ -101,6 +127,10 @@ impl BlockBuilder {
     }
 
     fn push_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
+        if self.encoding == EntryEncoding::SuffixDelta {
+            self.push_delta_entry(key, payload, restart);
+            return;
+        }
         let restart = restart && self.entries > 0;
         let shared = if !restart {
             self.last_key
@@ -122,6 +152,26 @@ impl BlockBuilder {
         self.buf.extend_from_slice(payload);
         self.last_key.truncate(shared);
         self.last_key.extend_from_slice(delta);
+        self.counter += 1;
+        self.entries += 1;
+    }
+
+    /// [`BlockBuilder::push_entry`] for suffix-delta entries: the first entry and restart
+    /// points store their whole key, the others deltas from the last entry.
+    fn push_delta_entry(&mut self, key: &[u8], payload: &[u8], restart: bool) {
+        if self.entries == 0 || restart {
+            if self.entries > 0 {
+                self.restarts.push(self.buf.len() as u32);
+            }
+            self.counter = 0;
+            encoding::put_full_entry(&mut self.buf, key, payload);
+        } else {
+            encoding::put_entry_after(&mut self.buf, &self.last_key, self.last_plen, key, payload);
+        }
+        self.last_payload = self.buf.len() - payload.len();
+        self.last_plen = payload.len();
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
         self.counter += 1;
         self.entries += 1;
     }
@@ -148,5 +198,6 @@ impl BlockBuilder {
         self.last_payload = 0;
         self.row_start = None;
         self.row_cells = 0;
+        self.last_plen = 0;
     }
 }

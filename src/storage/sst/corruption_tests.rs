@@ -11,8 +11,12 @@ fn cfg(block_size: usize, compression: Compression, bloom: BloomType) -> SstWrit
         compression,
         bloom,
         restart_interval: 16,
+        ..SstWriterConfig::default()
     }
 }
+
+/// Both entry encodings (prefix-compressed keys; FAST_DIFF's suffix deltas).
+const ENCODINGS: [EntryEncoding; 2] = [EntryEncoding::Prefix, EntryEncoding::SuffixDelta];
 
 /// Open + full scan + verify of a possibly damaged file.
 fn read_damaged(bytes: Vec<u8>) -> Result<Vec<Cell>, Error> {
@@ -45,23 +49,35 @@ fn every_flipped_byte_and_truncation_is_detected() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng::new(0xf11b);
     let cells = gen_cells(&mut rng, 60);
-    for (name, compression) in [
-        ("plain", Compression::None),
-        ("snappy", Compression::Snappy),
-        ("gz", Compression::Gz),
-        ("lz4", Compression::Lz4),
-        ("zstd", Compression::Zstd),
-        ("row", Compression::None),
-        ("rowprefix", Compression::None),
+    // Every codec and (uncompressed) every Bloom kind with the prefix encoding: ROWCOL with
+    // each codec, ROW and ROWPREFIX_FIXED_LENGTH (whose prefix length is in the meta and Bloom
+    // blocks) [BLOOM-5]; the suffix-delta encoding of FAST_DIFF uncompressed and with ZSTD.
+    for (name, compression, encoding) in [
+        ("plain", Compression::None, EntryEncoding::Prefix),
+        ("snappy", Compression::Snappy, EntryEncoding::Prefix),
+        ("gz", Compression::Gz, EntryEncoding::Prefix),
+        ("lz4", Compression::Lz4, EntryEncoding::Prefix),
+        ("zstd", Compression::Zstd, EntryEncoding::Prefix),
+        ("row", Compression::None, EntryEncoding::Prefix),
+        ("rowprefix", Compression::None, EntryEncoding::Prefix),
+        ("delta", Compression::None, EntryEncoding::SuffixDelta),
+        ("delta-zstd", Compression::Zstd, EntryEncoding::SuffixDelta),
     ] {
-        // Every Bloom kind too: ROWCOL with each codec, ROW and ROWPREFIX_FIXED_LENGTH (whose
-        // prefix length is in the meta and Bloom blocks) uncompressed [BLOOM-5].
         let bloom = match name {
             "row" => BloomType::Row,
             "rowprefix" => BloomType::RowPrefixFixedLength(3),
             _ => BloomType::RowCol,
         };
-        let (path, m) = write_file(dir.path(), name, &cells, cfg(300, compression, bloom));
+        let (path, m) = write_file(
+            dir.path(),
+            name,
+            &cells,
+            SstWriterConfig {
+                encoding,
+                ..cfg(300, compression, bloom)
+            },
+        );
+        assert_eq!(m.encoding, encoding);
         assert!(m.data_blocks >= 4);
         let good = std::fs::read(&path).unwrap();
         check_damaged(good.clone(), &cells).unwrap();
@@ -91,12 +107,27 @@ fn resealed_damage_is_caught_by_structure_checks() {
     let cells = gen_cells(&mut rng, 40);
     // Every codec: resealed damage inside compressed data reaches the decompressor, which
     // must report it (or decode other bytes the structure checks then see), never panic.
+    // Both entry encodings with every codec (resealed damage inside suffix-delta entries:
+    // flags, lengths, deltas, must be caught by their checks too), and the prefix encoding
+    // with a ROWPREFIX_FIXED_LENGTH Bloom [BLOOM-5].
     let kinds = Compression::ALL
-        .map(|c| (c, BloomType::Row))
         .into_iter()
-        .chain([(Compression::None, BloomType::RowPrefixFixedLength(3))]);
-    for (compression, bloom) in kinds {
-        let (path, _) = write_file(dir.path(), "r", &cells, cfg(300, compression, bloom));
+        .flat_map(|c| ENCODINGS.map(|e| (c, BloomType::Row, e)))
+        .chain([(
+            Compression::None,
+            BloomType::RowPrefixFixedLength(3),
+            EntryEncoding::Prefix,
+        )]);
+    for (compression, bloom, encoding) in kinds {
+        let (path, _) = write_file(
+            dir.path(),
+            "r",
+            &cells,
+            SstWriterConfig {
+                encoding,
+                ..cfg(300, compression, bloom)
+            },
+        );
         let good = std::fs::read(&path).unwrap();
         let t = Trailer::decode(&good, &path).unwrap();
         let r = open_bytes(good.clone()).unwrap();
@@ -122,7 +153,7 @@ fn resealed_damage_is_caught_by_structure_checks() {
                     assert_reported(
                         e,
                         &format!(
-                            "{compression:?}: resealed flip at {}",
+                            "{compression:?} {encoding:?}: resealed flip at {}",
                             h.offset as usize + i
                         ),
                     );
@@ -130,7 +161,7 @@ fn resealed_damage_is_caught_by_structure_checks() {
                 }
             }
         }
-        assert!(caught > 0, "{compression:?}");
+        assert!(caught > 0, "{compression:?} {encoding:?}");
     }
 }
 
@@ -167,6 +198,12 @@ fn another_format_version_is_unsupported() {
 
 #[test]
 fn a_cursor_hitting_a_damaged_block_errs_and_becomes_invalid() {
+    for encoding in ENCODINGS {
+        cursor_hitting_a_damaged_block(encoding);
+    }
+}
+
+fn cursor_hitting_a_damaged_block(encoding: EntryEncoding) {
     use crate::model::cursor::CellCursor;
     let dir = tempfile::tempdir().unwrap();
     let cells = gen_cells(&mut Rng::new(0xbad), 200);
@@ -174,7 +211,10 @@ fn a_cursor_hitting_a_damaged_block_errs_and_becomes_invalid() {
         dir.path(),
         "d",
         &cells,
-        cfg(512, Compression::None, BloomType::Row),
+        SstWriterConfig {
+            encoding,
+            ..cfg(512, Compression::None, BloomType::Row)
+        },
     );
     assert!(m.data_blocks > 3);
     let mut bytes = std::fs::read(&path).unwrap();
@@ -204,4 +244,51 @@ fn a_cursor_hitting_a_damaged_block_errs_and_becomes_invalid() {
     let row = |k: &[u8]| crate::model::key::KeyRef::parse(k).unwrap().row.to_vec();
     assert_eq!(row(c.key()), row(&k2));
     assert!(r.verify().is_err());
+}
+
+/// A suffix-delta file whose meta block (resealed) claims prefix-compressed entries, and a
+/// prefix file that claims suffix deltas (meta version 5 forged): reading the blocks as the
+/// other encoding is corruption naming an offset, never a panic or silently other cells.
+#[test]
+fn blocks_read_as_the_other_encoding_are_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    let cells = gen_cells(&mut Rng::new(0x0e4c), 120);
+    for encoding in ENCODINGS {
+        let (path, _) = write_file(
+            dir.path(),
+            "x",
+            &cells,
+            SstWriterConfig {
+                encoding,
+                ..cfg(400, Compression::None, BloomType::Row)
+            },
+        );
+        let good = std::fs::read(&path).unwrap();
+        let t = super::trailer::Trailer::decode(&good, &path).unwrap();
+        let (s, e) = (
+            t.meta.offset as usize,
+            t.meta.offset as usize + t.meta.size as usize,
+        );
+        let mut meta = FileMeta::decode(&good[s..e], good.len() as u64).unwrap();
+        meta.set_encoding(match encoding {
+            EntryEncoding::Prefix => EntryEncoding::SuffixDelta,
+            EntryEncoding::SuffixDelta => EntryEncoding::Prefix,
+        });
+        let mut payload = Vec::new();
+        meta.encode_into(&mut payload);
+        // Rebuild the file's tail: data, bloom and index blocks as they are, the forged meta
+        // block, a trailer pointing at it.
+        let mut b = good[..s].to_vec();
+        let h = super::frame::BlockHandle {
+            offset: s as u64,
+            size: payload.len() as u32,
+        };
+        let n = payload.len();
+        super::frame::seal(&mut payload, 0, super::frame::COMPRESSION_NONE);
+        assert_eq!(payload.len(), n + 5);
+        b.extend_from_slice(&payload);
+        b.extend_from_slice(&super::trailer::Trailer { meta: h, ..t }.encode());
+        let e = read_damaged(b).expect_err(&format!("{encoding:?} read as the other encoding"));
+        assert_reported(e, &format!("{encoding:?} read as the other encoding"));
+    }
 }

@@ -13,11 +13,17 @@
 //! | family
 //! [version 4 and later:] | written_ms: i64 (i64::MIN = unknown) | flags: u8 (bit 0: written
 //! by a major compaction)
+//! [version 5:] | entry_encoding: u8 (0 prefix, 1 suffix delta)
 //! ```
+//!
+//! Writers write version 5 only for files of the suffix-delta entry encoding, version 4
+//! otherwise, so files of families that keep DATA_BLOCK_ENCODING NONE stay readable by
+//! readers of version 4.
 //!
 //! `file_size` is not stored: it is the file's length.
 
 use super::bloom::{put_bloom_type, read_bloom_type};
+use super::encoding::EntryEncoding;
 use crate::base::codec::{self, DecodeError, Reader};
 use crate::model::key::{CellType, KeyRef};
 use crate::model::schema::{BloomType, Compression};
@@ -27,8 +33,13 @@ use crate::model::schema::{BloomType, Compression};
 /// block), which readers of version 1 would reject. Version 3 adds the file's identity
 /// ([`FileIdentity`]) at the end of the meta block; version 4 adds when the file was written
 /// and whether a major compaction wrote it ([`FileMeta::written_ms`],
-/// [`FileMeta::major_compaction`]).
+/// [`FileMeta::major_compaction`]). Version 5 ([`META_VERSION_V5`]) adds the entry encoding;
+/// writers write it only for suffix-delta files.
 pub const META_VERSION: u8 = 4;
+
+/// Meta version 5: version 4 plus the data blocks' entry encoding
+/// ([`FileMeta::encoding`]); written for files whose entries are not prefix-compressed.
+pub const META_VERSION_V5: u8 = 5;
 
 /// Meta version 3: the identity, no write time. Still read.
 pub const META_VERSION_V3: u8 = 3;
@@ -110,6 +121,9 @@ pub struct FileMeta {
     /// Written by a major compaction (all of a store's files; HBase's `MAJOR_COMPACTION_KEY`;
     /// false in files before meta version 4).
     pub major_compaction: bool,
+    /// How the data blocks' entries store their keys (meta version 5; prefix-compressed in
+    /// older files).
+    pub encoding: EntryEncoding,
 }
 
 impl FileMeta {
@@ -140,7 +154,18 @@ impl FileMeta {
             identity: None,
             written_ms: None,
             major_compaction: false,
+            encoding: EntryEncoding::Prefix,
         }
+    }
+
+    /// Sets the data blocks' entry encoding and the meta version that records it: 5 for
+    /// suffix-delta entries, [`META_VERSION`] for prefix-compressed ones.
+    pub fn set_encoding(&mut self, encoding: EntryEncoding) {
+        self.encoding = encoding;
+        self.version = match encoding {
+            EntryEncoding::Prefix => META_VERSION,
+            EntryEncoding::SuffixDelta => META_VERSION_V5,
+        };
     }
 
     /// Row of the first cell (empty without cells).
@@ -199,26 +224,29 @@ impl FileMeta {
             codec::put_i64(out, self.written_ms.unwrap_or(i64::MIN));
             out.push(u8::from(self.major_compaction));
         }
+        if self.version >= META_VERSION_V5 {
+            out.push(self.encoding.code());
+        }
     }
 
     /// Decodes a meta block payload written by [`FileMeta::encode_into`]; offsets in errors are
-    /// relative to `payload`. A version other than [`META_VERSION_V1`] or [`META_VERSION`] is
-    /// reported as
-    /// [`MetaDecodeError::Version`] so the caller can raise `UnsupportedFormat`.
+    /// relative to `payload`. A version outside [`META_VERSION_V1`] ..= [`META_VERSION_V5`]
+    /// is reported as [`MetaDecodeError::Version`] so the caller can raise
+    /// `UnsupportedFormat`.
     ///
     /// # Errors
     /// Short data, trailing bytes, unknown codes, malformed keys, inconsistent counts.
     pub fn decode(payload: &[u8], file_size: u64) -> Result<FileMeta, MetaDecodeError> {
         let mut r = Reader::new(payload);
         let version = r.u8("meta version").map_err(MetaDecodeError::Malformed)?;
-        if !(META_VERSION_V1..=META_VERSION).contains(&version) {
+        if !(META_VERSION_V1..=META_VERSION_V5).contains(&version) {
             return Err(MetaDecodeError::Version(version));
         }
         Self::decode_body(&mut r, version, file_size).map_err(MetaDecodeError::Malformed)
     }
 
     /// Everything after the version byte (versions 1 and 2 share the layout; 3 adds the
-    /// identity at the end, 4 the write time and flags after it).
+    /// identity at the end, 4 the write time and flags after it, 5 the entry encoding).
     fn decode_body(
         r: &mut Reader<'_>,
         version: u8,
@@ -245,6 +273,7 @@ impl FileMeta {
             identity: None,
             written_ms: None,
             major_compaction: false,
+            encoding: EntryEncoding::Prefix,
         };
         let bad = |what, offset| DecodeError { what, offset };
         m.bloom = read_bloom_type(r, "meta bloom type")?;
@@ -272,6 +301,11 @@ impl FileMeta {
                 return Err(bad("unknown meta flags", at));
             }
             m.major_compaction = flags & 1 != 0;
+        }
+        if version >= META_VERSION_V5 {
+            let at = r.pos();
+            m.encoding = EntryEncoding::from_code(r.u8("meta entry encoding")?)
+                .ok_or(bad("unknown data block entry encoding", at))?;
         }
         if !r.is_empty() {
             return Err(bad("trailing bytes after meta", r.pos()));
@@ -361,7 +395,23 @@ mod tests {
             FileMeta::decode(&bad_flags, 1234),
             Err(MetaDecodeError::Malformed(_))
         ));
-        for v in [0u8, 5, 255] {
+        // Version 5 records the entry encoding; written only for suffix-delta files.
+        let mut v5 = timed.clone();
+        v5.set_encoding(EntryEncoding::SuffixDelta);
+        assert_eq!(v5.version, META_VERSION_V5);
+        let mut b5 = Vec::new();
+        v5.encode_into(&mut b5);
+        assert_eq!(b5.len(), tb.len() + 1);
+        assert_eq!(FileMeta::decode(&b5, 1234).unwrap(), v5);
+        let mut bad_enc = b5.clone();
+        *bad_enc.last_mut().unwrap() = 2;
+        assert!(matches!(
+            FileMeta::decode(&bad_enc, 1234),
+            Err(MetaDecodeError::Malformed(_))
+        ));
+        v5.set_encoding(EntryEncoding::Prefix);
+        assert_eq!(v5, timed);
+        for v in [0u8, 6, 255] {
             let mut other = b.clone();
             other[0] = v;
             assert_eq!(

@@ -5,7 +5,8 @@
 //! ```
 //!
 //! Every block is framed as `payload | compression: u8 | crc32: u32 BE`. Data blocks hold
-//! sorted cells with prefix-compressed keys and restart points ([`block`]); the bloom block a
+//! sorted cells with prefix-compressed keys and restart points ([`block`]), or with
+//! delta-coded key suffixes ([`encoding`], recorded per file); the bloom block a
 //! ROW or ROWCOL filter ([`bloom`]); the index one entry per data block ([`index`]); the meta
 //! block the [`FileMeta`] ([`meta`]); the trailer magic, version and handles ([`trailer`]).
 //! docs/FORMAT.md (section 2) describes every byte.
@@ -19,6 +20,7 @@ pub mod bloom;
 mod cache;
 mod compress;
 mod cursor;
+pub mod encoding;
 pub mod frame;
 pub mod index;
 pub mod meta;
@@ -29,6 +31,7 @@ mod xxh64;
 
 pub use cache::{BlockCache, CachePolicy};
 pub use cursor::SstCursor;
+pub use encoding::EntryEncoding;
 pub use meta::FileMeta;
 pub use reader::SstReader;
 pub use trailer::{FORMAT_VERSION, MAGIC, TRAILER_LEN};
@@ -36,6 +39,8 @@ pub use writer::{SstWriter, SstWriterConfig};
 
 #[cfg(test)]
 mod corruption_tests;
+#[cfg(test)]
+mod encoding_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -316,6 +316,7 @@ impl SstReader {
         };
         let mut block = Block::open(bytes).map_err(|e| block_err(&self.path, h.offset, e))?;
         block.set_rows_at_restarts(self.meta.index_separators());
+        block.set_encoding(self.meta.encoding);
         Ok(Arc::new(block))
     }
 
@@ -445,6 +446,7 @@ impl SstReader {
     pub fn verify(&self) -> Result<()> {
         let mut m = FileMeta::empty(self.meta.bloom, self.meta.compression);
         m.version = self.meta.version;
+        m.encoding = self.meta.encoding;
         let mut prev: Vec<u8> = Vec::new();
         for i in 0..self.index.len() {
             let at = self.handle(i)?.offset;

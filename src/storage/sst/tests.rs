@@ -16,6 +16,7 @@ fn cfg(block_size: usize, compression: Compression, bloom: BloomType) -> SstWrit
         compression,
         bloom,
         restart_interval: 16,
+        ..SstWriterConfig::default()
     }
 }
 
@@ -712,6 +713,8 @@ fn merge_of_file_cursors_matches_stable_sort() {
                 compression: Compression::None,
                 bloom: BloomType::None,
                 restart_interval: 1 + rng.below(5) as usize,
+                encoding: [EntryEncoding::Prefix, EntryEncoding::SuffixDelta]
+                    [rng.below(2) as usize],
             };
             let (path, _) = write_file(dir.path(), &format!("{round}-{src}.sst"), cells, c);
             children.push(SourceCursor::File(

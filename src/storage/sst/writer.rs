@@ -7,6 +7,7 @@
 use super::block_builder::BlockBuilder;
 use super::bloom::BloomBuilder;
 use super::compress::BlockCompressor;
+use super::encoding::EntryEncoding;
 use super::frame::{self, BlockHandle, COMPRESSION_NONE};
 use super::index::IndexBuilder;
 use super::meta::FileIdentity;
@@ -31,16 +32,21 @@ pub struct SstWriterConfig {
     pub bloom: BloomType,
     /// Entries between restart points in data blocks (at least 1).
     pub restart_interval: usize,
+    /// How data block entries store their keys (the family's DATA_BLOCK_ENCODING,
+    /// [`EntryEncoding::of`]); recorded in the meta block.
+    pub encoding: EntryEncoding,
 }
 
 impl Default for SstWriterConfig {
-    /// 64 KiB blocks, no compression, ROW bloom, restart every 16 entries.
+    /// 64 KiB blocks, no compression, ROW bloom, restart every 16 entries, prefix-compressed
+    /// entries.
     fn default() -> Self {
         SstWriterConfig {
             block_size: 64 << 10,
             compression: Compression::None,
             bloom: BloomType::Row,
             restart_interval: 16,
+            encoding: EntryEncoding::Prefix,
         }
     }
 }
@@ -78,14 +84,16 @@ impl std::fmt::Debug for SstWriter {
 impl SstWriter {
     /// A writer appending to `file` (freshly created, empty); `path` names it in errors.
     pub fn new(file: Box<dyn WritableFile>, path: PathBuf, cfg: SstWriterConfig) -> SstWriter {
+        let mut meta = FileMeta::empty(cfg.bloom, cfg.compression);
+        meta.set_encoding(cfg.encoding);
         SstWriter {
             file,
             path,
-            block: BlockBuilder::new(cfg.restart_interval),
+            block: BlockBuilder::with_encoding(cfg.restart_interval, cfg.encoding),
             block_first_key: Vec::new(),
             index: IndexBuilder::new(),
             bloom: BloomBuilder::new(cfg.bloom),
-            meta: FileMeta::empty(cfg.bloom, cfg.compression),
+            meta,
             compressor: BlockCompressor::default(),
             scratch: Vec::new(),
             offset: 0,
@@ -103,11 +111,14 @@ impl SstWriter {
         }
     }
 
-    /// Writes a file as writers before meta version 2 did (tests of reading old files); with
-    /// `claim_v2` the meta block says version 2 anyway (a damaged file for `verify`).
+    /// Writes a file as writers before meta version 2 did (tests of reading old files;
+    /// prefix-compressed entries whatever the configuration); with `claim_v2` the meta block
+    /// says version 2 anyway (a damaged file for `verify`).
     #[cfg(test)]
     pub(crate) fn with_v1_layout(mut self, claim_v2: bool) -> SstWriter {
         self.v1_layout = true;
+        self.block = BlockBuilder::new(self.cfg.restart_interval);
+        self.meta.set_encoding(EntryEncoding::Prefix);
         self.meta.version = if claim_v2 {
             super::meta::META_VERSION_V2
         } else {

@@ -13,8 +13,8 @@ use cellbase::region_split_policy::{
 };
 use cellbase::rowkey::to_bytes_binary;
 use cellbase::{
-    BloomType, Compression, FamilyDescriptor, KeepDeletedCells, RegionSplitPolicy, SplitAlgorithm,
-    TableDescriptor,
+    BloomType, Compression, DataBlockEncoding, FamilyDescriptor, KeepDeletedCells,
+    RegionSplitPolicy, SplitAlgorithm, TableDescriptor,
 };
 use std::io::Write;
 use std::time::Duration;
@@ -167,12 +167,12 @@ fn family_attrs(
         f = f.block_cache(bool_of(&v, "BLOCKCACHE")?);
     }
     if let Some(v) = o.take("DATA_BLOCK_ENCODING") {
+        // HBase's admin.rb: DataBlockEncoding.valueOf(arg.upcase). FAST_DIFF and DIFF write
+        // suffix-delta entries, NONE, PREFIX and ROW_INDEX_V1 prefix-compressed ones.
         let e = str_of(&v, "DATA_BLOCK_ENCODING")?;
-        if !e.eq_ignore_ascii_case("NONE") {
-            return err(format!(
-                "DATA_BLOCK_ENCODING {e} is not supported by cellbase (NONE only)"
-            ));
-        }
+        f = f.data_block_encoding(
+            DataBlockEncoding::from_hbase_name(&e).map_err(|e| CmdError(engine_msg(&e)))?,
+        );
     }
     if let Some(v) = o.take("REPLICATION_SCOPE")
         && int_of(&v, "REPLICATION_SCOPE")? != 0
