@@ -195,9 +195,15 @@ impl Block {
                     ((e.delta_end, e.payload_end), e.shared == 0)
                 }
                 EntryEncoding::SuffixDelta => {
-                    let e = encoding::parse_delta_entry(data, pos, restarts_off, &key, plen)?;
+                    let e = encoding::parse_delta_entry(
+                        data,
+                        pos,
+                        restarts_off,
+                        encoding::head_len(&key),
+                        plen,
+                    )?;
                     encoding::apply_delta_entry(&mut key, data, &e);
-                    ((e.payload_start, e.payload_end), e.full)
+                    ((e.payload_start, e.payload_end), e.full())
                 }
             };
             if next_restart == Some(pos) {
@@ -315,8 +321,8 @@ impl Block {
         let pos = self.restart(i)?;
         let data = self.data();
         if self.encoding == EntryEncoding::SuffixDelta {
-            let e = encoding::parse_delta_entry(data, pos, self.restarts_off, &[], 0)?;
-            if !e.full {
+            let e = encoding::parse_delta_entry(data, pos, self.restarts_off, None, 0)?;
+            if !e.full() {
                 return Err(DecodeError {
                     what: "restart entry with shared prefix",
                     offset: pos,
@@ -609,8 +615,13 @@ impl BlockIter {
         let data = self.block.data();
         let prev_len = self.key.len();
         let prev_plen = self.payload.1.saturating_sub(self.payload.0);
-        let e =
-            encoding::parse_delta_entry(data, pos, self.block.restarts_off, &self.key, prev_plen)?;
+        let e = encoding::parse_delta_entry(
+            data,
+            pos,
+            self.block.restarts_off,
+            encoding::head_len(&self.key),
+            prev_plen,
+        )?;
         encoding::apply_delta_entry(&mut self.key, data, &e);
         let payload = data.get(e.payload_start..e.payload_end).unwrap_or_default();
         let split = match check_cell(&self.key, payload, e.payload_start, pos) {
@@ -622,7 +633,7 @@ impl BlockIter {
         };
         self.payload = (e.payload_start, e.payload_end);
         self.next = Some(e.payload_end);
-        self.shares = if e.full {
+        self.shares = if e.full() {
             0
         } else {
             shares(&self.key, split, e.shared, prev_len)

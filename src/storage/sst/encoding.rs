@@ -18,8 +18,8 @@
 //!               | [seq delta: varint] | payload
 //! ```
 //!
-//! Decoding allocates nothing: [`parse_delta_entry`] returns where the parts are and the new
-//! suffix in a stack array; the cursor rebuilds the key in its reused buffer.
+//! Decoding allocates nothing: [`parse_delta_entry`] returns where the parts are and the
+//! deltas; [`apply_delta_entry`] rebuilds the key in the cursor's reused buffer.
 
 use crate::base::codec::{self, DecodeError};
 use crate::model::block_encoding::DataBlockEncoding;
@@ -86,6 +86,8 @@ pub const SAME_SEQ: u8 = 0x08;
 pub const SAME_PLEN: u8 = 0x10;
 /// The bits a delta entry may set.
 const DELTA_BITS: u8 = SAME_TS | SAME_TYPE | SAME_SEQ | SAME_PLEN;
+/// A suffix equal to the previous key's.
+const SAME_SUFFIX: u8 = SAME_TS | SAME_TYPE | SAME_SEQ;
 
 fn zigzag(d: i64) -> u64 {
     ((d << 1) ^ (d >> 63)) as u64
@@ -190,41 +192,53 @@ pub fn put_entry_after(
 }
 
 /// One decoded suffix-delta entry: where its key bytes and payload are, and (delta entries)
-/// how much of the previous key's head it repeats and its suffix.
+/// how much of the previous key's head it repeats and its suffix fields that differ.
 #[derive(Debug, Clone, Copy)]
 pub struct DeltaEntry {
-    /// The entry stores its whole key at `key_start..key_end`.
-    pub full: bool,
+    /// The flags byte ([`FULL`], or the SAME_* bits of a delta entry).
+    pub flags: u8,
     /// Bytes of the previous key's head the key repeats (0 for a full entry).
     pub shared: usize,
     /// The whole key (full entry) or the head's unshared bytes (delta entry).
     pub key_start: usize,
     /// End of those bytes.
     pub key_end: usize,
-    /// The key's `ts | type | seq` (delta entries; unused for full entries).
-    pub suffix: [u8; KEY_TRAILER_LEN],
+    /// The timestamp's delta (two's complement, wrapping; 0 under SAME_TS).
+    pub ts_delta: u64,
+    /// The type code (unused under SAME_TYPE).
+    pub type_code: u8,
+    /// The sequence id's delta (wrapping; 0 under SAME_SEQ).
+    pub seq_delta: u64,
     /// Start of the payload.
     pub payload_start: usize,
     /// End of the payload (= the next entry's offset).
     pub payload_end: usize,
 }
 
-/// Reads entries' fields within `data[..limit]`, reporting the field's offset on failure.
+impl DeltaEntry {
+    /// True for a full entry (its whole key at `key_start..key_end`).
+    #[inline]
+    pub fn full(&self) -> bool {
+        self.flags == FULL
+    }
+}
+
+/// Reads entries' fields within `data` (the block's entries only), reporting the field's
+/// offset on failure.
 struct Fields<'a> {
     data: &'a [u8],
     pos: usize,
-    limit: usize,
 }
 
 impl Fields<'_> {
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self, what: &'static str) -> Result<u8, DecodeError> {
         match self.data.get(self.pos) {
-            Some(&b) if self.pos < self.limit => {
+            Some(&b) => {
                 self.pos += 1;
                 Ok(b)
             }
-            _ => Err(DecodeError {
+            None => Err(DecodeError {
                 what,
                 offset: self.pos,
             }),
@@ -232,7 +246,7 @@ impl Fields<'_> {
     }
 
     /// A varint of at most 10 bytes whose value fits in 64 bits.
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
         let b = self.byte(what)?;
         if b < 0x80 {
@@ -242,6 +256,7 @@ impl Fields<'_> {
     }
 
     #[cold]
+    #[inline(never)]
     fn varint_rest(&mut self, mut v: u64, what: &'static str) -> Result<u64, DecodeError> {
         let start = self.pos - 1;
         let bad = || DecodeError {
@@ -262,24 +277,24 @@ impl Fields<'_> {
         Err(bad())
     }
 
-    /// A varint length of at most `max`.
-    #[inline]
-    fn len(&mut self, max: usize, what: &'static str) -> Result<usize, DecodeError> {
+    /// A varint length that fits in the entries.
+    #[inline(always)]
+    fn len(&mut self, what: &'static str) -> Result<usize, DecodeError> {
         let at = self.pos;
         let v = self.varint(what)?;
-        if v > max as u64 {
+        if v > self.data.len() as u64 {
             return Err(DecodeError { what, offset: at });
         }
         Ok(v as usize)
     }
 
-    /// Skips `n` bytes (checked against the limit) and returns where they started.
-    #[inline]
+    /// Skips `n` bytes (checked against the entries' end) and returns where they started.
+    #[inline(always)]
     fn take(&mut self, n: usize, what: &'static str) -> Result<usize, DecodeError> {
         let start = self.pos;
-        match start.checked_add(n) {
-            Some(end) if end <= self.limit => {
-                self.pos = end;
+        match self.data.len().checked_sub(start) {
+            Some(room) if n <= room => {
+                self.pos = start + n;
                 Ok(start)
             }
             _ => Err(DecodeError {
@@ -290,35 +305,54 @@ impl Fields<'_> {
     }
 }
 
-/// Parses the suffix-delta entry at `pos` (`limit` = end of the entries) that follows the
-/// entry of `prev` (the previous key; empty before a block's first entry or at a seek's
-/// restart) whose payload was `prev_plen` bytes. Every varint and length is checked; a delta
-/// entry needs a previous key and may repeat at most its head.
+/// Parses the suffix-delta entry at `pos` (`limit` = end of the entries) that follows an
+/// entry whose key's head was `prev_head` bytes long (`None`: no previous entry, at a block's
+/// start or a seek's restart) and whose payload was `prev_plen` bytes. Every varint and length
+/// is checked; a delta entry needs a previous key and may repeat at most its head.
 ///
 /// # Errors
 /// The first malformed field, with its offset.
-#[inline]
+#[inline(always)]
 pub fn parse_delta_entry(
     data: &[u8],
     pos: usize,
     limit: usize,
-    prev: &[u8],
+    prev_head: Option<usize>,
     prev_plen: usize,
 ) -> Result<DeltaEntry, DecodeError> {
     let bad = |what, offset| DecodeError { what, offset };
-    let mut f = Fields { data, pos, limit };
+    let data = data.get(..limit).ok_or(bad("block entry", pos))?;
+    // Fast path: a delta entry whose shared and unshared lengths fit one byte each (nearly
+    // all: heads of a few hundred bytes at most).
+    if let Some(&[flags, shared, unshared]) = data.get(pos..pos.wrapping_add(3))
+        && flags & !DELTA_BITS == 0
+        && (shared | unshared) < 0x80
+        && let Some(prev_head) = prev_head
+        && usize::from(shared) <= prev_head
+    {
+        let mut f = Fields { data, pos: pos + 3 };
+        let plen = if flags & SAME_PLEN != 0 {
+            prev_plen
+        } else {
+            f.len("entry payload length")?
+        };
+        return delta_rest(f, flags, usize::from(shared), usize::from(unshared), plen);
+    }
+    let mut f = Fields { data, pos };
     let flags = f.byte("entry flags")?;
     if flags == FULL {
-        let klen = f.len(limit, "entry key length")?;
-        let plen = f.len(limit, "entry payload length")?;
+        let klen = f.len("entry key length")?;
+        let plen = f.len("entry payload length")?;
         let key_start = f.take(klen, "entry key")?;
         let payload_start = f.take(plen, "entry payload")?;
         return Ok(DeltaEntry {
-            full: true,
+            flags,
             shared: 0,
             key_start,
             key_end: payload_start,
-            suffix: [0; KEY_TRAILER_LEN],
+            ts_delta: 0,
+            type_code: 0,
+            seq_delta: 0,
             payload_start,
             payload_end: f.pos,
         });
@@ -326,7 +360,7 @@ pub fn parse_delta_entry(
     if flags & !DELTA_BITS != 0 {
         return Err(bad("unknown entry flags", pos));
     }
-    let Some(prev_head) = prev.len().checked_sub(KEY_TRAILER_LEN) else {
+    let Some(prev_head) = prev_head else {
         return Err(bad("delta entry without a previous key", pos));
     };
     let at = f.pos;
@@ -334,58 +368,113 @@ pub fn parse_delta_entry(
     if shared > prev_head as u64 {
         return Err(bad("shared key prefix longer than previous key", at));
     }
-    let unshared = f.len(limit, "entry key length")?;
+    let unshared = f.len("entry key length")?;
     let plen = if flags & SAME_PLEN != 0 {
         prev_plen
     } else {
-        f.len(limit, "entry payload length")?
+        f.len("entry payload length")?
     };
-    let key_start = f.take(unshared, "entry key")?;
-    let key_end = f.pos;
-    let ps = &prev[prev_head..];
-    let mut ts = word(&ps[0..]);
-    if flags & SAME_TS == 0 {
-        ts = ts.wrapping_add(unzigzag(f.varint("entry timestamp delta")?) as u64);
-    }
-    let t = if flags & SAME_TYPE == 0 {
-        f.byte("entry type")?
-    } else {
-        ps[8]
-    };
-    let mut seq = word(&ps[9..]);
-    if flags & SAME_SEQ == 0 {
-        seq = seq.wrapping_add(unzigzag(f.varint("entry sequence id delta")?) as u64);
-    }
-    let payload_start = f.take(plen, "entry payload")?;
-    let mut suffix = [0u8; KEY_TRAILER_LEN];
-    suffix[..8].copy_from_slice(&ts.to_be_bytes());
-    suffix[8] = t;
-    suffix[9..].copy_from_slice(&seq.to_be_bytes());
-    Ok(DeltaEntry {
-        full: false,
-        shared: shared as usize,
-        key_start,
-        key_end,
-        suffix,
-        payload_start,
-        payload_end: f.pos,
-    })
+    delta_rest(f, flags, shared as usize, unshared, plen)
 }
 
-/// Appends the key of `e` (parsed after `key`'s previous content) to `key`: truncates to the
-/// shared head and appends the unshared bytes and the suffix, or replaces it with a full key.
-/// `data` is the block `e` was parsed from.
-#[inline]
+/// The rest of a delta entry after its lengths: the head's unshared bytes, the suffix fields
+/// that differ, the payload.
+#[inline(always)]
+fn delta_rest(
+    mut f: Fields<'_>,
+    flags: u8,
+    shared: usize,
+    unshared: usize,
+    plen: usize,
+) -> Result<DeltaEntry, DecodeError> {
+    let key_start = f.take(unshared, "entry key")?;
+    let key_end = f.pos;
+    let mut e = DeltaEntry {
+        flags,
+        shared,
+        key_start,
+        key_end,
+        ts_delta: 0,
+        type_code: 0,
+        seq_delta: 0,
+        payload_start: 0,
+        payload_end: 0,
+    };
+    if flags & SAME_TS == 0 {
+        e.ts_delta = unzigzag(f.varint("entry timestamp delta")?) as u64;
+    }
+    if flags & SAME_TYPE == 0 {
+        e.type_code = f.byte("entry type")?;
+    }
+    if flags & SAME_SEQ == 0 {
+        e.seq_delta = unzigzag(f.varint("entry sequence id delta")?) as u64;
+    }
+    e.payload_start = f.take(plen, "entry payload")?;
+    e.payload_end = f.pos;
+    Ok(e)
+}
+
+/// Rebuilds in `key` (holding the previous entry's key, whose head is `e.shared` bytes or
+/// longer; any content for a full entry) the key of `e`, parsed from `data`: the shared head,
+/// the unshared bytes and the previous suffix with `e`'s deltas applied, or the whole key.
+#[inline(always)]
 pub fn apply_delta_entry(key: &mut Vec<u8>, data: &[u8], e: &DeltaEntry) {
     let bytes = data.get(e.key_start..e.key_end).unwrap_or_default();
-    if e.full {
+    if e.full() {
         key.clear();
         key.extend_from_slice(bytes);
-    } else {
-        key.truncate(e.shared);
-        key.extend_from_slice(bytes);
-        key.extend_from_slice(&e.suffix);
+        return;
     }
+    let Some(head) = head_len(key) else {
+        return;
+    };
+    if e.shared + bytes.len() == head {
+        // A head of the previous head's length (the next column of a row, a version of the
+        // same column, a row key of the same length): the suffix stays where it is and is
+        // patched in place.
+        if let Some(d) = key.get_mut(e.shared..head) {
+            d.copy_from_slice(bytes);
+        }
+        if let Some(suffix) = key.get_mut(head..) {
+            patch_suffix(suffix, e);
+        }
+        return;
+    }
+    let mut suffix = [0u8; KEY_TRAILER_LEN];
+    if let Some(prev) = key.get(head..) {
+        suffix.copy_from_slice(prev);
+    }
+    patch_suffix(&mut suffix, e);
+    key.truncate(e.shared);
+    key.reserve(bytes.len() + KEY_TRAILER_LEN);
+    key.extend_from_slice(bytes);
+    key.extend_from_slice(&suffix);
+}
+
+/// Applies `e`'s suffix fields to `suffix` (the previous key's 17 bytes).
+#[inline(always)]
+fn patch_suffix(suffix: &mut [u8], e: &DeltaEntry) {
+    if e.flags & SAME_SUFFIX == SAME_SUFFIX || suffix.len() != KEY_TRAILER_LEN {
+        return;
+    }
+    if e.flags & SAME_TS == 0 {
+        let ts = word(&suffix[0..]).wrapping_add(e.ts_delta);
+        suffix[..8].copy_from_slice(&ts.to_be_bytes());
+    }
+    if e.flags & SAME_TYPE == 0 {
+        suffix[8] = e.type_code;
+    }
+    if e.flags & SAME_SEQ == 0 {
+        let seq = word(&suffix[9..]).wrapping_add(e.seq_delta);
+        suffix[9..].copy_from_slice(&seq.to_be_bytes());
+    }
+}
+
+/// The length of the head of `key` (the previous entry's key), or `None` when there is no
+/// previous key (empty) or it is too short to have a suffix.
+#[inline(always)]
+pub fn head_len(key: &[u8]) -> Option<usize> {
+    key.len().checked_sub(KEY_TRAILER_LEN)
 }
 
 #[cfg(test)]
@@ -421,7 +510,7 @@ mod tests {
         let mut got = Vec::new();
         let (mut pos, mut cur, mut plen) = (0, Vec::new(), 0);
         while pos < out.len() {
-            let e = parse_delta_entry(&out, pos, out.len(), &cur, plen).unwrap();
+            let e = parse_delta_entry(&out, pos, out.len(), head_len(&cur), plen).unwrap();
             apply_delta_entry(&mut cur, &out, &e);
             plen = e.payload_end - e.payload_start;
             assert_eq!(plen, got.len() % 3);
@@ -476,32 +565,35 @@ mod tests {
         let b = k(b"b", 4, CellType::Put, 9);
         let mut out = Vec::new();
         put_entry_after(&mut out, &a, 0, &b, b"\x00x");
-        let ok = parse_delta_entry(&out, 0, out.len(), &a, 0).unwrap();
-        assert!(!ok.full);
+        let ok = parse_delta_entry(&out, 0, out.len(), head_len(&a), 0).unwrap();
+        assert!(!ok.full());
         // No previous key, unknown flag bits, every truncation.
-        assert!(parse_delta_entry(&out, 0, out.len(), &[], 0).is_err());
+        assert!(parse_delta_entry(&out, 0, out.len(), None, 0).is_err());
         let mut flagged = out.clone();
         flagged[0] |= 0x20;
-        assert!(parse_delta_entry(&flagged, 0, out.len(), &a, 0).is_err());
+        assert!(parse_delta_entry(&flagged, 0, out.len(), head_len(&a), 0).is_err());
         let mut both = out.clone();
         both[0] = FULL | SAME_TS;
-        assert!(parse_delta_entry(&both, 0, out.len(), &a, 0).is_err());
+        assert!(parse_delta_entry(&both, 0, out.len(), head_len(&a), 0).is_err());
         for cut in 0..out.len() {
-            assert!(parse_delta_entry(&out, 0, cut, &a, 0).is_err(), "cut {cut}");
+            assert!(
+                parse_delta_entry(&out, 0, cut, head_len(&a), 0).is_err(),
+                "cut {cut}"
+            );
         }
         // Shared longer than the previous head.
         let mut long = out.clone();
         long[1] = 100;
-        assert!(parse_delta_entry(&long, 0, long.len(), &a, 0).is_err());
+        assert!(parse_delta_entry(&long, 0, long.len(), head_len(&a), 0).is_err());
         // A varint with bits past 64, and one of 11 bytes.
         let mut wide = vec![FULL];
         wide.extend_from_slice(&[0xff; 9]);
         wide.push(0x02);
-        assert!(parse_delta_entry(&wide, 0, wide.len(), &[], 0).is_err());
+        assert!(parse_delta_entry(&wide, 0, wide.len(), None, 0).is_err());
         let mut eleven = vec![FULL];
         eleven.extend_from_slice(&[0x80; 10]);
         eleven.push(0);
-        assert!(parse_delta_entry(&eleven, 0, eleven.len(), &[], 0).is_err());
+        assert!(parse_delta_entry(&eleven, 0, eleven.len(), None, 0).is_err());
     }
 
     /// A key after a key whose deltas would cost more than the whole key is written whole.
@@ -521,7 +613,7 @@ mod tests {
         let mut out = Vec::new();
         put_entry_after(&mut out, &a, 3, &b, b"\x00");
         assert_eq!(out[0], FULL);
-        let e = parse_delta_entry(&out, 0, out.len(), &a, 3).unwrap();
+        let e = parse_delta_entry(&out, 0, out.len(), head_len(&a), 3).unwrap();
         let mut key = a.clone();
         apply_delta_entry(&mut key, &out, &e);
         assert_eq!(key, b);
