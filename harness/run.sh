@@ -6,13 +6,34 @@
 # (default harness-out/): report.md, report.json, throughput-*.svg, ratios.svg.
 set -euo pipefail
 cd "$(dirname "$0")"
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ldconfig -p | grep -q libclang; then
-    echo "installing libclang-dev (RocksDB's bindings need it)"
+# RocksDB's bindings (bindgen) load libclang itself: libclang.so or libclang-N.so. A machine
+# with only libclang-cpp (clang's C++ library, which bindgen cannot use) still needs it.
+have_libclang() {
+    if [ -n "${LIBCLANG_PATH:-}" ] && ls "$LIBCLANG_PATH"/libclang*.so* 2>/dev/null \
+        | grep -Eq '/libclang(-[0-9][0-9.]*)?\.so'; then
+        return 0
+    fi
+    ls /usr/lib/llvm-*/lib/ /usr/lib/*-linux-gnu/ /usr/lib64/ /usr/local/lib/ 2>/dev/null \
+        | grep -Eq '^libclang(-[0-9][0-9.]*)?\.so' && return 0
+    ldconfig -p 2>/dev/null | grep -Eq '[[:space:]]libclang(-[0-9][0-9.]*)?\.so'
+}
+apt_install() {
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "cannot install $* (no apt-get here): install them and rerun" >&2
+        exit 1
+    fi
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
     $SUDO apt-get update -q
-    $SUDO apt-get install -y -q libclang-dev clang
+    $SUDO apt-get install -y -q "$@"
+}
+if ! have_libclang; then
+    echo "installing libclang-dev (RocksDB's bindings need libclang, not only libclang-cpp)"
+    apt_install libclang-dev clang
 fi
-command -v c++ >/dev/null || { echo "a C++ compiler is needed (apt-get install g++)"; exit 1; }
+if ! command -v c++ >/dev/null 2>&1; then
+    echo "installing g++ (RocksDB is C++)"
+    apt_install g++
+fi
 # RocksDB's C++ build takes ~18 minutes on 2 cores the first time.
 cargo build --release
 exec ./target/release/cellbase-harness run "$@"
