@@ -89,6 +89,15 @@ enum Kind {
     Current,
 }
 
+/// The block files of the database in `mem`.
+fn block_files(mem: &MemFs) -> Vec<PathBuf> {
+    files(mem)
+        .into_iter()
+        .filter(|(_, k)| *k == Kind::Block)
+        .map(|(p, _)| p)
+        .collect()
+}
+
 fn files(mem: &MemFs) -> Vec<(PathBuf, Kind)> {
     let mut out = Vec::new();
     for name in mem.list(Path::new("/db/data")).unwrap() {
@@ -414,11 +423,7 @@ fn damage_to_compressed_block_files_is_detected_for_every_codec() {
         Compression::Zstd,
     ] {
         let base = build_with(codec);
-        let blocks: Vec<PathBuf> = files(&base)
-            .into_iter()
-            .filter(|(_, k)| *k == Kind::Block)
-            .map(|(p, _)| p)
-            .collect();
+        let blocks = block_files(&base);
         assert_eq!(blocks.len(), 2, "{codec:?}");
         for p in &blocks {
             let f =
@@ -451,11 +456,7 @@ fn damage_to_fast_diff_block_files_is_detected() {
                 .compression(codec)
                 .data_block_encoding(DataBlockEncoding::FastDiff),
         );
-        let blocks: Vec<PathBuf> = files(&base)
-            .into_iter()
-            .filter(|(_, k)| *k == Kind::Block)
-            .map(|(p, _)| p)
-            .collect();
+        let blocks = block_files(&base);
         assert_eq!(blocks.len(), 2, "{codec:?}");
         for p in &blocks {
             let f =
@@ -609,11 +610,7 @@ fn missing_wal_segments_anywhere_are_reported() {
 #[test]
 fn misplaced_block_files_are_reported() {
     let base = build_reopened();
-    let blocks: Vec<PathBuf> = files(&base)
-        .into_iter()
-        .filter(|(_, k)| *k == Kind::Block)
-        .map(|(p, _)| p)
-        .collect();
+    let blocks = block_files(&base);
     assert!(blocks.len() >= 2, "{blocks:?}");
     let mut tally = Tally::default();
     for a in &blocks {

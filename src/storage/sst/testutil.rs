@@ -1,11 +1,12 @@
 //! Test helpers shared by the sst unit tests: a seeded PRNG, cell generators, file round trips.
 
+use super::block::{Block, BlockIter};
 use super::{CachePolicy, FileMeta, SstReader, SstWriter, SstWriterConfig};
 use crate::base::error::Result;
 use crate::base::io::{FileSystem, StdFs};
 use crate::model::cursor::CellCursor;
 use crate::model::key::{CellType, KeyRef, compare_encoded};
-use crate::model::payload;
+use crate::model::payload::{self, PayloadRef};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -134,4 +135,48 @@ impl crate::base::io::ReadableFile for MemFile {
 /// Opens in-memory file bytes without a cache.
 pub fn open_bytes(bytes: Vec<u8>) -> Result<Arc<SstReader>> {
     SstReader::from_file(Arc::new(MemFile(bytes)), Path::new("mem.sst"), 1, None).map(Arc::new)
+}
+
+/// Every cell of an intact block, in order.
+pub fn walk(block: Arc<Block>) -> Vec<Cell> {
+    let mut it = BlockIter::new(block, Vec::new());
+    it.seek_to_first().unwrap();
+    let mut out = Vec::new();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.payload().to_vec()));
+        it.advance().unwrap();
+    }
+    out
+}
+
+/// A damaged block read as the cursor reads it: seeks to every fifth of `probes`, then a walk
+/// from the first entry. Whatever the cursor yields must be a well-formed cell (asserted);
+/// `None` when the walk stopped at an error (the cursor is then invalid), else what it walked.
+pub fn walk_damaged(b: &Arc<Block>, probes: &[Cell]) -> Option<Vec<Cell>> {
+    let well_formed = |it: &BlockIter| {
+        assert!(
+            KeyRef::parse(it.key())
+                .and_then(|k| k.cell_type())
+                .is_some()
+        );
+        assert!(PayloadRef::parse(it.payload()).is_some());
+    };
+    let mut it = BlockIter::new(b.clone(), Vec::new());
+    for (k, _) in probes.iter().step_by(5) {
+        if it.seek(k).is_ok() && it.valid() {
+            well_formed(&it);
+        }
+    }
+    let mut walked = Vec::new();
+    let mut r = it.seek_to_first();
+    while r.is_ok() && it.valid() {
+        well_formed(&it);
+        walked.push((it.key().to_vec(), it.payload().to_vec()));
+        r = it.advance();
+    }
+    if r.is_err() {
+        assert!(!it.valid());
+        return None;
+    }
+    Some(walked)
 }
