@@ -2,7 +2,7 @@ use super::*;
 use crate::model::key::{CellType, KeyRef};
 use crate::model::payload;
 use crate::storage::sst::block_builder::BlockBuilder;
-use crate::storage::sst::testutil::{Cell, Rng, gen_cells, key, walk, walk_damaged};
+use crate::storage::sst::testutil::{Cell, Rng, gen_cells, key, true_shares, walk, walk_damaged};
 
 fn build(cells: &[Cell], interval: usize) -> Vec<u8> {
     let mut b = BlockBuilder::new(interval);
@@ -194,21 +194,6 @@ fn opened_blocks_check_entries_as_cursors_decode_them() {
         }
     }
     assert!(walk_errors > 0);
-}
-
-/// The true [`BlockIter::shares`] level of `b` after `a`.
-fn true_shares(a: &[u8], b: &[u8]) -> u8 {
-    let (a, b) = (KeyRef::parse(a).unwrap(), KeyRef::parse(b).unwrap());
-    match (
-        a.row == b.row,
-        a.family == b.family,
-        a.qualifier == b.qualifier,
-    ) {
-        (false, _, _) => 0,
-        (true, false, _) => SHARES_ROW,
-        (true, true, false) => SHARES_FAMILY,
-        (true, true, true) => SHARES_COLUMN,
-    }
 }
 
 /// `shares` never claims more than the keys share, and outside restart points (which share

@@ -4,9 +4,11 @@
 //! cursor's `shares` stays exact, damaged blocks are errors, and randomized cells read alike in
 //! both encodings.
 
-use super::block::{Block, BlockBytes, BlockIter, SHARES_COLUMN, SHARES_FAMILY, SHARES_ROW};
+use super::block::{Block, BlockBytes, BlockIter, SHARES_ROW};
 use super::block_builder::BlockBuilder;
-use super::testutil::{Cell, Rng, gen_cells, key, open, scan, walk, walk_damaged, write_file};
+use super::testutil::{
+    Cell, Rng, gen_cells, key, open, scan, true_shares, walk, walk_damaged, write_file,
+};
 use super::{CachePolicy, EntryEncoding, SstWriterConfig};
 use crate::model::cursor::CellCursor;
 use crate::model::key::{CellType, KeyRef, compare_encoded, first_after_row, first_on_row};
@@ -239,21 +241,6 @@ fn suffix_deltas_shrink_blocks() {
         if name != "extreme timestamps and sequence ids" {
             assert!(delta < plain, "{name}: {delta} >= {plain}");
         }
-    }
-}
-
-/// The true [`BlockIter::shares`] level of `b` after `a`.
-fn true_shares(a: &[u8], b: &[u8]) -> u8 {
-    let (a, b) = (KeyRef::parse(a).unwrap(), KeyRef::parse(b).unwrap());
-    match (
-        a.row == b.row,
-        a.family == b.family,
-        a.qualifier == b.qualifier,
-    ) {
-        (false, _, _) => 0,
-        (true, false, _) => SHARES_ROW,
-        (true, true, false) => SHARES_FAMILY,
-        (true, true, true) => SHARES_COLUMN,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Test helpers shared by the sst unit tests: a seeded PRNG, cell generators, file round trips.
 
-use super::block::{Block, BlockIter};
+use super::block::{Block, BlockIter, SHARES_COLUMN, SHARES_FAMILY, SHARES_ROW};
 use super::{CachePolicy, FileMeta, SstReader, SstWriter, SstWriterConfig};
 use crate::base::error::Result;
 use crate::base::io::{FileSystem, StdFs};
@@ -179,4 +179,19 @@ pub fn walk_damaged(b: &Arc<Block>, probes: &[Cell]) -> Option<Vec<Cell>> {
         return None;
     }
     Some(walked)
+}
+
+/// The true [`BlockIter::shares`] level of `b` after `a`.
+pub fn true_shares(a: &[u8], b: &[u8]) -> u8 {
+    let (a, b) = (KeyRef::parse(a).unwrap(), KeyRef::parse(b).unwrap());
+    match (
+        a.row == b.row,
+        a.family == b.family,
+        a.qualifier == b.qualifier,
+    ) {
+        (false, _, _) => 0,
+        (true, false, _) => SHARES_ROW,
+        (true, true, false) => SHARES_FAMILY,
+        (true, true, true) => SHARES_COLUMN,
+    }
 }
