@@ -6,6 +6,7 @@
 //!
 //! See docs/LAB.md for the design-file reference and the meaning of every metric.
 
+pub mod cluster;
 pub mod design;
 pub mod key;
 pub mod records;
