@@ -272,3 +272,60 @@ weight = 1
         assert_eq!(q.missed, 0, "{}", q.name);
     }
 }
+
+/// Issue 24: the `[cluster]` section (servers, balancer period, RPC cost) is checked like the
+/// rest, and `--servers` overrides it from the command line.
+#[test]
+fn cluster_section_and_servers_flag() {
+    let d = design::parse(GOOD, Path::new("good.toml")).expect("parses");
+    assert_eq!(d.cluster.servers, 5, "default: a small cluster of 5");
+    assert_eq!(d.cluster.balance_every, 5);
+    assert!((d.cluster.rpc_ms - 0.5).abs() < 1e-12);
+    let with = format!("{GOOD}\n[cluster]\nservers = 8\nbalance_every = 0\nrpc_ms = 1.5\n");
+    let d = design::parse(&with, Path::new("good.toml")).expect("parses");
+    assert_eq!(
+        (d.cluster.servers, d.cluster.balance_every, d.cluster.rpc_ms),
+        (8, 0, 1.5)
+    );
+    let line = GOOD.lines().count() + 3;
+    for (bad, what) in [
+        ("servers = 0", "cluster.servers"),
+        ("rpc_ms = -1.0", "cluster.rpc_ms"),
+        ("servrs = 3", "unknown field"),
+    ] {
+        let msg = err(&format!("{GOOD}\n[cluster]\n{bad}\n"));
+        assert!(msg.contains(what), "{bad}: {msg}");
+        assert!(msg.starts_with(&format!("bad.toml:{line}")), "{bad}: {msg}");
+    }
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("good.toml");
+    std::fs::write(&p, GOOD).expect("write");
+    let run = |servers: &str| {
+        Command::new(env!("CARGO_BIN_EXE_cellbase"))
+            .args(["lab", "run", "-q", "--servers", servers])
+            .arg(&p)
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .output()
+            .expect("runs")
+    };
+    let out = run("3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/t.json")).expect("json"),
+    )
+    .expect("valid");
+    assert_eq!(json["cluster"]["servers"], 3);
+    assert_eq!(
+        json["cluster"]["server_writes"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let out = run("0");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--servers must be between 1 and"));
+}

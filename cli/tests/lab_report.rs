@@ -25,10 +25,28 @@ fn report_and_json() {
     let html_path = lab::write_run(dir.path(), &r).expect("writes");
     let html = std::fs::read_to_string(&html_path).expect("read");
     assert!(html.starts_with("<!DOCTYPE html>"));
-    // Self-contained: no scripts, stylesheets or images fetched from anywhere.
-    for bad in ["<script", "<link", "src=", "url("] {
+    // Self-contained: no scripts, stylesheets or images fetched from anywhere (the only
+    // `url(` is the in-page hatch pattern, `url(#unwritten)`).
+    for bad in ["<script", "<link", "src="] {
         assert!(!html.contains(bad), "report must not contain {bad}");
     }
+    assert_eq!(
+        html.matches("url(").count(),
+        html.matches("url(#unwritten)").count(),
+        "only in-page references"
+    );
+    // Region start keys label the by-region heatmap; the simulated cluster has its section,
+    // per-server heatmaps and the projection; what to try next follows the findings.
+    assert!(html.contains("region start key"));
+    assert!(html.contains("writes by server heatmap") && html.contains("reads by server heatmap"));
+    assert!(html.contains("Projected latency per operation"));
+    assert!(html.contains("What to try next"));
+    assert!(!r.next_steps.is_empty());
+    assert!(
+        r.next_steps[0].contains("\"ts\"") && r.next_steps[0].contains("Salt it"),
+        "{:?}",
+        r.next_steps
+    );
     assert!(
         html.matches("<svg").count() >= 6,
         "heatmaps, share chart, split timeline"
@@ -51,6 +69,35 @@ fn report_and_json() {
         Some(r.splits.len() as u64)
     );
     assert!(json["windows"].as_array().is_some_and(|w| !w.is_empty()));
+    // The cluster object (docs/LAB.md documents every field).
+    let c = &json["cluster"];
+    assert_eq!(c["servers"], 5);
+    for f in [
+        "projected_ops_per_sec",
+        "hottest_server_write_share",
+        "hottest_server_read_share",
+        "time_server_over_2x_writes",
+    ] {
+        assert!(c[f].as_f64().is_some(), "cluster.{f}: {c}");
+    }
+    for op in c["operations"].as_array().expect("operations") {
+        for f in [
+            "projected_p50_ms",
+            "projected_p99_ms",
+            "servers_touched_mean",
+        ] {
+            assert!(op[f].as_f64().is_some(), "{f}: {op}");
+        }
+    }
+    assert_eq!(
+        json["regions"]
+            .as_array()
+            .expect("regions")
+            .iter()
+            .map(|g| g["range_writes"].as_u64().unwrap_or(0))
+            .sum::<u64>(),
+        2000
+    );
     // Findings quote the measured numbers.
     assert!(r.findings[0].contains(&format!("{:.0}%", r.summary.time_over_half * 100.0)));
 
@@ -68,6 +115,17 @@ fn report_and_json() {
         .find(|w| w["metric"] == "Time with one region > 50% of writes")
         .expect("metric present");
     assert_eq!(w["winner"], "salted");
+    assert!(
+        winners.iter().all(|w| !w["metric"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Single-process")),
+        "{winners:?}"
+    );
+    assert!(json["headline"].as_array().is_some_and(|h| !h.is_empty()));
+    // One colour scale for the compared maps, and the page says so.
+    assert!(html.contains("Shared scales"));
+    assert!(html.contains("Projected on the simulated cluster"));
 }
 
 fn chromium() -> Option<PathBuf> {
@@ -116,6 +174,58 @@ fn hot_pixels(png: &Path) -> (u64, u64) {
     (hot, total)
 }
 
+/// Screenshots `html` into `shot` with headless Chromium.
+fn screenshot(browser: &Path, html: &Path, shot: &Path, size: &str) {
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("--window-size={size}"))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The comparison page renders in headless Chromium with its heatmaps visible. With
+/// `CELLBASE_LAB_SCREENSHOT=DIR` the screenshot is kept as `DIR/lab-compare.png` (the one in
+/// docs/LAB.md is made so).
+#[test]
+fn compare_page_shows_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        println!(
+            "SKIPPED: no Chromium on this machine (apt-get install -y chromium to run this test)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runs = lab::compare(&[small("hotspot.toml"), small("salted.toml")]).expect("compare");
+    let page = lab::write_compare(dir.path(), &runs).expect("writes");
+    let shot = dir.path().join("compare.png");
+    screenshot(&browser, &page, &shot, "1280,2600");
+    let (hot, total) = hot_pixels(&shot);
+    println!("{hot} heat-coloured pixels of {total}");
+    assert!(
+        hot * 100 > total,
+        "heatmaps not visible: {hot} of {total} pixels"
+    );
+    if let Some(keep) = std::env::var_os("CELLBASE_LAB_SCREENSHOT") {
+        let to = PathBuf::from(keep).join("lab-compare.png");
+        std::fs::copy(&shot, &to).expect("copy the screenshot");
+        println!("screenshot kept: {}", to.display());
+    }
+}
+
 #[test]
 fn heatmap_shows_in_headless_chromium() {
     let Some(browser) = chromium() else {
@@ -128,25 +238,7 @@ fn heatmap_shows_in_headless_chromium() {
     let r = lab::run_design(&small("hotspot.toml"), None).expect("runs");
     let html = lab::write_run(dir.path(), &r).expect("writes");
     let shot = dir.path().join("shot.png");
-    let out = Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg("--window-size=1280,1400")
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        shot.exists(),
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    screenshot(&browser, &html, &shot, "1280,2400");
     let (hot, total) = hot_pixels(&shot);
     println!("{hot} heat-coloured pixels of {total}");
     // The hotspot's heatmaps paint the hot region's band: a visible share of the page.
@@ -154,4 +246,9 @@ fn heatmap_shows_in_headless_chromium() {
         hot * 50 > total,
         "heatmap not visible: {hot} of {total} pixels"
     );
+    if let Some(keep) = std::env::var_os("CELLBASE_LAB_SCREENSHOT") {
+        let to = PathBuf::from(keep).join("lab-run.png");
+        std::fs::copy(&shot, &to).expect("copy the screenshot");
+        println!("screenshot kept: {}", to.display());
+    }
 }

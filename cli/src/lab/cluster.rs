@@ -19,16 +19,25 @@
 
 use std::collections::BTreeMap;
 
+/// A region's place in the key space of the cluster: its table, then its start key.
+type Key = (String, Vec<u8>);
+
 /// Default number of RegionServers: a small cluster (see docs/LAB.md).
 pub const DEFAULT_SERVERS: usize = 5;
 /// Default balancer period in windows (see docs/LAB.md).
 pub const DEFAULT_BALANCE_EVERY: u64 = 5;
 /// HBase's `hbase.regions.slop` default.
 pub const SLOP: f64 = 0.2;
+/// Default network round trip of one RPC in the projection, in ms (see docs/LAB.md).
+pub const DEFAULT_RPC_MS: f64 = 0.5;
+/// Largest cluster the lab simulates.
+pub const MAX_SERVERS: usize = 1000;
 
 /// A region as the cluster sees it: its name and its start key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionRef {
+    /// The region's table (daughters and merges pair with regions of the same table only).
+    pub table: String,
     /// The region's name (unique).
     pub name: String,
     /// The region's start key (empty for the first region).
@@ -41,8 +50,8 @@ pub struct Cluster {
     servers: usize,
     balance_every: u64,
     next_rr: usize,
-    /// region name -> (start key, server index).
-    assignment: BTreeMap<String, (Vec<u8>, usize)>,
+    /// region name -> ((table, start key), server index).
+    assignment: BTreeMap<String, (Key, usize)>,
     moves: u64,
 }
 
@@ -88,7 +97,8 @@ impl Cluster {
         for r in regions {
             let s = self.next_rr % self.servers;
             self.next_rr += 1;
-            self.assignment.insert(r.name.clone(), (r.start.clone(), s));
+            self.assignment
+                .insert(r.name.clone(), ((r.table.clone(), r.start.clone()), s));
         }
     }
 
@@ -97,7 +107,7 @@ impl Cluster {
     /// vanished region's range (a split daughter, or a merged region starting at its first
     /// parent) opens on that region's server; any other new region is assigned round-robin.
     pub fn observe(&mut self, now: &[RegionRef]) {
-        let mut gone: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut gone: Vec<(Key, usize)> = Vec::new();
         let present: std::collections::BTreeSet<&str> =
             now.iter().map(|r| r.name.as_str()).collect();
         let names: Vec<String> = self.assignment.keys().cloned().collect();
@@ -114,11 +124,12 @@ impl Cluster {
             if self.assignment.contains_key(&r.name) {
                 continue;
             }
-            // The vanished region with the greatest start key <= r.start holds r's start.
+            // The vanished region of the same table with the greatest start key <= r.start
+            // held r's start.
             let parent = gone
                 .iter()
                 .rev()
-                .find(|(start, _)| start.as_slice() <= r.start.as_slice());
+                .find(|((t, start), _)| *t == r.table && start.as_slice() <= r.start.as_slice());
             let s = match parent {
                 Some((_, s)) => *s,
                 None => {
@@ -127,7 +138,8 @@ impl Cluster {
                     s
                 }
             };
-            self.assignment.insert(r.name.clone(), (r.start.clone(), s));
+            self.assignment
+                .insert(r.name.clone(), ((r.table.clone(), r.start.clone()), s));
         }
     }
 
@@ -160,7 +172,7 @@ impl Cluster {
             return 0;
         }
         // Regions per server, ordered by start key.
-        let mut per: Vec<Vec<(Vec<u8>, String)>> = vec![Vec::new(); n];
+        let mut per: Vec<Vec<(Key, String)>> = vec![Vec::new(); n];
         for (name, (start, s)) in &self.assignment {
             per[*s].push((start.clone(), name.clone()));
         }
@@ -186,7 +198,7 @@ impl Cluster {
         let mut place = |limit: usize,
                          pool: &mut Vec<String>,
                          load: &mut Vec<usize>,
-                         a: &mut BTreeMap<String, (Vec<u8>, usize)>| {
+                         a: &mut BTreeMap<String, (Key, usize)>| {
             while !pool.is_empty() {
                 let Some(dest) = (0..n)
                     .filter(|&i| load[i] < limit)
@@ -267,6 +279,7 @@ mod tests {
         starts
             .iter()
             .map(|s| RegionRef {
+                table: "t".into(),
                 name: format!("r-{s}"),
                 start: s.as_bytes().to_vec(),
             })
@@ -306,10 +319,12 @@ mod tests {
         // r- and r-m2 merge into one region starting at "" (first parent on server 0).
         let merged = vec![
             RegionRef {
+                table: "t".into(),
                 name: "merged".into(),
                 start: Vec::new(),
             },
             RegionRef {
+                table: "t".into(),
                 name: "r-t".into(),
                 start: b"t".to_vec(),
             },
@@ -332,6 +347,7 @@ mod tests {
         let now: Vec<RegionRef> = starts
             .iter()
             .map(|s| RegionRef {
+                table: "t".into(),
                 name: format!("n-{s}"),
                 start: s.as_bytes().to_vec(),
             })
@@ -365,6 +381,7 @@ mod tests {
             let more: Vec<RegionRef> = ["", "c", "e", "k", "p", "q", "z"]
                 .iter()
                 .map(|s| RegionRef {
+                    table: "t".into(),
                     name: format!("n{s}"),
                     start: s.as_bytes().to_vec(),
                 })

@@ -46,6 +46,9 @@ pub enum LabCommand {
         /// Override the number of records of the design's workload.
         #[arg(long)]
         records: Option<u64>,
+        /// Simulated RegionServers (overrides the design's `[cluster] servers`; default 5).
+        #[arg(long)]
+        servers: Option<usize>,
         /// No progress line on standard error (shown only when it is a terminal).
         #[arg(short, long)]
         quiet: bool,
@@ -61,6 +64,9 @@ pub enum LabCommand {
         /// Override the number of records of the first design's workload.
         #[arg(long)]
         records: Option<u64>,
+        /// Simulated RegionServers (overrides the design's `[cluster] servers`; default 5).
+        #[arg(long)]
+        servers: Option<usize>,
         /// No progress line on standard error (shown only when it is a terminal).
         #[arg(short, long)]
         quiet: bool,
@@ -84,6 +90,23 @@ pub fn load(path: &Path, records: Option<u64>) -> Result<Design, String> {
         };
     }
     Ok(d)
+}
+
+/// Applies a `--servers` override to a design.
+///
+/// # Errors
+/// When `servers` is out of range.
+pub fn set_servers(d: &mut Design, servers: Option<usize>) -> Result<(), String> {
+    if let Some(n) = servers {
+        if !(1..=cluster::MAX_SERVERS).contains(&n) {
+            return Err(format!(
+                "--servers must be between 1 and {}",
+                cluster::MAX_SERVERS
+            ));
+        }
+        d.cluster.servers = n;
+    }
+    Ok(())
 }
 
 /// Runs one design (in `db_dir`, or a temporary directory).
@@ -198,6 +221,7 @@ pub fn write_compare(out: &Path, runs: &[RunResult]) -> Result<PathBuf, String> 
     let json = out.join("compare.json");
     let doc = serde_json::json!({
         "designs": runs.iter().map(|r| r.design.clone()).collect::<Vec<_>>(),
+        "headline": report::headline(runs),
         "winners": report::winners(runs)
             .into_iter()
             .map(|(m, w)| serde_json::json!({"metric": m, "winner": w}))
@@ -223,16 +247,20 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             out,
             db,
             records,
+            servers,
             quiet,
         } => {
-            let d = match load(&design, records) {
+            let mut d = match load(&design, records) {
                 Ok(d) => d,
                 Err(e) => return crate::fail(e),
             };
+            if let Err(e) = set_servers(&mut d, servers) {
+                return crate::fail(e);
+            }
             let _ = writeln!(
                 so,
-                "lab: {} — seed {}, {} records",
-                d.name, d.seed, d.workload.records
+                "lab: {} — seed {}, {} records, {} simulated servers",
+                d.name, d.seed, d.workload.records, d.cluster.servers
             );
             let r = match run_design_with(&d, db.as_deref(), crate::progress::wanted(quiet)) {
                 Ok(r) => r,
@@ -241,6 +269,12 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             let _ = write!(so, "{}", report::terminal(&r));
             for f in &r.findings {
                 let _ = writeln!(so, "  * {f}");
+            }
+            if !r.next_steps.is_empty() {
+                let _ = writeln!(so, "what to try next:");
+                for f in &r.next_steps {
+                    let _ = writeln!(so, "  - {f}");
+                }
             }
             match write_run(&out, &r) {
                 Ok(p) => {
@@ -254,12 +288,18 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             designs,
             out,
             records,
+            servers,
             quiet,
         } => {
             let mut ds = Vec::new();
             for (i, p) in designs.iter().enumerate() {
                 match load(p, if i == 0 { records } else { None }) {
-                    Ok(d) => ds.push(d),
+                    Ok(mut d) => {
+                        if let Err(e) = set_servers(&mut d, servers) {
+                            return crate::fail(e);
+                        }
+                        ds.push(d)
+                    }
                     Err(e) => return crate::fail(e),
                 }
             }
@@ -280,6 +320,9 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             };
             for r in &runs {
                 let _ = write!(so, "{}", report::terminal(r));
+            }
+            for line in report::headline(&runs) {
+                let _ = writeln!(so, "{line}");
             }
             let _ = writeln!(so, "winners:");
             for (m, w) in report::winners(&runs) {

@@ -20,6 +20,15 @@ pub(super) struct DesignToml {
     #[serde(default)]
     pub(super) field: Vec<Spanned<FieldToml>>,
     pub(super) workload: Spanned<WorkloadToml>,
+    pub(super) cluster: Option<Spanned<ClusterToml>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClusterToml {
+    pub(super) servers: Option<Spanned<u64>>,
+    pub(super) balance_every: Option<u64>,
+    pub(super) rpc_ms: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]

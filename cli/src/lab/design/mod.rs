@@ -121,6 +121,29 @@ pub struct OpDef {
     pub via: Option<String>,
 }
 
+/// The simulated cluster a design runs on (`[cluster]`; docs/LAB.md "Simulated cluster").
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterSpec {
+    /// RegionServers (default [`crate::lab::cluster::DEFAULT_SERVERS`]).
+    pub servers: usize,
+    /// Balancer period in windows, 0 = never (default
+    /// [`crate::lab::cluster::DEFAULT_BALANCE_EVERY`]).
+    pub balance_every: u64,
+    /// Network round trip of one RPC in the projection, ms (default
+    /// [`crate::lab::cluster::DEFAULT_RPC_MS`]).
+    pub rpc_ms: f64,
+}
+
+impl Default for ClusterSpec {
+    fn default() -> ClusterSpec {
+        ClusterSpec {
+            servers: crate::lab::cluster::DEFAULT_SERVERS,
+            balance_every: crate::lab::cluster::DEFAULT_BALANCE_EVERY,
+            rpc_ms: crate::lab::cluster::DEFAULT_RPC_MS,
+        }
+    }
+}
+
 /// The workload.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -162,6 +185,8 @@ pub struct Design {
     pub source_rows: Vec<Vec<Value>>,
     /// Workload.
     pub workload: Workload,
+    /// The simulated cluster.
+    pub cluster: ClusterSpec,
 }
 
 /// Reads and checks a design file.
@@ -462,6 +487,31 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             via: None,
         });
     }
+    let mut cluster = ClusterSpec::default();
+    if let Some(c) = &raw.cluster {
+        let v = c.get_ref();
+        if let Some(n) = &v.servers {
+            let (span, n) = (n.span(), *n.get_ref());
+            if !(1..=crate::lab::cluster::MAX_SERVERS as u64).contains(&n) {
+                return Err(ctx.err(
+                    span,
+                    "cluster.servers",
+                    format!("between 1 and {}", crate::lab::cluster::MAX_SERVERS),
+                ));
+            }
+            cluster.servers = n as usize;
+        }
+        if let Some(b) = v.balance_every {
+            cluster.balance_every = b;
+        }
+        if let Some(ms) = &v.rpc_ms {
+            let (span, ms) = (ms.span(), *ms.get_ref());
+            if !(0.0..=1000.0).contains(&ms) {
+                return Err(ctx.err(span, "cluster.rpc_ms", "between 0 and 1000 (milliseconds)"));
+            }
+            cluster.rpc_ms = ms;
+        }
+    }
     let name = raw.name.clone().unwrap_or_else(|| {
         path.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -492,6 +542,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             read_recent,
             ops,
         },
+        cluster,
     })
 }
 

@@ -86,11 +86,9 @@ pub(super) fn legend(out: &mut String, x: f64, y: f64, max: u64, what: &str) {
     );
 }
 
-/// Heatmap by region: x = windows, y = key space (rank of keys, first key at the top), one
-/// band per region as the region existed in that window; white dots mark the split rows.
-pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) -> String {
-    let ws = &r.windows;
-    let max = ws
+/// The largest per-region cell value of `r` for `m` (the by-region heatmap's own scale).
+pub fn max_region_cell(r: &RunResult, m: Metric) -> u64 {
+    r.windows
         .iter()
         .flat_map(|x| x.cells.iter())
         .map(|c| {
@@ -101,8 +99,124 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
             }
         })
         .max()
-        .unwrap_or(0);
-    let (left, top) = if small { (4.0, 4.0) } else { (60.0, 10.0) };
+        .unwrap_or(0)
+}
+
+/// The largest per-bucket cell value of `r` for `m`.
+pub fn max_bucket_cell(r: &RunResult, m: Metric) -> u64 {
+    r.windows
+        .iter()
+        .flat_map(|x| {
+            if m == Metric::Writes {
+                x.bucket_writes.iter()
+            } else {
+                x.bucket_reads.iter()
+            }
+        })
+        .copied()
+        .max()
+        .unwrap_or(0)
+}
+
+/// The largest per-server cell value of `r` for `m`.
+pub fn max_server_cell(r: &RunResult, m: Metric) -> u64 {
+    r.windows
+        .iter()
+        .flat_map(|x| {
+            if m == Metric::Writes {
+                x.server_writes.iter()
+            } else {
+                x.server_reads.iter()
+            }
+        })
+        .copied()
+        .max()
+        .unwrap_or(0)
+}
+
+/// A hatch pattern for key space no write has reached yet (light, so that it never reads as
+/// traffic).
+const HATCH: &str = r##"<defs><pattern id="unwritten" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#b8bec6" stroke-width="2"/></pattern></defs>"##;
+
+/// Hatches, per window, the key-range buckets no write had reached by the window's end.
+fn hatch_unwritten(s: &mut String, r: &RunResult, left: f64, top: f64, cw: f64, h: f64) {
+    let nb = r.bucket_starts.len().max(1);
+    let bh = h / nb as f64;
+    let mut reached = vec![false; nb];
+    for (i, win) in r.windows.iter().enumerate() {
+        for (b, &v) in win.bucket_writes.iter().enumerate().take(nb) {
+            reached[b] |= v > 0;
+        }
+        let x = left + i as f64 * cw;
+        let mut b = 0;
+        while b < nb {
+            if reached[b] {
+                b += 1;
+                continue;
+            }
+            let from = b;
+            while b < nb && !reached[b] {
+                b += 1;
+            }
+            let _ = write!(
+                s,
+                r#"<rect x="{x:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="url(#unwritten)"><title>window {i}: key space not written yet</title></rect>"#,
+                top + from as f64 * bh,
+                cw + 0.05,
+                (b - from) as f64 * bh
+            );
+        }
+    }
+}
+
+/// Region start keys on the left of a by-region heatmap, at their positions (final regions;
+/// labels closer than a line to the previous one are left out).
+fn key_labels(s: &mut String, r: &RunResult, left: f64, top: f64, h: f64, small: bool) {
+    let (font, chars) = if small { (7.0, 10) } else { (9.0, 18) };
+    let mut last = f64::NEG_INFINITY;
+    for reg in &r.regions {
+        let y = top + reg.y * h + font * 0.8;
+        if y - last < font + 1.0 || y > top + h + font {
+            continue;
+        }
+        last = y;
+        let k = if reg.start_key.is_empty() {
+            "(first)".to_string()
+        } else if reg.start_key.chars().count() > chars {
+            format!("{}…", reg.start_key.chars().take(chars).collect::<String>())
+        } else {
+            reg.start_key.clone()
+        };
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{y:.1}" font-size="{font}" text-anchor="end" font-family="monospace" fill="#333"><title>region start key {}</title>{}</text>"##,
+            left - 3.0,
+            esc(&reg.start_key),
+            esc(&k)
+        );
+    }
+}
+
+/// Heatmap by region: x = windows, y = key space (rank of keys, first key at the top), one
+/// band per region as the region existed in that window; white dots mark the split rows.
+pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) -> String {
+    heatmap_regions_scaled(r, m, w, h, small, None)
+}
+
+/// [`heatmap_regions`] on a given colour scale (`max`: the value drawn darkest; `None`: the
+/// map's own maximum). Region start keys label the y axis; key space no write had reached
+/// yet is hatched.
+pub fn heatmap_regions_scaled(
+    r: &RunResult,
+    m: Metric,
+    w: f64,
+    h: f64,
+    small: bool,
+    max: Option<u64>,
+) -> String {
+    let ws = &r.windows;
+    let max = max.unwrap_or_else(|| max_region_cell(r, m));
+    let (left, top) = if small { (64.0, 4.0) } else { (150.0, 10.0) };
     let legend_h = if small { 0.0 } else { 34.0 };
     let cw = w / ws.len().max(1) as f64;
     let mut s = String::new();
@@ -113,6 +227,7 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         h + top + 30.0 + legend_h,
         m.word()
     );
+    s.push_str(HATCH);
     let _ = write!(
         s,
         r##"<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="{EMPTY}"/>"##
@@ -136,6 +251,8 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
             );
         }
     }
+    hatch_unwritten(&mut s, r, left, top, cw, h);
+    key_labels(&mut s, r, left, top, h, small);
     for sp in &r.splits {
         let x = left + (sp.window as f64 + 1.0) * cw;
         let y = top + sp.y * h;
@@ -147,10 +264,10 @@ pub fn heatmap_regions(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         );
     }
     if !small {
-        axis(&mut s, left, top, w, h, r, true);
+        axis(&mut s, left, top, w, h, r, false);
         let _ = write!(
             s,
-            r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key space</text>"#,
+            r#"<text x="6" y="{}" font-size="11" transform="rotate(-90 12 {})">key space (region start keys)</text>"#,
             top + h / 2.0,
             top + h / 2.0
         );
@@ -184,6 +301,18 @@ fn axis(s: &mut String, left: f64, top: f64, w: f64, h: f64, r: &RunResult, keys
 
 /// Heatmap by key-range bucket: x = windows, y = equal-count buckets of the run's rowkeys.
 pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) -> String {
+    heatmap_buckets_scaled(r, m, w, h, small, None)
+}
+
+/// [`heatmap_buckets`] on a given colour scale (`None`: the map's own maximum).
+pub fn heatmap_buckets_scaled(
+    r: &RunResult,
+    m: Metric,
+    w: f64,
+    h: f64,
+    small: bool,
+    max: Option<u64>,
+) -> String {
     let ws = &r.windows;
     let pick = |x: &Window| -> Vec<u64> {
         if m == Metric::Writes {
@@ -193,8 +322,8 @@ pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         }
     };
     let nb = r.bucket_starts.len().max(1);
-    let max = ws.iter().flat_map(pick).max().unwrap_or(0);
-    let (left, top) = if small { (4.0, 4.0) } else { (60.0, 10.0) };
+    let max = max.unwrap_or_else(|| max_bucket_cell(r, m));
+    let (left, top) = if small { (64.0, 4.0) } else { (150.0, 10.0) };
     let legend_h = if small { 0.0 } else { 34.0 };
     let cw = w / ws.len().max(1) as f64;
     let bh = h / nb as f64;
@@ -206,6 +335,7 @@ pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
         h + top + 30.0 + legend_h,
         m.word()
     );
+    s.push_str(HATCH);
     for (i, win) in ws.iter().enumerate() {
         let x = left + i as f64 * cw;
         for (b, v) in pick(win).into_iter().enumerate() {
@@ -221,6 +351,7 @@ pub fn heatmap_buckets(r: &RunResult, m: Metric, w: f64, h: f64, small: bool) ->
             );
         }
     }
+    hatch_unwritten(&mut s, r, left, top, cw, h);
     if !small {
         axis(&mut s, left, top, w, h, r, true);
         let _ = write!(

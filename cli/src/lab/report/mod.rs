@@ -2,17 +2,23 @@
 //! with Key-Visualizer-style heatmaps, the share-of-writes chart, the split timeline and the
 //! tables; plus the comparison page and the terminal summary.
 //!
-//! `charts` draws the SVG pictures (heatmaps, share chart, split timeline) and `compare` the
-//! comparison page; this module holds the page of one run, its tables and the terminal
-//! summary.
+//! `charts` draws the SVG pictures (heatmaps, share chart, split timeline), `servers` the
+//! simulated cluster's section (per-server heatmap, projection) and `compare` the comparison
+//! page; this module holds the page of one run, its tables and the terminal summary.
 
 mod charts;
 mod compare;
+mod servers;
 
-pub use charts::{Metric, heat, heatmap_buckets, heatmap_regions, share_chart, split_timeline};
-pub use compare::{compare_html, winners};
+pub use charts::{
+    Metric, heat, heatmap_buckets, heatmap_buckets_scaled, heatmap_regions, heatmap_regions_scaled,
+    share_chart, split_timeline,
+};
+pub use compare::{compare_html, headline, winners};
+pub use servers::heatmap_servers;
 
 use super::runner::{QueryStats, RegionRow, RunResult};
+use servers::cluster_section;
 use std::fmt::Write;
 
 /// Escapes text for HTML.
@@ -49,29 +55,32 @@ fn fmt_bytes(b: u64) -> String {
 }
 
 fn region_table(out: &mut String, rows: &[RegionRow]) {
-    out.push_str("<table><tr><th class=l>Name</th><th class=l>Start key</th><th class=l>End key</th><th>Size</th><th>Files</th><th>Read requests</th><th>Write requests</th></tr>");
+    out.push_str("<p class=cap>Writes and reads of the key range: the whole run, counted by key (a write made before a split counts in the daughter holding its key). Engine counters: since the region opened (they restart at 0 in each split daughter).</p><table><tr><th class=l>Name</th><th class=l>Start key</th><th class=l>End key</th><th>Server</th><th>Size</th><th>Files</th><th>Writes of the key range</th><th>Reads of the key range</th><th>Engine write requests</th><th>Engine read requests</th></tr>");
     for r in rows {
         let _ = write!(
             out,
-            "<tr><td class='l mono'>{}</td><td class='l mono'>{}</td><td class='l mono'>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td class='l mono'>{}</td><td class='l mono'>{}</td><td class='l mono'>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&r.name),
             esc(&r.start_key),
             esc(&r.end_key),
+            r.server,
             fmt_bytes(r.size_bytes),
             r.files,
-            r.read_requests,
-            r.write_requests
+            r.range_writes,
+            r.range_reads,
+            r.write_requests,
+            r.read_requests
         );
     }
     out.push_str("</table>");
 }
 
 fn query_table(out: &mut String, qs: &[QueryStats]) {
-    out.push_str("<table><tr><th class=l>Operation</th><th class=l>Plan</th><th>Count</th><th>Regions touched (mean)</th><th>max</th><th>of regions</th><th>Rows examined (mean)</th><th>Rows matched (mean)</th><th>Data blocks read (mean)</th><th>Missed rows</th></tr>");
+    out.push_str("<table><tr><th class=l>Operation</th><th class=l>Plan</th><th>Count</th><th>Regions touched (mean)</th><th>max</th><th>of regions</th><th>Rows examined (mean)</th><th>Rows matched (mean)</th><th>Data blocks read (mean)</th><th>Memstore reads (mean)</th><th>Missed rows</th></tr>");
     for q in qs {
         let _ = write!(
             out,
-            "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
+            "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
             esc(&q.name),
             esc(&q.plan),
             q.count,
@@ -81,6 +90,7 @@ fn query_table(out: &mut String, qs: &[QueryStats]) {
             q.mean_rows_examined,
             q.mean_rows_matched,
             q.mean_blocks_read,
+            q.mean_memstore_reads,
             q.missed
         );
     }
@@ -100,16 +110,12 @@ fn summary_rows(r: &RunResult) -> Vec<(&'static str, String)> {
         ),
         ("… worst window", format!("{:.2}x", s.max_hottest_ratio)),
         (
-            "Gini of writes across regions (mean per window)",
+            "Gini of writes across regions (mean per window; favours tables with few regions)",
             format!("{:.3}", s.mean_gini),
         ),
         (
             "Time with one region taking > 50% of writes",
             format!("{:.1}%", s.time_over_half * 100.0),
-        ),
-        (
-            "Gini of writes across key buckets (whole run)",
-            format!("{:.3}", s.key_bucket_gini),
         ),
         ("Splits", s.splits.to_string()),
         (
@@ -131,8 +137,24 @@ fn summary_rows(r: &RunResult) -> Vec<(&'static str, String)> {
             },
         ),
         (
-            "Single-process engine rate (not a cluster projection)",
-            format!("{:.0} ops/s ({:.2} s)", s.ops_per_sec, s.wall_secs),
+            "Projected cluster throughput (cost model, busiest server bounds it)",
+            format!(
+                "{:.0} ops/s on {} servers",
+                r.cluster.projected_ops_per_sec, r.cluster.servers
+            ),
+        ),
+        (
+            "Busiest server's share of writes / reads (mean per window)",
+            format!(
+                "{:.1}% / {:.1}% (fair share {:.1}%)",
+                r.cluster.hottest_server_write_share * 100.0,
+                r.cluster.hottest_server_read_share * 100.0,
+                100.0 / r.cluster.servers.max(1) as f64
+            ),
+        ),
+        (
+            "Single-process engine time (measured; not a cluster figure)",
+            format!("{:.2} s = {:.0} ops/s", s.wall_secs, s.ops_per_sec),
         ),
         ("Data written (keys + values)", fmt_bytes(s.logical_bytes)),
         (
@@ -173,6 +195,10 @@ pub fn run_html(r: &RunResult) -> String {
     for f in &r.findings {
         let _ = write!(o, "<li>{}</li>", esc(f));
     }
+    o.push_str("</ul><h2>What to try next</h2><ul class=f>");
+    for f in &r.next_steps {
+        let _ = write!(o, "<li>{}</li>", esc(f));
+    }
     o.push_str("</ul><h2>Metrics</h2><table>");
     for (k, v) in summary_rows(r) {
         let _ = write!(
@@ -183,7 +209,7 @@ pub fn run_html(r: &RunResult) -> String {
         );
     }
     o.push_str("</table>");
-    o.push_str("<h2>Writes: heatmap by region</h2><p class=cap>x: time (operations), y: key space from the first rowkey (top) to the last (bottom); each band is a region as it existed in that window, coloured by the writes the engine counted for it. White dots: split rows.</p>");
+    o.push_str("<h2>Writes: heatmap by region</h2><p class=cap>x: time (operations), y: key space from the first rowkey (top) to the last (bottom), labelled with the final regions' start keys; each band is a region as it existed in that window, coloured by the writes the engine counted for it. White dots: split rows. Hatched: key space no write had reached yet.</p>");
     o.push_str(&heatmap_regions(r, Metric::Writes, 900.0, 300.0, false));
     o.push_str("<h2>Writes: heatmap by key-range bucket</h2><p class=cap>y: the run's rowkeys cut into equal-count buckets; colour: writes of keys in the bucket.</p>");
     o.push_str(&heatmap_buckets(r, Metric::Writes, 900.0, 300.0, false));
@@ -193,7 +219,8 @@ pub fn run_html(r: &RunResult) -> String {
     o.push_str(&heatmap_regions(r, Metric::Reads, 900.0, 300.0, false));
     o.push_str("<h2>Reads: heatmap by key-range bucket</h2>");
     o.push_str(&heatmap_buckets(r, Metric::Reads, 900.0, 300.0, false));
-    o.push_str("<h2>Queries</h2><p class=cap>Regions touched: regions whose key range the read overlapped (every salt bucket for a salted scan). Rows examined: rows the engine read for it (its read-request counters). Blocks: data blocks read from files.</p>");
+    cluster_section(&mut o, r);
+    o.push_str("<h2>Queries</h2><p class=cap>Regions touched: regions whose key range the read overlapped (every salt bucket for a salted scan). Rows examined: rows the engine read for it (its read-request counters). Blocks: data blocks read from files. Memstore reads: region parts whose memstore held data (a read served from memstores reads no block, but it is still a read).</p>");
     query_table(&mut o, &r.queries);
     o.push_str("<h2>Split timeline</h2>");
     o.push_str(&split_timeline(r, 900.0, 120.0));
@@ -226,7 +253,7 @@ pub fn run_html(r: &RunResult) -> String {
 pub fn terminal(r: &RunResult) -> String {
     let s = &r.summary;
     let mut o = format!(
-        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts), engine time {:.2} s = {:.0} ops/s; regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n",
+        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts), single-process engine time {:.2} s; regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n  {} simulated servers: busiest takes {:.1}% of writes, {:.1}% of reads; projected cluster throughput {:.0} ops/s\n",
         r.design,
         r.file,
         r.rowkey,
@@ -234,7 +261,6 @@ pub fn terminal(r: &RunResult) -> String {
         s.ops,
         s.puts,
         s.wall_secs,
-        s.ops_per_sec,
         s.initial_regions,
         s.final_regions,
         s.splits,
@@ -242,7 +268,11 @@ pub fn terminal(r: &RunResult) -> String {
         s.mean_hottest_ratio,
         s.max_hottest_ratio,
         s.mean_gini,
-        s.time_over_half * 100.0
+        s.time_over_half * 100.0,
+        r.cluster.servers,
+        r.cluster.hottest_server_write_share * 100.0,
+        r.cluster.hottest_server_read_share * 100.0,
+        r.cluster.projected_ops_per_sec
     );
     for q in &r.queries {
         if q.plan == "put" {
@@ -250,7 +280,7 @@ pub fn terminal(r: &RunResult) -> String {
         }
         let _ = writeln!(
             o,
-            "  {:<28} {:<22} x{:<5} regions {:.1}/{:.1}  rows examined {:.1}  matched {:.1}  blocks {:.1}{}",
+            "  {:<28} {:<22} x{:<5} regions {:.1}/{:.1}  rows examined {:.1}  matched {:.1}  blocks {:.1}  memstore {:.1}{}{}",
             q.name,
             q.plan,
             q.count,
@@ -259,6 +289,15 @@ pub fn terminal(r: &RunResult) -> String {
             q.mean_rows_examined,
             q.mean_rows_matched,
             q.mean_blocks_read,
+            q.mean_memstore_reads,
+            r.cluster
+                .operations
+                .iter()
+                .find(|o| o.name == q.name)
+                .map_or(String::new(), |o| format!(
+                    "  projected p50 {:.2} ms p99 {:.2} ms on {:.1} servers",
+                    o.projected_p50_ms, o.projected_p99_ms, o.servers_touched_mean
+                )),
             if q.missed > 0 {
                 format!("  MISSED {}", q.missed)
             } else {

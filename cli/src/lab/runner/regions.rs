@@ -1,8 +1,7 @@
-//! Per-region helpers of a run: the rows of the region table, the regions a read plan
-//! touches and their read counters.
+//! Per-region helpers of a run: the rows of the region table, the regions a key range
+//! overlaps and their read counters.
 
 use super::RegionRow;
-use crate::lab::key::Plan;
 use cellbase::{RegionInfo, rowkey};
 
 pub(super) fn region_rows(regions: &[RegionInfo]) -> Vec<RegionRow> {
@@ -16,6 +15,10 @@ pub(super) fn region_rows(regions: &[RegionInfo]) -> Vec<RegionRow> {
             files: r.store_files,
             read_requests: r.read_requests,
             write_requests: r.write_requests,
+            range_writes: 0,
+            range_reads: 0,
+            server: 0,
+            y: 0.0,
         })
         .collect()
 }
@@ -31,29 +34,6 @@ pub(super) fn overlapping(regions: &[RegionInfo], start: &[u8], stop: &[u8]) -> 
         })
         .map(|(i, _)| i)
         .collect()
-}
-
-/// Regions a plan reads.
-pub(super) fn touched(regions: &[RegionInfo], plan: &Plan) -> u64 {
-    match plan.salted {
-        None => overlapping(regions, &plan.start, &plan.stop).len() as u64,
-        Some(b) => {
-            let mut all = std::collections::BTreeSet::new();
-            for p in rowkey::salted_prefixes(b) {
-                let mut s = p.clone();
-                s.extend_from_slice(&plan.start);
-                let e = if plan.stop.is_empty() {
-                    crate::lab::key::prefix_stop(&p)
-                } else {
-                    let mut e = p.clone();
-                    e.extend_from_slice(&plan.stop);
-                    e
-                };
-                all.extend(overlapping(regions, &s, &e));
-            }
-            all.len() as u64
-        }
-    }
 }
 
 pub(super) fn sum_reads(regions: &[RegionInfo]) -> u64 {

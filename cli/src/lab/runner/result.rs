@@ -45,6 +45,14 @@ pub struct Window {
     pub bucket_writes: Vec<u64>,
     /// Reads per key-range bucket (keys got, rows scanned).
     pub bucket_reads: Vec<u64>,
+    /// Writes per simulated server in the window (every table of the design).
+    pub server_writes: Vec<u64>,
+    /// Reads per simulated server in the window.
+    pub server_reads: Vec<u64>,
+    /// Projected busy time per server in the window, ms.
+    pub server_busy_ms: Vec<f64>,
+    /// Regions per server during the window.
+    pub server_regions: Vec<usize>,
 }
 
 /// A split the engine made.
@@ -84,10 +92,13 @@ pub struct QueryStats {
     pub mean_rows_matched: f64,
     /// Mean data blocks the engine read for it (`Db::metrics().data_blocks_read`).
     pub mean_blocks_read: f64,
+    /// Mean memstore reads: region parts whose memstore held data (each such part searched
+    /// it; a read served from memstores reads no block).
+    pub mean_memstore_reads: f64,
     /// Matching rows the read did not return (should be 0).
     pub missed: u64,
     #[serde(skip)]
-    pub(super) sums: [u64; 6],
+    pub(super) sums: [u64; 7],
 }
 
 /// One row of the region table, as HBase's UI shows it.
@@ -105,8 +116,20 @@ pub struct RegionRow {
     pub files: u32,
     /// Read requests since the region was created.
     pub read_requests: u64,
-    /// Write requests since the region was created.
+    /// Write requests since the region was created (the engine's counter: it restarts at 0
+    /// in each split daughter).
     pub write_requests: u64,
+    /// Writes of keys in the region's range over the whole run (counted by key, so writes
+    /// made before a split count in the daughter whose range holds the key).
+    pub range_writes: u64,
+    /// Reads of keys in the region's range over the whole run (one per Get, one per row a
+    /// scan returned), counted by key.
+    pub range_reads: u64,
+    /// The simulated server hosting the region at the end.
+    pub server: usize,
+    /// Position of the start key in the run's key space, 0..1 (main table; 0 for index
+    /// tables).
+    pub y: f64,
 }
 
 /// Read skew of one index table over the run.
@@ -147,8 +170,6 @@ pub struct Summary {
     pub reads: u64,
     /// Read skew of each index table, like the main table's.
     pub index_reads: Vec<IndexReads>,
-    /// Gini coefficient of writes across the key-range buckets over the whole run.
-    pub key_bucket_gini: f64,
     /// Splits the engine made.
     pub splits: usize,
     /// Regions at the start.
@@ -211,8 +232,31 @@ pub struct RunResult {
     pub windows: Vec<Window>,
     /// Start key (binary notation) of each key-range bucket.
     pub bucket_starts: Vec<String>,
+    /// The simulated cluster and the projection (docs/LAB.md "Simulated cluster").
+    pub cluster: super::ClusterSummary,
     /// Findings computed from the numbers above.
     pub findings: Vec<String>,
+    /// What to try next, derived from the findings.
+    pub next_steps: Vec<String>,
+    /// Facts about the rowkey the suggestions use.
+    #[serde(skip)]
+    pub key_facts: KeyFacts,
+}
+
+/// Facts about a design's rowkey, for the "what to try next" suggestions.
+#[derive(Clone, Debug, Default)]
+pub struct KeyFacts {
+    /// The key starts with a field whose values never decrease in record order (a time or a
+    /// sequence): its name.
+    pub monotonic_lead: Option<String>,
+    /// Salt buckets when the key starts with a salt.
+    pub salt_buckets: Option<u16>,
+    /// The key starts with a hash (MD5) prefix.
+    pub hashed: bool,
+    /// Reads pick among the newest records.
+    pub read_recent: bool,
+    /// Regions the table was created with.
+    pub pre_split_regions: usize,
 }
 
 /// Gini coefficient of `xs` (0 when they are all equal or sum to 0).
