@@ -396,6 +396,25 @@ mod tests {
     }
 
     #[test]
+    fn daughters_pair_within_their_own_table() {
+        // Two tables, both one region starting at "": a split in the index table must not
+        // inherit the main table's server.
+        let mut c = Cluster::new(5, 0);
+        let r = |t: &str, name: &str, start: &str| RegionRef {
+            table: t.into(),
+            name: name.into(),
+            start: start.as_bytes().to_vec(),
+        };
+        c.create_table(&[r("main", "m0", "")]);
+        c.create_table(&[r("idx", "i0", "")]);
+        assert_eq!((c.server_of("m0"), c.server_of("i0")), (Some(0), Some(1)));
+        c.observe(&[r("main", "m0", ""), r("idx", "i1", ""), r("idx", "i2", "k")]);
+        assert_eq!(c.server_of("i1"), Some(1));
+        assert_eq!(c.server_of("i2"), Some(1));
+        assert_eq!(c.server_of("m0"), Some(0));
+    }
+
+    #[test]
     fn shares() {
         assert_eq!(hottest_share(&[0, 0]), 0.0);
         assert!((hottest_share(&[9, 1, 0, 0, 0]) - 0.9).abs() < 1e-9);
