@@ -253,7 +253,7 @@ pub fn run_html(r: &RunResult) -> String {
 pub fn terminal(r: &RunResult) -> String {
     let s = &r.summary;
     let mut o = format!(
-        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts), single-process engine time {:.2} s; regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n  {} simulated servers: busiest takes {:.1}% of writes, {:.1}% of reads; projected cluster throughput {:.0} ops/s\n",
+        "== {} ({}) ==\n  rowkey {}  e.g. {}\n  {} ops ({} puts), single-process engine time {:.2} s = {:.0} ops/s (measured, not a cluster figure); regions {} -> {} ({} splits)\n  hottest region: {:.1}% of writes per window ({:.2}x fair share, worst {:.2}x); Gini {:.3}; one region > 50% during {:.1}% of the run\n  {} simulated servers: busiest takes {:.1}% of writes, {:.1}% of reads; projected cluster throughput {:.0} ops/s\n",
         r.design,
         r.file,
         r.rowkey,
@@ -261,6 +261,7 @@ pub fn terminal(r: &RunResult) -> String {
         s.ops,
         s.puts,
         s.wall_secs,
+        s.ops_per_sec,
         s.initial_regions,
         s.final_regions,
         s.splits,
