@@ -286,3 +286,69 @@ pub(crate) fn top_share(v: &[f64]) -> f64 {
         v.iter().copied().fold(0.0, f64::max) / sum
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::runner::parts::multi_get;
+
+    fn read(server: usize, region: &str, rows: u64) -> Part {
+        Part {
+            server,
+            region: region.into(),
+            rows,
+            blocks: 0,
+            memstore: false,
+            put_bytes: None,
+            rpc: true,
+            wall: std::time::Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn latency_is_the_slowest_parallel_lane_plus_rpc() {
+        let m = COST_MODEL;
+        let mut p = Projector::new(3, 0.5, 1);
+        // A salted scan: three buckets in parallel; the second has two regions in sequence.
+        let ops = OpParts {
+            stages: vec![vec![
+                vec![read(0, "a", 10)],
+                vec![read(1, "b", 10), read(1, "c", 30)],
+                vec![read(2, "d", 0)],
+            ]],
+        };
+        p.record(0, &ops);
+        let busy = p.close_window();
+        let part = |rows: u64| m.read_part_ms + m.row_ms * rows as f64;
+        assert!((busy[1] - (part(10) + part(30))).abs() < 1e-12);
+        let mut c = ClusterSummary::default();
+        p.finish(&["scan".into()], 1, &mut c);
+        let o = &c.operations[0];
+        let want = part(10) + part(30) + 2.0 * 0.5;
+        assert!((o.projected_p50_ms - want).abs() < 1e-12, "{o:?}");
+        assert_eq!((o.regions_touched_mean, o.servers_touched_mean), (4.0, 3.0));
+        assert_eq!(o.rpcs_mean, 4.0);
+        // The projected run time is the busiest server's time: 1 op over it.
+        assert!((c.projected_secs * 1000.0 - (part(10) + part(30))).abs() < 1e-12);
+    }
+
+    #[test]
+    fn multi_get_sends_one_rpc_per_server() {
+        let stage = multi_get(vec![read(0, "a", 1), read(1, "b", 1), read(0, "c", 1)]);
+        assert_eq!(stage.len(), 2);
+        assert_eq!(stage[0].len(), 2);
+        assert_eq!(
+            stage[0].iter().map(|p| p.rpc).collect::<Vec<_>>(),
+            vec![true, false]
+        );
+    }
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), 50.0);
+        assert_eq!(percentile(&v, 0.99), 99.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+        assert_eq!(top_share(&[1.0, 3.0]), 0.75);
+    }
+}
