@@ -224,6 +224,8 @@ pub struct RunResult {
 }
 
 fn main() -> std::process::ExitCode {
+    // Silent unless RUST_LOG names something (the report must not change with logging off).
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Run(a) => run(a),
