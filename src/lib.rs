@@ -23,7 +23,7 @@ pub use model::store_config;
 pub use api::db::{
     BackgroundError, BackgroundErrorCount, BackgroundErrors, CheckpointInfo, Db,
     LATENCY_BUCKETS_NANOS, LATENCY_PERCENTILES, Latency, Metrics, Operation, RegionMetrics,
-    SAMPLE_EVERY, SnapshotInfo,
+    RegionTraffic, SAMPLE_EVERY, SnapshotInfo, Traffic, TrafficInterval,
 };
 pub use api::inspect;
 pub use api::ops::{

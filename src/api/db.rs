@@ -19,6 +19,7 @@ pub use crate::engine::checkpoint::CheckpointInfo;
 pub use crate::engine::metrics::{Metrics, RegionMetrics};
 pub use crate::engine::snapshot::SnapshotInfo;
 pub use crate::engine::stats::Operation;
+pub use crate::engine::traffic::{RegionTraffic, Traffic, TrafficInterval};
 
 /// A database: a directory of tables. Cheap to clone (an `Arc` inside).
 #[derive(Clone, Debug)]
@@ -198,6 +199,23 @@ impl Db {
     /// ```
     pub fn background_errors(&self) -> BackgroundErrors {
         self.inner.background_errors()
+    }
+
+    /// The traffic recorded since open (per region, per interval: read and write requests),
+    /// when [`DbOptions::traffic_recording`] turned recording on; `None` otherwise.
+    pub fn traffic(&self) -> Option<Traffic> {
+        self.inner.traffic()
+    }
+
+    /// Writes the recorded traffic to the database directory's `TRAFFIC` file now (a clean
+    /// close writes it too), for `cellbase lab keyviz --db DIR` and
+    /// [`crate::inspect::read_traffic`]; `false` when recording is off (nothing written).
+    ///
+    /// # Errors
+    /// [`Error::Closed`](crate::Error::Closed) after close; [`Error::Io`](crate::Error::Io).
+    pub fn save_traffic(&self) -> Result<bool> {
+        self.inner.check_open()?;
+        self.inner.save_traffic(true)
     }
 
     /// A table handle sharing this handle's hold on the database.

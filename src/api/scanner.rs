@@ -423,7 +423,7 @@ impl RangeScanner {
                         return Ok(None);
                     }
                     if let Some((region, _)) = &self.current {
-                        region.bump_reads(1);
+                        self.table.db.count_reads(&self.table.shared, region, 1);
                     }
                     self.returned += 1;
                     self.local.note_row(&cells);

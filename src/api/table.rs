@@ -156,7 +156,7 @@ impl Table {
             reversed: false,
         };
         let region = self.shared.region_for(&g.row);
-        region.bump_reads(1);
+        self.db.count_reads(&self.shared, &region, 1);
         let mut reader = crate::engine::read::region_reader(
             &region,
             &region.current(),

@@ -82,7 +82,8 @@ impl Table {
                 .iter()
                 .position(|&i| !in_region(&region, &rows[i]))
                 .map_or(order.len(), |n| at + n);
-            region.bump_reads((end - at) as u64);
+            self.db
+                .count_reads(&self.shared, &region, (end - at) as u64);
             let version = region.current();
             // Gets asking the same of their rows, each group in key order.
             let mut groups: Vec<Vec<usize>> = Vec::new();

@@ -38,8 +38,13 @@ impl Engine {
             result = self.flush_on_close();
         }
         let closed = self.wal.close();
+        // Recorded traffic, while the directory is still this process's.
+        let traffic = match &self.traffic {
+            Some(_) if self._tempdir.is_none() => self.save_traffic(false).map(|_| ()),
+            _ => Ok(()),
+        };
         self.lock.lock().take();
-        result.and(closed)
+        result.and(closed).and(traffic)
     }
 
     /// Flushes every region holding unflushed cells (without the compaction a flush may wait

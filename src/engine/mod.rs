@@ -35,6 +35,8 @@ pub(crate) mod split_policy;
 pub(crate) mod stats;
 pub(crate) mod switches;
 pub(crate) mod table;
+pub(crate) mod traffic;
+pub(crate) mod traffic_file;
 pub(crate) mod write;
 
 use crate::base::clock::Clock;
@@ -92,6 +94,8 @@ pub(crate) struct Engine {
     opened_ms: i64,
     /// The compaction checker thread, while it runs ([`DbOptions::compaction_check_interval`]).
     chore: Mutex<Option<chore::Chore>>,
+    /// The traffic recorder, when on ([`DbOptions::traffic_recording`]).
+    traffic: Option<traffic::TrafficRecorder>,
     /// What the open found and did beyond the ordinary ([`Db::recovery_report`]).
     recovery: RecoveryReport,
     /// Released by `close` so the directory can be reopened while stale handles remain.

@@ -48,6 +48,15 @@ impl Engine {
                 "major_compaction_jitter must be in [0, 1], got {jitter}"
             )));
         }
+        if let Some((interval, max)) = opts.traffic
+            && (interval.as_millis() < 1
+                || !(1..=crate::engine::traffic::MAX_INTERVALS).contains(&max))
+        {
+            return Err(Error::invalid(format!(
+                "traffic_recording needs an interval of at least 1 ms and 1 to {} intervals, got {interval:?} and {max}",
+                crate::engine::traffic::MAX_INTERVALS
+            )));
+        }
         // Exact for every bound below 2^53 bytes.
         let global_low_mark = match opts.global_memstore_size {
             0 => u64::MAX,
@@ -372,6 +381,12 @@ impl Engine {
             switches: Default::default(),
             opened_ms: opts.clock.now_millis(),
             chore: Mutex::new(None),
+            traffic: opts.traffic.map(|(interval, max)| {
+                crate::engine::traffic::TrafficRecorder::new(
+                    i64::try_from(interval.as_millis()).unwrap_or(i64::MAX),
+                    max,
+                )
+            }),
             global_low_mark,
             opts,
             recovery: report,

@@ -41,6 +41,7 @@ pub struct DbOptions {
     pub(crate) major_compaction_jitter: f64,
     pub(crate) compaction_check_interval: std::time::Duration,
     pub(crate) normalizer: crate::engine::normalizer::NormalizerConfig,
+    pub(crate) traffic: Option<(std::time::Duration, usize)>,
 }
 
 impl Default for DbOptions {
@@ -62,6 +63,7 @@ impl Default for DbOptions {
             major_compaction_jitter: 0.5,
             compaction_check_interval: std::time::Duration::from_secs(10_000),
             normalizer: Default::default(),
+            traffic: None,
         }
     }
 }
@@ -87,6 +89,7 @@ impl fmt::Debug for DbOptions {
             .field("major_compaction_jitter", &self.major_compaction_jitter)
             .field("compaction_check_interval", &self.compaction_check_interval)
             .field("normalizer", &self.normalizer)
+            .field("traffic", &self.traffic)
             .finish_non_exhaustive()
     }
 }
@@ -206,6 +209,41 @@ impl DbOptions {
     /// what [`crate::Db::normalize`] plans for tables with `NORMALIZATION_ENABLED`.
     pub fn normalizer(mut self, cfg: crate::engine::normalizer::NormalizerConfig) -> Self {
         self.normalizer = cfg;
+        self
+    }
+    /// Records live traffic for a Key Visualizer (default off): per region and per `interval`
+    /// of the database clock, the read and write requests counted (as the regions' own
+    /// request counters count them), in a ring of at most `max_intervals` intervals; read it
+    /// with [`crate::Db::traffic`]. At a clean close, and on [`crate::Db::save_traffic`], the
+    /// ring is written to the database directory's `TRAFFIC` file (docs/FORMAT.md), which
+    /// [`crate::inspect::read_traffic`] and `cellbase lab keyviz --db DIR` read.
+    ///
+    /// Memory: at most `max_intervals` intervals, each with one entry per region that took
+    /// a request in it (about 100 bytes plus the table name and the region's start and end
+    /// keys). Cost: one short lock and one clock read per counted request.
+    /// [`crate::Db::open_with`] rejects an interval under 1 ms or a `max_intervals` outside
+    /// `1..=100000` with [`crate::Error::InvalidArgument`].
+    ///
+    /// # Examples
+    /// ```
+    /// use cellbase::{Db, DbOptions, FamilyDescriptor, Put, TableDescriptor};
+    /// use std::time::Duration;
+    ///
+    /// let db = Db::temporary_with(
+    ///     DbOptions::default().traffic_recording(Duration::from_secs(60), 60),
+    /// )?;
+    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
+    /// t.put(Put::new("r").add("f", "q", "v"))?;
+    /// let traffic = db.traffic().expect("recording is on");
+    /// assert_eq!(traffic.intervals.last().unwrap().regions[0].writes, 1);
+    /// # Ok::<(), cellbase::Error>(())
+    /// ```
+    pub fn traffic_recording(
+        mut self,
+        interval: std::time::Duration,
+        max_intervals: usize,
+    ) -> Self {
+        self.traffic = Some((interval, max_intervals));
         self
     }
     /// What an open does about missing write-ahead log segments (default

@@ -153,7 +153,7 @@ impl Engine {
         let active = region.current().active.clone();
         active.insert_cells(cells.iter().map(|c| (c.key(row, seq), c.ttl_ms, c.value)));
         self.mvcc.complete(seq);
-        region.note_write();
+        self.count_write(table, region);
         Ok(true)
     }
 }

@@ -12,6 +12,8 @@
 //! - The manifest: [`manifest_edits`] lists its records, each edit described in words.
 //! - The write-ahead log: [`wal_entries`] decodes every logged mutation with the engine's own
 //!   decoder.
+//! - Recorded traffic: [`read_traffic`] reads the `TRAFFIC` file a database recording its
+//!   traffic wrote ([`DbOptions::traffic_recording`](crate::DbOptions::traffic_recording)).
 //! - The whole database: [`check_database`] runs every check `cellbase verify` runs and
 //!   returns every [`Finding`], not only the first; [`check_database_with`] also counts what
 //!   was checked.
@@ -46,6 +48,7 @@ mod check;
 mod check_wal;
 mod files;
 mod manifest;
+mod traffic;
 mod wal;
 
 pub use block_file::{
@@ -54,6 +57,7 @@ pub use block_file::{
 };
 pub use check::{DatabaseCheck, check_block_file, check_database, check_database_with};
 pub use manifest::{ManifestRecord, ManifestRecordKind, manifest_edits};
+pub use traffic::read_traffic;
 pub use wal::{WalEntries, WalEntry, wal_entries};
 
 use crate::base::error::Error;
