@@ -140,6 +140,55 @@ fn errors_name_line_and_field() {
             1,
             "exactly one",
         ),
+        // Issue 24's operations and key parts.
+        (
+            r#"{ sep = "|" },"#,
+            r#"{ salt = 4, random = true },"#,
+            0,
+            "a random salt is the first part",
+        ),
+        (
+            r#"{ salt = 4 },"#,
+            r#"{ salt = 4, random = true, of = ["user"] },"#,
+            0,
+            "parts[0].random",
+        ),
+        (
+            r#"{ sep = "|" },"#,
+            r#"{ sep = "|", random = true },"#,
+            0,
+            "parts[2].random",
+        ),
+        (
+            r#"kind = "prefix_scan""#,
+            r#"kind = "latest_n""#,
+            0,
+            "workload.op[1].by",
+        ),
+        (
+            r#"kind = "prefix_scan""#,
+            "kind = \"latest_n\"\nby = \"ts\"\nn = 0",
+            0,
+            "workload.op[1].n",
+        ),
+        (
+            r#"kind = "prefix_scan""#,
+            r#"kind = "get_missing""#,
+            0,
+            "workload.op[1].fields",
+        ),
+        (
+            "records = 100",
+            "records = 100\nfamilies = \"some\"",
+            1,
+            "workload.families",
+        ),
+        (
+            r#"family = [{ name = "d" }]"#,
+            r#"family = [{ name = "d", ttl = 0 }]"#,
+            0,
+            "table.family[0].ttl",
+        ),
     ];
     for (from, to, offset, what) in cases {
         assert!(GOOD.contains(from), "{from}");

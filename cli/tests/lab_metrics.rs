@@ -175,10 +175,18 @@ fn deterministic_json(r: &RunResult) -> serde_json::Value {
 }
 
 /// Same seed, same results: the whole JSON (windows, regions, splits, findings, the cluster's
-/// assignment and the projection) but the wall-clock fields.
+/// assignment and the projection) but the wall-clock fields. With issue 24's operations too:
+/// a random salt and get_missing (salt-random), latest_n, deletes, a TTL and two families
+/// (bloom-row), wide rows (tsdb-wide).
 #[test]
 fn same_seed_same_numbers() {
-    for name in ["salted.toml", "calllog.toml"] {
+    for name in [
+        "salted.toml",
+        "calllog.toml",
+        "pairs/salt-random.toml",
+        "pairs/bloom-row.toml",
+        "pairs/tsdb-wide.toml",
+    ] {
         let a = lab::run_design(&small(name, 1500), None).expect("run");
         let b = lab::run_design(&small(name, 1500), None).expect("run");
         assert!(a.cluster.projected_ops_per_sec > 0.0);

@@ -135,6 +135,22 @@ pub enum Part {
     },
     /// Literal bytes.
     Sep(Vec<u8>),
+    /// A random salt prefix (the seeds' "random salting"): a bucket drawn per write from the
+    /// design's seed, in zero-padded decimal like [`Part::Salt`]. Nothing about the record
+    /// determines it, so a read by the natural key must try every bucket. Only as the first
+    /// part.
+    RandomSalt {
+        /// Bucket count.
+        buckets: u16,
+    },
+    /// OpenTSDB's qualifier offset: the millisecond timestamp minus its `millis` bucket's
+    /// start, 4 bytes big-endian (the column of a data point in its hour's row).
+    TimeOffset {
+        /// Field index.
+        field: usize,
+        /// Bucket width in milliseconds.
+        millis: i64,
+    },
 }
 
 /// A rowkey design: parts, plus the dictionaries of its `Uid` parts.
@@ -143,6 +159,8 @@ pub struct KeyDesign {
     /// The parts in key order.
     pub parts: Vec<Part>,
     dicts: HashMap<usize, HashMap<Value, u64>>,
+    /// Seed of the random salt buckets ([`Part::RandomSalt`]).
+    seed: u64,
 }
 
 /// The range a query reads.
@@ -191,14 +209,55 @@ impl KeyDesign {
         KeyDesign {
             parts,
             dicts: HashMap::new(),
+            seed: 0,
         }
     }
 
-    /// Number of salt buckets when the key starts with a salt part.
+    /// Seeds the random salt buckets: the same seed gives every record the same bucket.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Number of salt buckets when the key starts with a salt part (hashed or random).
     pub fn leading_salt(&self) -> Option<u16> {
         match self.parts.first() {
-            Some(Part::Salt { buckets, .. }) => Some(*buckets),
+            Some(Part::Salt { buckets, .. } | Part::RandomSalt { buckets }) => Some(*buckets),
             _ => None,
+        }
+    }
+
+    /// Number of buckets when the key starts with a random salt: a read by the natural key
+    /// cannot compute the bucket and must try each.
+    pub fn random_salt(&self) -> Option<u16> {
+        match self.parts.first() {
+            Some(Part::RandomSalt { buckets }) => Some(*buckets),
+            _ => None,
+        }
+    }
+
+    /// Byte length of the leading salt prefix (0 without one).
+    pub fn salt_len(&self) -> usize {
+        self.leading_salt().map_or(0, salt_width)
+    }
+
+    /// True when the rows matching equality on `fields` come newest first by `by`: the first
+    /// part the equalities do not fix is `reverse_ts(by)` (and the key is not salted in front
+    /// of them), so the newest N rows are the first N of a prefix scan.
+    pub fn newest_first(&self, fields: &[usize], by: usize) -> bool {
+        let n = self.parts.len();
+        let mut known = vec![false; n];
+        for i in (0..n).rev() {
+            known[i] = match self.inputs(i) {
+                Some(fs) => fs.iter().all(|f| fields.contains(f)),
+                None => {
+                    !matches!(self.parts[i], Part::RandomSalt { .. })
+                        && known[i + 1..].iter().all(|&k| k)
+                }
+            };
+        }
+        match known.iter().position(|k| !k) {
+            Some(i) => matches!(self.parts[i], Part::ReverseTs { field } if field == by),
+            None => false,
         }
     }
 
@@ -224,10 +283,20 @@ impl KeyDesign {
         id.to_be_bytes()[8 - width.min(8)..].to_vec()
     }
 
-    /// The bytes of part `i` given the record and the bytes of every later part.
-    fn part_bytes(&self, i: usize, record: &[Value], rest: &[u8]) -> Vec<u8> {
+    /// The bytes of part `i` given the record, its put number `nth` (for a random salt) and
+    /// the bytes of every later part.
+    fn part_bytes(&self, i: usize, record: &[Value], nth: u64, rest: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
         match &self.parts[i] {
+            Part::RandomSalt { buckets } => {
+                let bucket = splitmix64(self.seed ^ splitmix64(nth)) % u64::from((*buckets).max(1));
+                let w = salt_width(*buckets);
+                out.extend_from_slice(format!("{bucket:0w$}").as_bytes());
+            }
+            Part::TimeOffset { field, millis } => {
+                let ms = int_of(&record[*field]);
+                out.extend_from_slice(&(ms.rem_euclid(*millis) as u32).to_be_bytes());
+            }
             Part::Field { field, enc } => enc.encode(&record[*field], &mut out),
             Part::Reverse { field } => {
                 out = rowkey::reverse(record[*field].text().as_bytes());
@@ -282,9 +351,15 @@ impl KeyDesign {
 
     /// The rowkey of `record`.
     pub fn encode(&self, record: &[Value]) -> Vec<u8> {
+        self.encode_nth(record, 0)
+    }
+
+    /// The rowkey of `record`, the `nth` put of the run (a random salt draws its bucket from
+    /// the seed and `nth`; nothing else depends on it).
+    pub fn encode_nth(&self, record: &[Value], nth: u64) -> Vec<u8> {
         let mut key: Vec<u8> = Vec::new();
         for i in (0..self.parts.len()).rev() {
-            let mut b = self.part_bytes(i, record, &key);
+            let mut b = self.part_bytes(i, record, nth, &key);
             b.extend_from_slice(&key);
             key = b;
         }
@@ -298,12 +373,15 @@ impl KeyDesign {
             | Part::Reverse { field }
             | Part::ReverseTs { field }
             | Part::TimeBucket { field, .. }
-            | Part::Uid { field, .. } => Some(vec![*field]),
+            | Part::Uid { field, .. }
+            | Part::TimeOffset { field, .. } => Some(vec![*field]),
             Part::Salt { over, .. } | Part::Hash { over, .. } => match over {
                 Over::Rest => None,
                 Over::Fields(f) => Some(f.clone()),
             },
             Part::Sep(_) => Some(Vec::new()),
+            // Never known: the bucket is random.
+            Part::RandomSalt { .. } => None,
         }
     }
 
@@ -318,7 +396,10 @@ impl KeyDesign {
         for i in (0..n).rev() {
             known[i] = match self.inputs(i) {
                 Some(fields) => fields.iter().all(|&f| known_field(f)),
-                None => known[i + 1..].iter().all(|&k| k),
+                None => {
+                    !matches!(self.parts[i], Part::RandomSalt { .. })
+                        && known[i + 1..].iter().all(|&k| k)
+                }
             };
         }
         // A record carrying the query's values (others are never read by known parts).
@@ -339,7 +420,7 @@ impl KeyDesign {
             let mut rest = Vec::new();
             for i in (0..n).rev() {
                 if known[i] {
-                    let b = self.part_bytes(i, &probe, &rest);
+                    let b = self.part_bytes(i, &probe, 0, &rest);
                     let mut r = b.clone();
                     r.extend_from_slice(&rest);
                     rest = r;
@@ -353,7 +434,8 @@ impl KeyDesign {
         let mut salted = None;
         let mut first = 0;
         if !known.first().copied().unwrap_or(true)
-            && let Some(Part::Salt { buckets, .. }) = self.parts.first()
+            && let Some(Part::Salt { buckets, .. } | Part::RandomSalt { buckets }) =
+                self.parts.first()
         {
             salted = Some(*buckets);
             first = 1;
@@ -406,7 +488,7 @@ impl KeyDesign {
             let mut rec = vec![Value::Int(0); self.max_field().max(tf) + 1];
             rec[tf] = Value::Int(v);
             let _ = p;
-            self.part_bytes(i, &rec, &[])
+            self.part_bytes(i, &rec, 0, &[])
         };
         match &self.parts[i] {
             Part::Field { field, enc } if *field == tf && enc.orders_ints() => {
@@ -435,6 +517,14 @@ impl KeyDesign {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// SplitMix64's finalizer: a well-mixed 64-bit value of `x`.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 fn input_of(over: &Over, record: &[Value], rest: &[u8]) -> Vec<u8> {
@@ -470,6 +560,68 @@ mod tests {
         let rec = [Value::Str("user42".into())];
         assert_eq!(d.encode(&rec), rowkey::salt(b"user42", 16));
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn random_salt_is_seeded_spread_and_never_planned() {
+        let mut d = KeyDesign::new(vec![
+            Part::RandomSalt { buckets: 4 },
+            Part::Field {
+                field: 0,
+                enc: Enc::Str,
+            },
+        ]);
+        d.set_seed(11);
+        let rec = [Value::Str("k".into())];
+        let keys: Vec<Vec<u8>> = (0..400).map(|n| d.encode_nth(&rec, n)).collect();
+        // The same seed and put number give the same bucket; the same record lands in every
+        // bucket over 400 puts, each roughly a quarter of the time.
+        assert_eq!(
+            keys,
+            (0..400).map(|n| d.encode_nth(&rec, n)).collect::<Vec<_>>()
+        );
+        for b in [b"0k", b"1k", b"2k", b"3k"] {
+            let n = keys.iter().filter(|k| k.as_slice() == b).count();
+            assert!((60..=140).contains(&n), "{n} puts in {b:?}");
+        }
+        assert_eq!((d.random_salt(), d.salt_len()), (Some(4), 1));
+        // A query cannot compute the bucket, even knowing every field: a salted plan.
+        let p = d.plan(&Query {
+            eq: vec![(0, &rec[0])],
+            range: None,
+        });
+        assert_eq!(
+            (p.kind, p.salted, p.start.as_slice()),
+            ("salted prefix", Some(4), &b"k"[..])
+        );
+    }
+
+    #[test]
+    fn newest_first_needs_a_reverse_timestamp_after_the_entity() {
+        let key = |ts: Part| KeyDesign::new(vec![Part::Reverse { field: 0 }, ts]);
+        assert!(key(Part::ReverseTs { field: 1 }).newest_first(&[0], 1));
+        assert!(!key(Part::ReverseTs { field: 1 }).newest_first(&[0], 2));
+        assert!(
+            !key(Part::Field {
+                field: 1,
+                enc: Enc::U64
+            })
+            .newest_first(&[0], 1)
+        );
+        // Salted over the rest of the key: the entity's rows are in every bucket.
+        let salted = KeyDesign::new(vec![
+            Part::Salt {
+                over: Over::Rest,
+                buckets: 4,
+                by: SaltBy::Crc32,
+            },
+            Part::Field {
+                field: 0,
+                enc: Enc::Str,
+            },
+            Part::ReverseTs { field: 1 },
+        ]);
+        assert!(!salted.newest_first(&[0], 1));
     }
 
     #[test]

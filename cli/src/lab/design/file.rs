@@ -57,6 +57,7 @@ pub(super) struct FamilyToml {
     pub(super) bloom: Option<Spanned<String>>,
     pub(super) compression: Option<Spanned<String>>,
     pub(super) block_size: Option<u32>,
+    pub(super) ttl: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +73,7 @@ pub(super) struct PreSplitToml {
 #[serde(deny_unknown_fields)]
 pub(super) struct KeyToml {
     pub(super) parts: Vec<Spanned<PartToml>>,
+    pub(super) qualifier: Option<Vec<Spanned<PartToml>>>,
 }
 
 #[derive(Deserialize)]
@@ -93,9 +95,11 @@ pub(super) struct PartToml {
     pub(super) reverse: Option<Spanned<String>>,
     pub(super) reverse_ts: Option<Spanned<String>>,
     pub(super) time_bucket: Option<Spanned<String>>,
+    pub(super) time_offset: Option<Spanned<String>>,
     pub(super) seconds: Option<i64>,
     pub(super) uid: Option<Spanned<String>>,
     pub(super) salt: Option<u16>,
+    pub(super) random: Option<bool>,
     pub(super) md5: Option<usize>,
     pub(super) hex: Option<bool>,
     pub(super) of: Option<Vec<Spanned<String>>>,
@@ -139,6 +143,7 @@ pub(super) struct WorkloadToml {
     pub(super) value_size: Option<usize>,
     pub(super) windows: Option<u32>,
     pub(super) read_from: Option<Spanned<String>>,
+    pub(super) families: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) op: Vec<Spanned<OpToml>>,
 }
@@ -153,6 +158,8 @@ pub(super) struct OpToml {
     pub(super) range: Option<Spanned<String>>,
     pub(super) span_ms: Option<i64>,
     pub(super) via: Option<Spanned<String>>,
+    pub(super) n: Option<u32>,
+    pub(super) by: Option<Spanned<String>>,
 }
 
 /// Line (1-based) of byte offset `at` in `text`.

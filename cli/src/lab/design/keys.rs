@@ -13,6 +13,7 @@ pub(super) fn key_parts(
     names: &HashMap<String, usize>,
     parts: &[Spanned<PartToml>],
     at: &str,
+    allow_random: bool,
 ) -> Result<(KeyDesign, String), DesignError> {
     if parts.is_empty() {
         return Err(DesignError(format!(
@@ -30,6 +31,7 @@ pub(super) fn key_parts(
             ("reverse", p.reverse.is_some()),
             ("reverse_ts", p.reverse_ts.is_some()),
             ("time_bucket", p.time_bucket.is_some()),
+            ("time_offset", p.time_offset.is_some()),
             ("uid", p.uid.is_some()),
             ("salt", p.salt.is_some()),
             ("md5", p.md5.is_some()),
@@ -41,7 +43,7 @@ pub(super) fn key_parts(
                 sp.span(),
                 &here,
                 format!(
-                    "a part is exactly one of field, reverse, reverse_ts, time_bucket, uid, salt, md5, sep (found: {})",
+                    "a part is exactly one of field, reverse, reverse_ts, time_bucket, time_offset, uid, salt, md5, sep (found: {})",
                     if set.is_empty() { "none".to_string() } else { set.join(", ") }
                 ),
             ));
@@ -153,6 +155,27 @@ pub(super) fn key_parts(
                     format!("bucket{secs}s({})", s.get_ref()),
                 )
             }
+            "time_offset" => {
+                let s = p
+                    .time_offset
+                    .as_ref()
+                    .ok_or_else(|| ctx.err(sp.span(), &here, "time_offset"))?;
+                let secs = p.seconds.unwrap_or(3600);
+                if secs <= 0 || secs > 4_000_000 {
+                    return Err(ctx.err(
+                        sp.span(),
+                        &format!("{here}.seconds"),
+                        "must be between 1 and 4000000 (the offset is 4 bytes of milliseconds)",
+                    ));
+                }
+                (
+                    Part::TimeOffset {
+                        field: fi(s, "time_offset")?,
+                        millis: secs * 1000,
+                    },
+                    format!("offset{secs}s({})", s.get_ref()),
+                )
+            }
             "uid" => {
                 let s = p
                     .uid
@@ -182,6 +205,25 @@ pub(super) fn key_parts(
                         &format!("{here}.salt"),
                         "needs at least 2 buckets",
                     ));
+                }
+                if p.random == Some(true) {
+                    if p.of.is_some() || p.by.is_some() {
+                        return Err(ctx.err(
+                            sp.span(),
+                            &format!("{here}.random"),
+                            "a random salt reads no fields: leave out `of` and `by`",
+                        ));
+                    }
+                    if i != 0 || !allow_random {
+                        return Err(ctx.err(
+                            sp.span(),
+                            &format!("{here}.random"),
+                            "a random salt is the first part of a rowkey",
+                        ));
+                    }
+                    out.push(Part::RandomSalt { buckets });
+                    text.push(format!("salt{buckets}(random)"));
+                    continue;
                 }
                 let by = match p.by.as_ref().map(|b| b.get_ref().as_str()) {
                     None | Some("crc32") => SaltBy::Crc32,
@@ -241,7 +283,11 @@ pub(super) fn key_parts(
                 "width",
                 p.width.is_some() && !matches!(set[0], "field" | "uid"),
             ),
-            ("seconds", p.seconds.is_some() && set[0] != "time_bucket"),
+            (
+                "seconds",
+                p.seconds.is_some() && !matches!(set[0], "time_bucket" | "time_offset"),
+            ),
+            ("random", p.random.is_some() && set[0] != "salt"),
             ("hex", p.hex.is_some() && set[0] != "md5"),
             ("of", p.of.is_some() && !matches!(set[0], "salt" | "md5")),
             ("by", p.by.is_some() && set[0] != "salt"),

@@ -106,6 +106,20 @@ pub enum OpKind {
         /// Equality fields.
         fields: Vec<usize>,
     },
+    /// The newest `n` records sharing a written record's values of `fields`, newest by the
+    /// field `by` (the reverse-timestamp lesson: cheap when the key orders them newest first).
+    LatestN {
+        /// Equality fields.
+        fields: Vec<usize>,
+        /// Timestamp field that orders "newest".
+        by: usize,
+        /// How many.
+        n: u32,
+    },
+    /// A Get of a rowkey that was never written, next to a written one (the Bloom lesson).
+    GetMissing,
+    /// Deletes a written record's cells.
+    Delete,
 }
 
 /// One weighted operation of the mix.
@@ -156,6 +170,8 @@ pub struct Workload {
     pub windows: Option<u32>,
     /// Reads pick among the most recent 10 % of written records instead of all.
     pub read_recent: bool,
+    /// Every put writes one cell in every family of the table (default: the first only).
+    pub all_families: bool,
     /// The mix.
     pub ops: Vec<OpDef>,
 }
@@ -177,6 +193,11 @@ pub struct Design {
     pub key: KeyDesign,
     /// Rowkey, described.
     pub key_text: String,
+    /// The qualifier of each record's cell, when the design puts several records in one row
+    /// (`[rowkey] qualifier = [...]`, OpenTSDB's wide rows); `None`: qualifier `v`.
+    pub qualifier: Option<KeyDesign>,
+    /// The qualifier, described.
+    pub qualifier_text: String,
     /// Secondary indexes.
     pub indexes: Vec<IndexSpec>,
     /// Fields in record order.
@@ -314,13 +335,20 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         .validate()
         .map_err(|e| ctx.err(raw.table.span(), "table.name", e))?;
 
-    let (key, key_text) = key_parts(&ctx, &names, &raw.rowkey.get_ref().parts, "rowkey")?;
+    let (key, key_text) = key_parts(&ctx, &names, &raw.rowkey.get_ref().parts, "rowkey", true)?;
+    let (qualifier, qualifier_text) = match &raw.rowkey.get_ref().qualifier {
+        None => (None, "v".to_string()),
+        Some(q) => {
+            let (k, t) = key_parts(&ctx, &names, q, "rowkey.qualifier", false)?;
+            (Some(k), t)
+        }
+    };
     let mut indexes = Vec::new();
     let mut index_names = HashMap::new();
     for (i, ix) in raw.index.iter().enumerate() {
         let at = format!("index[{i}]");
         let v = ix.get_ref();
-        let (k, kt) = key_parts(&ctx, &names, &v.parts, &at)?;
+        let (k, kt) = key_parts(&ctx, &names, &v.parts, &at, true)?;
         let mrs = match &v.max_region_size {
             Some(s) => parse_size(&ctx, s, &format!("{at}.max_region_size"))?,
             None => max_region_size,
@@ -380,6 +408,18 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             ));
         }
     };
+    let all_families = match w.families.as_ref().map(|r| r.get_ref().as_str()) {
+        None | Some("first") => false,
+        Some("all") => true,
+        Some(other) => {
+            let sp = w.families.as_ref().map(|r| r.span()).unwrap_or(0..0);
+            return Err(ctx.err(
+                sp,
+                "workload.families",
+                format!("\"{other}\": first or all"),
+            ));
+        }
+    };
     let mut ops = Vec::new();
     for (i, so) in w.op.iter().enumerate() {
         let at = format!("workload.op[{i}]");
@@ -423,14 +463,74 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
                     fields: flds(&o.fields)?,
                 }
             }
+            "latest_n" => {
+                let f = flds(&o.fields)?;
+                if f.is_empty() {
+                    return Err(ctx.err(
+                        o.kind.span(),
+                        &format!("{at}.fields"),
+                        "latest_n names the entity's fields: fields = [\"user\"]",
+                    ));
+                }
+                let by = o.by.as_ref().ok_or_else(|| {
+                    ctx.err(
+                        o.kind.span(),
+                        &format!("{at}.by"),
+                        "name the timestamp field that orders newest: by = \"ts\"",
+                    )
+                })?;
+                let n = o.n.unwrap_or(10);
+                if !(1..=10_000).contains(&n) {
+                    return Err(ctx.err(o.kind.span(), &format!("{at}.n"), "between 1 and 10000"));
+                }
+                OpKind::LatestN {
+                    fields: f,
+                    by: field_index(&ctx, &names, by, &format!("{at}.by"))?,
+                    n,
+                }
+            }
+            "get_missing" => OpKind::GetMissing,
+            "delete" => OpKind::Delete,
             other => {
                 return Err(ctx.err(
                     o.kind.span(),
                     &format!("{at}.kind"),
-                    format!("unknown operation \"{other}\" (put, get, prefix_scan, time_scan)"),
+                    format!(
+                        "unknown operation \"{other}\" (put, get, prefix_scan, time_scan, latest_n, get_missing, delete)"
+                    ),
                 ));
             }
         };
+        let latest = matches!(kind, OpKind::LatestN { .. });
+        let stray = [
+            ("n", o.n.is_some() && !latest),
+            ("by", o.by.is_some() && !latest),
+            (
+                "fields",
+                o.fields.is_some()
+                    && !matches!(
+                        kind,
+                        OpKind::PrefixScan { .. }
+                            | OpKind::TimeScan { .. }
+                            | OpKind::LatestN { .. }
+                    ),
+            ),
+            (
+                "range",
+                o.range.is_some() && !matches!(kind, OpKind::TimeScan { .. }),
+            ),
+            (
+                "span_ms",
+                o.span_ms.is_some() && !matches!(kind, OpKind::TimeScan { .. }),
+            ),
+        ];
+        if let Some((k, _)) = stray.iter().find(|s| s.1) {
+            return Err(ctx.err(
+                o.kind.span(),
+                &format!("{at}.{k}"),
+                format!("does not apply to a {} operation", o.kind.get_ref()),
+            ));
+        }
         let via = match &o.via {
             None => None,
             Some(v) => {
@@ -471,6 +571,16 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
                 s.push(')');
                 s
             }
+            OpKind::LatestN { fields, n, .. } => format!(
+                "latest_{n}({})",
+                fields
+                    .iter()
+                    .map(|&f| fields_name(&names, f))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            OpKind::GetMissing => "get_missing".to_string(),
+            OpKind::Delete => "delete".to_string(),
         };
         ops.push(OpDef {
             name: o.name.clone().unwrap_or(default_name),
@@ -532,6 +642,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
         },
         key,
         key_text,
+        qualifier,
+        qualifier_text,
         indexes,
         fields,
         source_rows,
@@ -540,6 +652,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Design, DesignError> {
             value_size: w.value_size.unwrap_or(100).min(1 << 20),
             windows: w.windows.map(|n| n.clamp(1, 1000)),
             read_recent,
+            all_families,
             ops,
         },
         cluster,

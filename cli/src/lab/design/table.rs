@@ -139,6 +139,17 @@ pub(super) fn family(
     if let Some(b) = f.block_size {
         d = d.block_size(b);
     }
+    if let Some(t) = &f.ttl {
+        // HBase's TTL is in seconds [TTL-1].
+        if *t.get_ref() <= 0 {
+            return Err(ctx.err(
+                t.span(),
+                &format!("{at}.ttl"),
+                "seconds, at least 1 (leave it out for no TTL)",
+            ));
+        }
+        d = d.ttl(std::time::Duration::from_secs(*t.get_ref() as u64));
+    }
     d.validate().map_err(|e| ctx.err(sf.span(), at, e))?;
     Ok(d)
 }

@@ -127,7 +127,7 @@ fn compare_rows(runs: &[RunResult]) -> Vec<Row> {
     let mut names: Vec<String> = Vec::new();
     for r in runs {
         for q in &r.queries {
-            if q.plan != "put" && !names.contains(&q.name) {
+            if q.plan != "put" && q.plan != "delete" && !names.contains(&q.name) {
                 names.push(q.name.clone());
             }
         }

@@ -276,7 +276,7 @@ pub fn terminal(r: &RunResult) -> String {
         r.cluster.projected_ops_per_sec
     );
     for q in &r.queries {
-        if q.plan == "put" {
+        if q.plan == "put" || q.plan == "delete" {
             continue;
         }
         let _ = writeln!(

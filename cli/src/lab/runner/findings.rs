@@ -111,7 +111,7 @@ pub fn findings(r: &RunResult) -> Vec<String> {
         ));
     }
     for q in &r.queries {
-        if q.plan == "put" || q.count == 0 {
+        if q.plan == "put" || q.plan == "delete" || q.count == 0 {
             continue;
         }
         let all = q.mean_regions_total;

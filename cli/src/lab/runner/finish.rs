@@ -93,6 +93,7 @@ impl State<'_> {
                 s.mean_blocks_read = s.sums[3] as f64 / c;
                 s.mean_regions_total = s.sums[4] as f64 / c;
                 s.mean_memstore_reads = s.sums[5] as f64 / c;
+                s.mean_probes = s.sums[6] as f64 / c;
             }
         }
         let ws = &self.windows;
@@ -240,8 +241,19 @@ impl State<'_> {
             findings: Vec::new(),
             next_steps: Vec::new(),
             key_facts,
+            row_shape: super::RowShape {
+                rows: self.ks.sorted.len() as u64,
+                cells: self
+                    .keys
+                    .iter()
+                    .zip(&self.quals)
+                    .collect::<std::collections::HashSet<_>>()
+                    .len() as u64,
+                families: self.put_families.len(),
+            },
         };
         result.findings = super::findings(&result);
+        result.findings.extend(super::lessons(&result));
         result.next_steps = super::next_steps(&result);
         let db = self.db;
         drop(self.tables);

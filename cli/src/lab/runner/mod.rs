@@ -12,17 +12,24 @@
 //! server time and latency. `ops` runs the operations, `window` closes a sampling window,
 //! `finish` sums the run up; `result` holds what a run measured (the serialized result),
 //! `regions` the per-region helpers and `findings` the sentences built from the numbers.
+//! `seed_ops` runs the operations the seed articles teach with (`latest_n`, `get_missing`,
+//! `delete`, Gets under a random salt), `written` tracks the live cells reads are checked
+//! against (deletes and TTL), `lessons` states the seeds' lessons in the run's numbers.
 
 mod findings;
 mod finish;
+mod lessons;
 mod ops;
 mod parts;
 mod projection;
 mod regions;
 mod result;
+mod seed_ops;
 mod window;
+mod written;
 
 pub use findings::{findings, next_steps};
+pub use lessons::{RowShape, lessons};
 pub use projection::{COST_MODEL, ClusterSummary, CostModel, OpProjection};
 pub use result::{
     IndexReads, KEY_BUCKETS, KeyFacts, QueryStats, RegionCell, RegionRow, RunResult, SplitEvent,
@@ -114,10 +121,17 @@ pub(crate) struct State<'a> {
     records: &'a [Vec<Value>],
     workload: &'a Workload,
     keys: Vec<Vec<u8>>,
+    /// Each record's qualifier (`v`, or the design's `[rowkey] qualifier`).
+    quals: Vec<Vec<u8>>,
     kd: KeyDesign,
     ks: KeySpace,
     db: Db,
+    clock: ManualClock,
     family: Vec<u8>,
+    /// The families each put writes (the first, or all with `workload.families = "all"`).
+    put_families: Vec<Vec<u8>>,
+    /// The live cells of the main table (what reads must return).
+    cells: written::Written,
     value_filler: Vec<u8>,
     /// The main table first, then the index tables.
     tables: Vec<LabTable>,
@@ -173,12 +187,29 @@ pub fn run_with_progress(
     let e = |x: cellbase::Error| format!("{}: engine error: {x}", design.name);
     // Keys first: the key space of the run fixes the heatmaps' y axis.
     let mut kd = design.key.clone();
+    kd.set_seed(seed);
     for r in records {
         kd.learn(r);
     }
-    let keys: Vec<Vec<u8>> = records.iter().map(|r| kd.encode(r)).collect();
+    let keys: Vec<Vec<u8>> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| kd.encode_nth(r, i as u64))
+        .collect();
+    // Each record's qualifier: `v`, or the design's (several records per row).
+    let quals: Vec<Vec<u8>> = match &design.qualifier {
+        None => vec![b"v".to_vec(); records.len()],
+        Some(q) => {
+            let mut q = q.clone();
+            for r in records {
+                q.learn(r);
+            }
+            records.iter().map(|r| q.encode(r)).collect()
+        }
+    };
     let mut idx_keys: Vec<KeyDesign> = design.indexes.iter().map(|i| i.key.clone()).collect();
     for d in &mut idx_keys {
+        d.set_seed(seed);
         for r in records {
             d.learn(r);
         }
@@ -195,7 +226,16 @@ pub fn run_with_progress(
         .memstore_flush_size(t.memstore_flush_size)
         .max_region_size(t.max_region_size);
     let db = match dir {
-        Some(d) => Db::open_with(d, opts).map_err(e)?,
+        // In a directory the user keeps, the engine also records the run's traffic (about 100
+        // intervals of the lab's clock, 1 ms per operation), for `cellbase lab keyviz --db`.
+        Some(d) => Db::open_with(
+            d,
+            opts.traffic_recording(
+                std::time::Duration::from_millis((records.len() as u64 / 100).clamp(10, 1000)),
+                10_000,
+            ),
+        )
+        .map_err(e)?,
         None => Db::temporary_with(opts).map_err(e)?,
     };
     let mut desc = TableDescriptor::new(&t.name)
@@ -206,6 +246,18 @@ pub fn run_with_progress(
         desc = desc.family(f.clone());
     }
     let family = t.families[0].name().to_vec();
+    let put_families: Vec<Vec<u8>> = if workload.all_families {
+        t.families.iter().map(|f| f.name().to_vec()).collect()
+    } else {
+        vec![family.clone()]
+    };
+    // The cells live as long as the longest TTL of the families written [TTL-1].
+    let ttl_ms = t
+        .families
+        .iter()
+        .filter(|f| put_families.iter().any(|p| p.as_slice() == f.name()))
+        .map(|f| f.ttl_millis())
+        .try_fold(0i64, |acc, x| x.map(|x| acc.max(x)));
     let lab_table = |name: &str, table: Table| {
         let regs = table.regions();
         LabTable {
@@ -260,10 +312,14 @@ pub fn run_with_progress(
         workload,
         initial_regions: tables[0].regs.len(),
         keys,
+        quals,
         kd,
         ks,
         db,
+        clock: clock.clone(),
         family,
+        put_families,
+        cells: written::Written::new(ttl_ms),
         value_filler: (0..workload.value_size)
             .map(|i| b'a' + (i % 26) as u8)
             .collect(),
@@ -277,6 +333,7 @@ pub fn run_with_progress(
             .iter()
             .map(|o| QueryStats {
                 name: o.name.clone(),
+                kind: lessons::kind_name(&o.kind).to_string(),
                 ..QueryStats::default()
             })
             .collect(),
@@ -310,6 +367,10 @@ pub fn run_with_progress(
         clock.advance(std::time::Duration::from_millis(1));
         if first || ops[which].kind == OpKind::Put {
             st.put(which).map_err(e)?;
+        } else if ops[which].kind == OpKind::Delete {
+            // Any written record (deleting one already deleted is a no-op write).
+            let j = st.put_next - 1 - rng.below(st.put_next as u64) as usize;
+            st.delete(which, j).map_err(e)?;
         } else {
             // A written record to read around.
             let span = if workload.read_recent {

@@ -13,7 +13,7 @@
 
 use crate::lab::cluster::Cluster;
 use crate::lab::key::{Plan, prefix_stop};
-use cellbase::{Db, Filter, Get, Put, RegionInfo, Scan, Table, rowkey};
+use cellbase::{Db, Delete, Filter, Get, Put, RegionInfo, RowResult, Scan, Table, rowkey};
 use std::time::{Duration, Instant};
 
 /// What one region part of an operation did.
@@ -110,6 +110,34 @@ impl Runner<'_> {
         })
     }
 
+    /// Deletes with `d` (row `key`) in `t`: a write part, like a put.
+    ///
+    /// # Errors
+    /// The engine's.
+    pub fn delete(
+        &mut self,
+        t: &Table,
+        regs: &[RegionInfo],
+        key: &[u8],
+        d: Delete,
+    ) -> cellbase::Result<Part> {
+        let r = &regs[region_of(regs, key)];
+        let t0 = Instant::now();
+        t.delete(d)?;
+        let wall = t0.elapsed();
+        self.engine += wall;
+        Ok(Part {
+            wall,
+            server: self.server(r),
+            region: r.name.clone(),
+            rows: 1,
+            blocks: 0,
+            memstore: false,
+            put_bytes: Some(key.len() as u64),
+            rpc: true,
+        })
+    }
+
     /// Gets `key` from `t`; returns the part and whether the row was found.
     ///
     /// # Errors
@@ -120,10 +148,24 @@ impl Runner<'_> {
         regs: &[RegionInfo],
         key: &[u8],
     ) -> cellbase::Result<(Part, bool)> {
+        self.get_with(t, regs, key, Get::new(key))
+    }
+
+    /// Runs `g` (a Get of row `key`) on `t`; returns the part and whether it found cells.
+    ///
+    /// # Errors
+    /// The engine's.
+    pub fn get_with(
+        &mut self,
+        t: &Table,
+        regs: &[RegionInfo],
+        key: &[u8],
+        g: Get,
+    ) -> cellbase::Result<(Part, bool)> {
         let r = &regs[region_of(regs, key)];
         let b0 = self.blocks();
         let t0 = Instant::now();
-        let found = !t.get(Get::new(key))?.is_empty();
+        let found = !t.get(g)?.is_empty();
         let wall = t0.elapsed();
         self.engine += wall;
         let blocks = self.blocks().saturating_sub(b0);
@@ -142,18 +184,25 @@ impl Runner<'_> {
         ))
     }
 
-    /// Scans `[start, stop)` (stop empty: to the end) of `t` region by region (one lane);
-    /// `on_row` sees every row returned.
-    fn scan_lane(
+    /// Scans `[start, stop)` (stop empty: to the end) of `t` region by region (one lane),
+    /// stopping after `limit` rows when given (as a client scanner with a limit stops asking
+    /// further regions); `on_row` sees every row returned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_lane(
         &mut self,
         t: &Table,
         regs: &[RegionInfo],
         start: &[u8],
         stop: &[u8],
-        on_row: &mut dyn FnMut(&[u8]),
+        limit: Option<u64>,
+        on_row: &mut dyn FnMut(&RowResult),
     ) -> cellbase::Result<Lane> {
         let mut lane = Vec::new();
+        let mut left = limit;
         for i in super::regions::overlapping(regs, start, stop) {
+            if left == Some(0) {
+                break;
+            }
             let r = &regs[i];
             let s = if r.start_key.as_slice() > start {
                 r.start_key.clone()
@@ -169,21 +218,25 @@ impl Runner<'_> {
             let mut rows = 0;
             let mut seen = Vec::new();
             let t0 = Instant::now();
-            let scanner = t.scan(
-                Scan::new()
-                    .start_row(&s)
-                    .stop_row(&e)
-                    .filter(Filter::KeyOnly),
-            )?;
-            for row in scanner {
+            let mut scan = Scan::new()
+                .start_row(&s)
+                .stop_row(&e)
+                .filter(Filter::KeyOnly);
+            if let Some(n) = left {
+                scan = scan.limit(n);
+            }
+            for row in t.scan(scan)? {
                 let row = row?;
                 rows += 1;
-                seen.push(row.row().to_vec());
+                seen.push(row);
             }
             let wall = t0.elapsed();
             self.engine += wall;
-            for k in &seen {
-                on_row(k);
+            if let Some(n) = &mut left {
+                *n = n.saturating_sub(rows);
+            }
+            for row in &seen {
+                on_row(row);
             }
             lane.push(Part {
                 wall,
@@ -209,7 +262,7 @@ impl Runner<'_> {
         t: &Table,
         regs: &[RegionInfo],
         plan: &Plan,
-        on_row: &mut dyn FnMut(&[u8]),
+        on_row: &mut dyn FnMut(&RowResult),
     ) -> cellbase::Result<Stage> {
         match plan.salted {
             None => Ok(vec![self.scan_lane(
@@ -217,6 +270,7 @@ impl Runner<'_> {
                 regs,
                 &plan.start,
                 &plan.stop,
+                None,
                 on_row,
             )?]),
             Some(b) => {
@@ -231,7 +285,7 @@ impl Runner<'_> {
                         e.extend_from_slice(&plan.stop);
                         e
                     };
-                    stage.push(self.scan_lane(t, regs, &s, &e, on_row)?);
+                    stage.push(self.scan_lane(t, regs, &s, &e, None, on_row)?);
                 }
                 Ok(stage)
             }

@@ -75,6 +75,9 @@ pub struct SplitEvent {
 pub struct QueryStats {
     /// Operation name.
     pub name: String,
+    /// Operation kind (`put`, `get`, `prefix_scan`, `time_scan`, `latest_n`, `get_missing`,
+    /// `delete`).
+    pub kind: String,
     /// How the design answers it (`get`, `prefix`, `range`, `salted range`, `full`, with
     /// `via index` when through an index).
     pub plan: String,
@@ -95,7 +98,11 @@ pub struct QueryStats {
     /// Mean memstore reads: region parts whose memstore held data (each such part searched
     /// it; a read served from memstores reads no block).
     pub mean_memstore_reads: f64,
-    /// Matching rows the read did not return (should be 0).
+    /// Mean Gets or scans the client issued per operation: 1, or one per salt bucket for a
+    /// salted scan and for a Get under a random salt (which must try every bucket).
+    pub mean_probes: f64,
+    /// Matching rows the read did not return (should be 0); for `get_missing`, rows found
+    /// that were never written.
     pub missed: u64,
     #[serde(skip)]
     pub(super) sums: [u64; 7],
@@ -241,6 +248,8 @@ pub struct RunResult {
     /// Facts about the rowkey the suggestions use.
     #[serde(skip)]
     pub key_facts: KeyFacts,
+    /// How the cells sat in rows (distinct rows and cells written, families per put).
+    pub row_shape: super::lessons::RowShape,
 }
 
 /// Facts about a design's rowkey, for the "what to try next" suggestions.
