@@ -252,3 +252,34 @@ fn heatmap_shows_in_headless_chromium() {
         println!("screenshot kept: {}", to.display());
     }
 }
+
+/// Issue 24: the keyviz page of a real database's recorded traffic renders, and its heatmaps
+/// show. The database is the one `lab run --db` leaves (the engine recorded the hotspot
+/// design's traffic). With `CELLBASE_LAB_SCREENSHOT=DIR` the screenshot is kept as
+/// `DIR/lab-keyviz.png` (the one in docs/LAB.md is made so).
+#[test]
+fn keyviz_page_shows_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        println!(
+            "SKIPPED: no Chromium on this machine (apt-get install -y chromium to run this test)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    lab::run_design(&small("hotspot.toml"), Some(&db)).expect("runs");
+    let (page, _) = lab::write_keyviz(&db, dir.path(), None).expect("keyviz");
+    let shot = dir.path().join("keyviz.png");
+    screenshot(&browser, &page, &shot, "1280,900");
+    let (hot, total) = hot_pixels(&shot);
+    println!("keyviz: {hot} heat-coloured pixels of {total}");
+    assert!(
+        hot * 20 > total,
+        "keyviz heatmap not visible: {hot} of {total} pixels"
+    );
+    if let Some(keep) = std::env::var_os("CELLBASE_LAB_SCREENSHOT") {
+        let to = PathBuf::from(keep).join("lab-keyviz.png");
+        std::fs::copy(&shot, &to).expect("copy the screenshot");
+        println!("screenshot kept: {}", to.display());
+    }
+}

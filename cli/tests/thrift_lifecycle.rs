@@ -144,3 +144,43 @@ fn sigterm_with_writes_in_flight_keeps_every_acknowledged_write() {
     db.close().unwrap();
     drop(admin);
 }
+
+/// Issue 24 (Key Visualizer for a real database): `--record-traffic-secs` records the
+/// gateway's traffic per region and interval; the clean stop saves it in the `TRAFFIC` file,
+/// from which `cellbase lab keyviz --db` draws the heatmaps. (The interval is an hour, so the
+/// periodic save never runs during the test: the stop's save is the one read.)
+#[test]
+fn recorded_traffic_is_saved_at_stop_for_keyviz() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with(dir.path(), &["--record-traffic-secs", "3600"]);
+    let mut c = Client::binary(server.port);
+    create_table(&mut c, "t", &[("f", 3)]).void();
+    let batches = (0..50)
+        .map(|i| {
+            batch(
+                format!("row{i:03}").as_bytes(),
+                vec![mutation("f:q", Some(b"v"))],
+            )
+        })
+        .collect();
+    c.call(
+        "mutateRows",
+        vec![
+            (1, b("t")),
+            (2, Value::List(T_STRUCT, batches)),
+            (3, Value::Map(T_STRING, T_STRING, vec![])),
+        ],
+    )
+    .void();
+    let r = c.call("getRow", vec![(1, b("t")), (2, b("row007"))]);
+    assert_eq!(rows(r.success()).len(), 1);
+    assert_eq!(stop_with(&mut server, "-TERM"), Some(0));
+    let out = dir.path().join("report");
+    let (page, traffic) =
+        cellbase_cli::lab::write_keyviz(dir.path(), &out, Some("t")).expect("keyviz");
+    assert_eq!(traffic.interval_ms, 3_600_000);
+    let totals = cellbase_cli::lab::report::keyviz::totals(&traffic, "t");
+    assert_eq!(totals.iter().map(|r| r.writes).sum::<u64>(), 50);
+    assert_eq!(totals.iter().map(|r| r.reads).sum::<u64>(), 1);
+    assert!(page.exists());
+}

@@ -53,6 +53,19 @@ pub enum LabCommand {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Draw the heatmaps of a real database's recorded traffic (its `TRAFFIC` file, written
+    /// when it runs with `DbOptions::traffic_recording`): a local Key Visualizer.
+    Keyviz {
+        /// The database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Directory for the page (`keyviz.html`).
+        #[arg(long, default_value = "lab-report")]
+        out: PathBuf,
+        /// Only this table (default: every table in the recording).
+        #[arg(long)]
+        table: Option<String>,
+    },
     /// Run several designs on the same records and workload (the first design's) and compare.
     Compare {
         /// Two or more design files.
@@ -233,6 +246,34 @@ pub fn write_compare(out: &Path, runs: &[RunResult]) -> Result<PathBuf, String> 
     Ok(html)
 }
 
+/// Reads `db`'s recorded traffic and writes `out/keyviz.html`; returns the page's path and
+/// the recording.
+///
+/// # Errors
+/// The database directory holds no `TRAFFIC` file, or a damaged one (the engine's typed
+/// error, as text); the table is not in the recording; I/O errors.
+pub fn write_keyviz(
+    db: &Path,
+    out: &Path,
+    table: Option<&str>,
+) -> Result<(PathBuf, cellbase::Traffic), String> {
+    let t = cellbase::inspect::read_traffic(db).map_err(|e| e.to_string())?;
+    if let Some(name) = table
+        && !report::keyviz::tables(&t).iter().any(|n| n == name)
+    {
+        return Err(format!(
+            "table {name} has no recorded traffic in {} (tables: {})",
+            db.display(),
+            report::keyviz::tables(&t).join(", ")
+        ));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let html = out.join("keyviz.html");
+    let page = report::keyviz::keyviz_html(&t, &db.display().to_string(), table);
+    std::fs::write(&html, page).map_err(|e| format!("{}: {e}", html.display()))?;
+    Ok((html, t))
+}
+
 /// Runs `cellbase lab`.
 pub fn run(args: LabArgs) -> ExitCode {
     let mut so = crate::output::Stdout::new();
@@ -278,6 +319,35 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
             }
             match write_run(&out, &r) {
                 Ok(p) => {
+                    let _ = writeln!(so, "report: {}", p.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => crate::fail(e),
+            }
+        }
+        LabCommand::Keyviz { db, out, table } => {
+            match write_keyviz(&db, &out, table.as_deref()) {
+                Ok((p, t)) => {
+                    let _ = writeln!(
+                        so,
+                        "keyviz: {} — {} intervals of {} ms",
+                        db.display(),
+                        t.intervals.len(),
+                        t.interval_ms
+                    );
+                    for name in report::keyviz::tables(&t)
+                        .iter()
+                        .filter(|n| table.as_deref().is_none_or(|x| x == n.as_str()))
+                    {
+                        let tot = report::keyviz::totals(&t, name);
+                        let w: u64 = tot.iter().map(|r| r.writes).sum();
+                        let r: u64 = tot.iter().map(|r| r.reads).sum();
+                        let _ = writeln!(
+                            so,
+                            "  {name}: {} regions, {w} writes, {r} reads",
+                            tot.len()
+                        );
+                    }
                     let _ = writeln!(so, "report: {}", p.display());
                     ExitCode::SUCCESS
                 }

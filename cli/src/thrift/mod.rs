@@ -82,6 +82,15 @@ pub struct ThriftArgs {
     /// given (HBase's info port is 16030).
     #[arg(long)]
     pub info_port: Option<u16>,
+    /// Record each region's read and write requests per interval of this many seconds
+    /// (`DbOptions::traffic_recording`) and save them in the database directory's `TRAFFIC`
+    /// file every interval and at a clean stop, for `cellbase lab keyviz --db DIR`. Off
+    /// unless given.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub record_traffic_secs: Option<u64>,
+    /// Intervals the traffic recording keeps (the oldest go first).
+    #[arg(long, default_value_t = 1440, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub traffic_intervals: u64,
 }
 
 fn to_usize(n: u64) -> usize {
@@ -102,10 +111,35 @@ pub fn run(args: ThriftArgs) -> ExitCode {
             args.max_request_memory_mib, args.max_message_mib
         ));
     }
-    let db = match cellbase::Db::open(&args.db) {
+    let mut opts = cellbase::DbOptions::default();
+    if let Some(secs) = args.record_traffic_secs {
+        opts = opts.traffic_recording(Duration::from_secs(secs), to_usize(args.traffic_intervals));
+    }
+    let db = match cellbase::Db::open_with(&args.db, opts) {
         Ok(db) => db,
         Err(e) => return crate::fail(format!("cannot open {}: {e}", args.db.display())),
     };
+    if let Some(secs) = args.record_traffic_secs {
+        // Saved every interval, for a keyviz of the running gateway; the thread ends when the
+        // database closes (the close saves the last of it).
+        let db = db.clone();
+        let saver = std::thread::Builder::new()
+            .name("traffic-saver".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_secs(secs));
+                    if let Err(e) = db.save_traffic() {
+                        if !matches!(e, cellbase::Error::Closed) {
+                            crate::stderr_line!("thrift: saving the recorded traffic failed: {e}");
+                        }
+                        return;
+                    }
+                }
+            });
+        if let Err(e) = saver {
+            return crate::fail(format!("cannot start the traffic saver: {e}"));
+        }
+    }
     let listener = match TcpListener::bind((args.bind.as_str(), args.port)) {
         Ok(l) => l,
         Err(e) => return crate::fail(format!("cannot bind {}:{}: {e}", args.bind, args.port)),

@@ -3,11 +3,13 @@
 //! tables; plus the comparison page and the terminal summary.
 //!
 //! `charts` draws the SVG pictures (heatmaps, share chart, split timeline), `servers` the
-//! simulated cluster's section (per-server heatmap, projection) and `compare` the comparison
-//! page; this module holds the page of one run, its tables and the terminal summary.
+//! simulated cluster's section (per-server heatmap, projection), `compare` the comparison
+//! page and `keyviz` the page of a real database's recorded traffic; this module holds the
+//! page of one run, its tables and the terminal summary.
 
 mod charts;
 mod compare;
+pub mod keyviz;
 mod servers;
 
 pub use charts::{
