@@ -325,35 +325,29 @@ fn run_to(args: LabArgs, so: &mut crate::output::Stdout) -> ExitCode {
                 Err(e) => crate::fail(e),
             }
         }
-        LabCommand::Keyviz { db, out, table } => {
-            match write_keyviz(&db, &out, table.as_deref()) {
-                Ok((p, t)) => {
-                    let _ = writeln!(
-                        so,
-                        "keyviz: {} — {} intervals of {} ms",
-                        db.display(),
-                        t.intervals.len(),
-                        t.interval_ms
-                    );
-                    for name in report::keyviz::tables(&t)
-                        .iter()
-                        .filter(|n| table.as_deref().is_none_or(|x| x == n.as_str()))
-                    {
-                        let tot = report::keyviz::totals(&t, name);
-                        let w: u64 = tot.iter().map(|r| r.writes).sum();
-                        let r: u64 = tot.iter().map(|r| r.reads).sum();
-                        let _ = writeln!(
-                            so,
-                            "  {name}: {} regions, {w} writes, {r} reads",
-                            tot.len()
-                        );
-                    }
-                    let _ = writeln!(so, "report: {}", p.display());
-                    ExitCode::SUCCESS
+        LabCommand::Keyviz { db, out, table } => match write_keyviz(&db, &out, table.as_deref()) {
+            Ok((p, t)) => {
+                let _ = writeln!(
+                    so,
+                    "keyviz: {} — {} intervals of {} ms",
+                    db.display(),
+                    t.intervals.len(),
+                    t.interval_ms
+                );
+                for name in report::keyviz::tables(&t)
+                    .iter()
+                    .filter(|n| table.as_deref().is_none_or(|x| x == n.as_str()))
+                {
+                    let tot = report::keyviz::totals(&t, name);
+                    let w: u64 = tot.iter().map(|r| r.writes).sum();
+                    let r: u64 = tot.iter().map(|r| r.reads).sum();
+                    let _ = writeln!(so, "  {name}: {} regions, {w} writes, {r} reads", tot.len());
                 }
-                Err(e) => crate::fail(e),
+                let _ = writeln!(so, "report: {}", p.display());
+                ExitCode::SUCCESS
             }
-        }
+            Err(e) => crate::fail(e),
+        },
         LabCommand::Compare {
             designs,
             out,

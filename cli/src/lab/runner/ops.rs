@@ -80,7 +80,11 @@ impl State<'_> {
         let (plan_name, matched, expected) = match &op.kind {
             OpKind::Get | OpKind::Put | OpKind::Delete => {
                 let key = &self.keys[j];
-                let qual = self.design.qualifier.as_ref().map(|_| self.quals[j].as_slice());
+                let qual = self
+                    .design
+                    .qualifier
+                    .as_ref()
+                    .map(|_| self.quals[j].as_slice());
                 let column = qual.map(|q| (self.family.as_slice(), q));
                 let (stage, found, plan) =
                     seed_ops::get(&mut r, &self.tables[0].table, &regs, &self.kd, key, column)?;
@@ -97,7 +101,11 @@ impl State<'_> {
                 let k = seed_ops::missing_key(&self.keys[j], j as u64 ^ self.op_no << 32, |k| {
                     cells.has(k, qual, i64::MIN)
                 });
-                let column = self.design.qualifier.as_ref().map(|_| (self.family.as_slice(), qual));
+                let column = self
+                    .design
+                    .qualifier
+                    .as_ref()
+                    .map(|_| (self.family.as_slice(), qual));
                 let (stage, found, plan) =
                     seed_ops::get(&mut r, &self.tables[0].table, &regs, &self.kd, &k, column)?;
                 br[ks.bucket_of(&k)] += 1;
