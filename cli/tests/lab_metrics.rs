@@ -380,3 +380,43 @@ fn read_skew_is_a_finding_and_engine_rate_is_no_contest() {
         "{winners:?}"
     );
 }
+
+/// Issue 24 (the seeds' lessons): a key-length finding. Seed 004 asks for rowkeys as short as
+/// Gets and scans allow and shows a long taking 8 bytes as binary against 10 or more as text;
+/// every cell stores its rowkey again. The time-first example writes `ts` (13 digits) and `seq`
+/// (9 digits, values that fit an int) as decimal text: 5 + 5 bytes more than binary integers.
+/// OpenTSDB's binary key (dictionary ids, a time bucket, a u64) has nothing to save.
+#[test]
+fn key_length_is_a_finding_with_what_binary_numbers_would_save() {
+    let hot = lab::compare(&[small("hotspot.toml", 1500)]).expect("runs");
+    let k = &hot[0].key_facts;
+    // `ts` 13 + `_` + event (4 to 6 letters) + `_` + `seq` 9.
+    assert!(
+        (28.0..=30.0).contains(&k.mean_key_len),
+        "mean key length {}",
+        k.mean_key_len
+    );
+    assert_eq!(
+        k.decimal_text_fields,
+        vec![("ts".to_string(), 5.0), ("seq".to_string(), 5.0)]
+    );
+    assert!(k.cell_overhead_share > 0.0 && k.cell_overhead_share < 1.0);
+    let findings = lab::runner::findings(&hot[0]);
+    let f = findings
+        .iter()
+        .find(|f| f.starts_with("Key length:"))
+        .unwrap_or_else(|| panic!("no key-length finding in {findings:?}"));
+    assert!(
+        f.contains("ts, seq as decimal text") && f.contains("10.0 bytes fewer per key"),
+        "{f}"
+    );
+
+    let tsdb = lab::compare(&[small("opentsdb.toml", 1500)]).expect("runs");
+    assert!(tsdb[0].key_facts.decimal_text_fields.is_empty());
+    let findings = lab::runner::findings(&tsdb[0]);
+    let f = findings
+        .iter()
+        .find(|f| f.starts_with("Key length:"))
+        .unwrap_or_else(|| panic!("no key-length finding in {findings:?}"));
+    assert!(!f.contains("decimal text"), "{f}");
+}

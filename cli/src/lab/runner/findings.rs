@@ -110,6 +110,9 @@ pub fn findings(r: &RunResult) -> Vec<String> {
             s.final_regions
         ));
     }
+    if let Some(k) = key_length(r) {
+        f.push(k);
+    }
     for q in &r.queries {
         if q.plan == "put" || q.plan == "delete" || q.count == 0 {
             continue;
@@ -152,6 +155,37 @@ pub fn findings(r: &RunResult) -> Vec<String> {
         ));
     }
     f
+}
+
+/// The key-length finding (seed 004: rowkeys as short as Gets and scans allow; a number as a
+/// binary long takes 8 bytes, as text 10 or more): every cell stores its rowkey again, so the
+/// key's length multiplies by the cells written.
+fn key_length(r: &RunResult) -> Option<String> {
+    let k = &r.key_facts;
+    if r.summary.puts == 0 || k.mean_key_len <= 0.0 {
+        return None;
+    }
+    let mut s = format!(
+        "Key length: rowkeys average {:.1} bytes, and every cell stores its rowkey again with its family, qualifier and 20 fixed bytes, so {} of each cell written is key and overhead ahead of {:.0} value bytes.",
+        k.mean_key_len,
+        pct(k.cell_overhead_share),
+        k.value_len
+    );
+    let saved: f64 = k.decimal_text_fields.iter().map(|(_, b)| b).sum();
+    if saved >= 1.0 {
+        let names: Vec<&str> = k
+            .decimal_text_fields
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        s.push_str(&format!(
+            " The key writes {} as decimal text; as fixed-width binary integers they would take {:.1} bytes fewer per key ({} of the key), in every cell.",
+            names.join(", "),
+            saved,
+            pct(saved / k.mean_key_len)
+        ));
+    }
+    Some(s)
 }
 
 /// What to try next: suggestions derived from the run's numbers and its rowkey, each with what

@@ -6,7 +6,7 @@ use super::regions::region_rows;
 use super::{
     ClusterSummary, IndexReads, KeyFacts, LabTable, RegionRow, RunResult, State, Summary, Window,
 };
-use crate::lab::key::Part;
+use crate::lab::key::{Enc, Part};
 use cellbase::{Result, rowkey};
 
 /// Mean of `f` over `windows`, weighted by `weight`.
@@ -279,11 +279,54 @@ fn key_facts(st: &State<'_>) -> KeyFacts {
         }
         _ => None,
     };
+    let (cells, key_bytes, overhead, values) = st.cell_bytes;
     KeyFacts {
         monotonic_lead,
         salt_buckets: st.kd.leading_salt(),
         hashed: matches!(first, Some(Part::Hash { .. })),
         read_recent: st.workload.read_recent,
         pre_split_regions: st.initial_regions,
+        mean_key_len: key_bytes as f64 / (st.put_next as f64).max(1.0),
+        cell_overhead_share: if overhead + values > 0 {
+            overhead as f64 / (overhead + values) as f64
+        } else {
+            0.0
+        },
+        value_len: values as f64 / cells.max(1) as f64,
+        decimal_text_fields: decimal_text_fields(st),
     }
+}
+
+/// Key fields written as decimal text (`Str` or zero-padded `Decimal`) whose values are all
+/// integers, with the mean bytes per key a fixed-width binary integer would save (seed 004: a
+/// long takes 8 bytes as binary, 10 or more as text).
+fn decimal_text_fields(st: &State<'_>) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for p in &st.design.key.parts {
+        let Part::Field { field, enc } = p else {
+            continue;
+        };
+        if !matches!(enc, Enc::Str | Enc::Decimal(_)) || st.records.is_empty() {
+            continue;
+        }
+        let ints: Option<Vec<i64>> = st.records.iter().map(|r| r[*field].as_int()).collect();
+        let Some(ints) = ints else { continue };
+        let width = if ints.iter().all(|&v| (0..=i64::from(u32::MAX)).contains(&v)) {
+            4.0
+        } else {
+            8.0
+        };
+        let text: f64 = ints
+            .iter()
+            .map(|v| match enc {
+                Enc::Decimal(n) => (*n).max(v.to_string().len()) as f64,
+                _ => v.to_string().len() as f64,
+            })
+            .sum::<f64>()
+            / ints.len() as f64;
+        if text > width {
+            out.push((st.design.fields[*field].name.clone(), text - width));
+        }
+    }
+    out
 }

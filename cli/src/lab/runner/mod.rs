@@ -150,6 +150,9 @@ pub(crate) struct State<'a> {
     /// Per index table: reads, and the hottest region's share and ratio weighted by reads.
     idx_reads: Vec<(u64, f64, f64)>,
     logical: u64,
+    /// Main-table puts' cells: (cells, rowkey bytes summed per put, overhead bytes, value
+    /// bytes), for the key-length finding.
+    cell_bytes: (u64, u64, u64, u64),
     initial_regions: usize,
     window_ops: u64,
     /// The engine's flushed bytes at the end of the last window.
@@ -344,6 +347,7 @@ pub fn run_with_progress(
         bw: vec![0; buckets],
         br: vec![0; buckets],
         logical: 0,
+        cell_bytes: (0, 0, 0, 0),
         window_ops,
         flushed_before: 0,
     };

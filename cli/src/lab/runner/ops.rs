@@ -30,6 +30,15 @@ impl State<'_> {
         let p = r.put(&main.table, &main.regs, key, put, bytes)?;
         parts.stages.push(vec![vec![p]]);
         self.logical += bytes;
+        // Each cell repeats the rowkey, family and qualifier, plus 20 fixed bytes (row and
+        // family lengths, timestamp, type, sequence id).
+        let (cells, keys, overhead, values) = &mut self.cell_bytes;
+        *keys += key.len() as u64;
+        for f in &self.put_families {
+            *cells += 1;
+            *overhead += (key.len() + f.len() + self.quals[i].len() + 20) as u64;
+            *values += self.value_filler.len() as u64;
+        }
         main.written.insert(key.clone(), i);
         self.cells
             .put(key, &self.quals[i], i, self.clock.now_millis());

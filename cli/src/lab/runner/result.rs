@@ -266,6 +266,18 @@ pub struct KeyFacts {
     pub read_recent: bool,
     /// Regions the table was created with.
     pub pre_split_regions: usize,
+    /// Mean length of the main table's rowkeys written, bytes.
+    pub mean_key_len: f64,
+    /// Share of each written cell's bytes that is not its value: the rowkey, family and
+    /// qualifier every cell repeats, plus its 20 fixed bytes (key lengths, timestamp, type,
+    /// sequence id; docs/FORMAT.md).
+    pub cell_overhead_share: f64,
+    /// Mean value bytes per cell.
+    pub value_len: f64,
+    /// Key fields written as decimal text although every value is an integer, with the mean
+    /// bytes per key a fixed-width binary integer (4 bytes when every value fits `u32`, else
+    /// 8, as `Bytes.toBytes(int)` / `Bytes.toBytes(long)`) would save.
+    pub decimal_text_fields: Vec<(String, f64)>,
 }
 
 /// Gini coefficient of `xs` (0 when they are all equal or sum to 0).
