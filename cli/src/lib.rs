@@ -1,5 +1,5 @@
 //! The `cellbase` command: an HBase-shell-compatible shell, operator tools (block file dump,
-//! verify, TSV import/export), the rowkey lab and the HBase Thrift1 gateway.
+//! verify, TSV import/export), the rowkey lab, the HBase Thrift1 gateway and the REST gateway.
 //!
 //! Each subcommand lives in its own module; `main.rs` only parses arguments and dispatches.
 use clap::{Parser, Subcommand};
@@ -21,6 +21,7 @@ pub mod lab;
 pub mod output;
 pub mod progress;
 pub mod shell;
+pub mod rest;
 pub mod thrift;
 pub mod tools;
 
@@ -67,6 +68,8 @@ pub enum Command {
     Restore(tools::backup::RestoreArgs),
     /// Serve the HBase Thrift1 `Hbase` service.
     Thrift(thrift::ThriftArgs),
+    /// Serve HBase's REST API ("Stargate": /version, /TABLE/schema, /TABLE/ROW, scanners, ...).
+    Rest(rest::RestArgs),
     /// The rowkey lab: replay rowkey designs against real regions.
     Lab(lab::LabArgs),
     /// Print a shell completion script (bash, zsh or fish) on standard output.
@@ -108,6 +111,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Backup(a) => tools::backup::run_backup(a),
         Command::Restore(a) => tools::backup::run_restore(a),
         Command::Thrift(a) => thrift::run(a),
+        Command::Rest(a) => rest::run(a),
         Command::Lab(a) => lab::run(a),
         Command::Completions(a) => completions::run(a),
     }

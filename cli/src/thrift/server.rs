@@ -119,7 +119,7 @@ impl Stop {
         self.stopping.load(Ordering::Acquire)
     }
 
-    fn register(&self, id: u64, stream: &TcpStream) {
+    pub(crate) fn register(&self, id: u64, stream: &TcpStream) {
         if let Ok(s) = stream.try_clone() {
             if self.stopping() {
                 let _ = s.shutdown(std::net::Shutdown::Read);
@@ -128,7 +128,7 @@ impl Stop {
         }
     }
 
-    fn forget(&self, id: u64) {
+    pub(crate) fn forget(&self, id: u64) {
         lock(&self.conns).remove(&id);
     }
 }
