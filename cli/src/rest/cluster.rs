@@ -2,10 +2,12 @@
 //! (`StorageClusterVersionModel`), `/status/cluster` (`StorageClusterStatusModel`: one live
 //! node, this process) and `/namespaces[/NS]` (`NamespacesModel`, `NamespacesInstanceModel`).
 use super::http::{Request, Response};
-use super::model::{Format, JSON, TEXT, XML, XML_DECL, b64, body_format, esc, negotiate, parse_xml};
+use super::model::{
+    Format, JSON, Obj, TEXT, XML, XML_DECL, arr, b64, body_format, esc, negotiate, parse_xml,
+};
 use super::service::{Rest, bad, fail, method_not_allowed};
 use cellbase::{Error, NamespaceDescriptor};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// HBase's REST protocol version (`RESTServlet.VERSION_STRING`).
 pub const REST_VERSION: &str = "0.0.3";
@@ -20,10 +22,10 @@ fn answer(
     offered: &[Format],
     text: impl FnOnce() -> String,
     xml: impl FnOnce() -> String,
-    js: impl FnOnce() -> Value,
+    js: impl FnOnce() -> String,
 ) -> Response {
     match negotiate(req, offered) {
-        Ok(Format::Json) => Response::body(200, JSON, serde_json::to_vec(&js()).unwrap_or_default()),
+        Ok(Format::Json) => Response::body(200, JSON, js().into_bytes()),
         Ok(Format::Xml) => Response::body(200, XML, format!("{XML_DECL}{}", xml()).into_bytes()),
         Ok(_) => Response::body(200, TEXT, text().into_bytes()),
         Err(r) => r,
@@ -58,7 +60,15 @@ impl Rest {
                     esc(&server)
                 )
             },
-            || json!({"REST": REST_VERSION, "JVM": jvm, "OS": os, "Server": server, "Jersey": jersey}),
+            || {
+                Obj::new()
+                    .field("JVM", &jvm)
+                    .field("Jersey", &jersey)
+                    .field("OS", &os)
+                    .field("REST", REST_VERSION)
+                    .field("Server", &server)
+                    .done()
+            },
         )
     }
 
@@ -73,7 +83,7 @@ impl Rest {
             &[Format::Text, Format::Xml, Format::Json],
             || format!("{v}\n"),
             || format!("<ClusterVersion Version=\"{}\"/>", esc(&v)),
-            || json!({ "Version": v }),
+            || Obj::new().field("Version", &v).done(),
         )
     }
 
@@ -150,34 +160,32 @@ impl Rest {
                 s
             },
             || {
-                let list: Vec<Value> = regions
-                    .iter()
-                    .map(|(r, stores)| {
-                        json!({
-                            "name": b64(r.name.as_bytes()),
-                            "stores": stores,
-                            "storefiles": r.store_files,
-                            "storefileSizeMB": mb(r.store_file_bytes),
-                            "memStoreSizeMB": mb(r.memstore_bytes),
-                            "readRequestsCount": r.read_requests,
-                            "writeRequestsCount": r.write_requests,
-                        })
-                    })
-                    .collect();
-                json!({
-                    "regions": n,
-                    "requests": requests,
-                    "averageLoad": n as f64,
-                    "LiveNodes": [{
-                        "name": node,
-                        "startCode": self.started_ms,
-                        "requests": requests,
-                        "heapSizeMB": 0,
-                        "maxHeapSizeMB": 0,
-                        "Region": list,
-                    }],
-                    "DeadNodes": [],
-                })
+                let list = arr(regions.iter().map(|(r, stores)| {
+                    Obj::new()
+                        .field("name", b64(r.name.as_bytes()))
+                        .field("stores", stores)
+                        .field("storefiles", r.store_files)
+                        .field("storefileSizeMB", mb(r.store_file_bytes))
+                        .field("memStoreSizeMB", mb(r.memstore_bytes))
+                        .field("readRequestsCount", r.read_requests)
+                        .field("writeRequestsCount", r.write_requests)
+                        .done()
+                }));
+                let node = Obj::new()
+                    .field("name", node)
+                    .field("startCode", self.started_ms)
+                    .field("requests", requests)
+                    .field("heapSizeMB", 0)
+                    .field("maxHeapSizeMB", 0)
+                    .raw("Region", &list)
+                    .done();
+                Obj::new()
+                    .field("regions", n)
+                    .field("requests", requests)
+                    .field("averageLoad", n as f64)
+                    .raw("LiveNodes", &arr([node]))
+                    .raw("DeadNodes", "[]")
+                    .done()
             },
         )
     }
@@ -200,7 +208,7 @@ impl Rest {
                 s.push_str("</Namespaces>");
                 s
             },
-            || json!({ "Namespace": names }),
+            || Obj::new().field("Namespace", &names).done(),
         )
     }
 
@@ -231,12 +239,10 @@ impl Rest {
                         s
                     },
                     || {
-                        let m: Map<String, Value> =
-                            props.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-                        if m.is_empty() {
-                            json!({})
+                        if props.is_empty() {
+                            "{}".to_string()
                         } else {
-                            json!({ "properties": m })
+                            Obj::new().field("properties", &props).done()
                         }
                     },
                 )

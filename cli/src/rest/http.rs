@@ -330,6 +330,7 @@ fn connection(
             Err(ReadFail::Refuse(status, why)) => {
                 stream.set_write_timeout(Some(limits.request_deadline))?;
                 write_response(&mut stream, &Response::text(status, why), true)?;
+                linger(&mut stream);
                 return Ok(());
             }
         };
@@ -344,6 +345,26 @@ fn connection(
         write_response(&mut stream, &resp, !keep)?;
         if !keep {
             return Ok(());
+        }
+    }
+}
+
+/// After a refusal: stops writing and reads (and drops) what the client still sends, for at
+/// most 2 s and 64 MiB, so that closing with unread bytes does not reset the connection
+/// before the client has read the refusal (a "lingering close").
+fn linger(stream: &mut TcpStream) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let end = Instant::now() + Duration::from_secs(2);
+    let mut chunk = [0u8; 16 * 1024];
+    let mut left: usize = 64 << 20;
+    while left > 0 {
+        let rest = end.saturating_duration_since(Instant::now());
+        if rest.is_zero() || stream.set_read_timeout(Some(rest)).is_err() {
+            return;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => left = left.saturating_sub(n),
         }
     }
 }

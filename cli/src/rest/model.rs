@@ -5,7 +5,7 @@ use super::http::{Request, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use quick_xml::events::Event;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// `Content-Type` of XML bodies (HBase's `MIMETYPE_XML`).
 pub const XML: &str = "text/xml";
@@ -108,6 +108,48 @@ pub fn unb64(text: &str, what: &str) -> Result<Vec<u8>, String> {
     base64::engine::general_purpose::STANDARD_NO_PAD
         .decode(t)
         .map_err(|e| format!("{what} is not base64: {e}"))
+}
+
+/// A JSON object written in the order its fields are added (HBase's Jackson bindings write
+/// model fields in declaration order, not sorted).
+#[derive(Debug, Default)]
+pub struct Obj(String);
+
+impl Obj {
+    /// An empty object.
+    pub fn new() -> Obj {
+        Obj(String::from("{"))
+    }
+
+    /// Adds a field whose value is serialized by serde_json.
+    pub fn field(self, k: &str, v: impl serde::Serialize) -> Obj {
+        let v = serde_json::to_string(&v).unwrap_or_else(|_| "null".into());
+        self.raw(k, &v)
+    }
+
+    /// Adds a field whose value is JSON text already.
+    pub fn raw(mut self, k: &str, json_text: &str) -> Obj {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        self.0
+            .push_str(&serde_json::to_string(k).unwrap_or_else(|_| "\"\"".into()));
+        self.0.push(':');
+        self.0.push_str(json_text);
+        self
+    }
+
+    /// The object's JSON text.
+    pub fn done(mut self) -> String {
+        self.0.push('}');
+        self.0
+    }
+}
+
+/// A JSON array of JSON texts.
+pub fn arr(items: impl IntoIterator<Item = String>) -> String {
+    let v: Vec<String> = items.into_iter().collect();
+    format!("[{}]", v.join(","))
 }
 
 /// Escapes text for an XML attribute or element.
@@ -278,25 +320,21 @@ pub fn cell_bytes(c: &CellModel) -> usize {
 /// A `CellSet` body in `fmt` (JSON or XML).
 pub fn encode_cellset(rows: &[RowModel], fmt: Format) -> Response {
     if fmt == Format::Json {
-        let rows: Vec<Value> = rows
-            .iter()
-            .map(|r| {
-                let cells: Vec<Value> = r
-                    .cells
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "column": b64(c.column.as_deref().unwrap_or_default()),
-                            "timestamp": c.timestamp.unwrap_or(i64::MAX),
-                            "$": b64(&c.value),
-                        })
-                    })
-                    .collect();
-                json!({"key": b64(r.key.as_deref().unwrap_or_default()), "Cell": cells})
-            })
-            .collect();
-        let body = serde_json::to_vec(&json!({ "Row": rows })).unwrap_or_default();
-        return Response::body(200, JSON, body);
+        let rows = arr(rows.iter().map(|r| {
+            let cells = arr(r.cells.iter().map(|c| {
+                Obj::new()
+                    .field("column", b64(c.column.as_deref().unwrap_or_default()))
+                    .field("timestamp", c.timestamp.unwrap_or(i64::MAX))
+                    .field("$", b64(&c.value))
+                    .done()
+            }));
+            Obj::new()
+                .field("key", b64(r.key.as_deref().unwrap_or_default()))
+                .raw("Cell", &cells)
+                .done()
+        }));
+        let body = Obj::new().raw("Row", &rows).done();
+        return Response::body(200, JSON, body.into_bytes());
     }
     let mut s = String::from(XML_DECL);
     s.push_str("<CellSet>");

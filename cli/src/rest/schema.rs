@@ -4,14 +4,14 @@
 //! (`RegionsResource`, `TableInfoModel`).
 use super::http::{Request, Response};
 use super::model::{
-    Format, JSON, TEXT, XML, XML_DECL, b64, body_format, esc, negotiate, parse_xml,
+    Format, JSON, Obj, TEXT, XML, XML_DECL, arr, b64, body_format, esc, negotiate, parse_xml,
 };
 use super::service::{Rest, bad, fail, method_not_allowed};
 use cellbase::{
     BloomType, Compression, DataBlockEncoding, Error, FamilyDescriptor, KeepDeletedCells,
     TableDescriptor,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// A family's attributes as HBase's `ColumnSchemaModel` lists them (every value a string).
@@ -273,23 +273,19 @@ impl Rest {
         let name = desc.name().to_string();
         match fmt {
             Format::Json => {
-                let cols: Vec<Value> = desc
-                    .families()
-                    .iter()
-                    .map(|f| {
-                        let mut m = Map::new();
-                        m.insert("name".into(), json!(String::from_utf8_lossy(&f.name)));
-                        for (k, v) in family_attrs(f) {
-                            m.insert(k.into(), json!(v));
-                        }
-                        Value::Object(m)
-                    })
-                    .collect();
-                let body = serde_json::to_vec(
-                    &json!({"name": name, "ColumnSchema": cols, "IS_META": "false"}),
-                )
-                .unwrap_or_default();
-                Response::body(200, JSON, body)
+                let cols = arr(desc.families().iter().map(|f| {
+                    family_attrs(f).into_iter().fold(
+                        Obj::new().field("name", String::from_utf8_lossy(&f.name)),
+                        |o, (k, v)| o.field(k, v),
+                    )
+                    .done()
+                }));
+                let body = Obj::new()
+                    .field("name", &name)
+                    .raw("ColumnSchema", &cols)
+                    .field("IS_META", "false")
+                    .done();
+                Response::body(200, JSON, body.into_bytes())
             }
             Format::Xml => {
                 let mut s = format!(
@@ -427,21 +423,17 @@ impl Rest {
         let location = &self.location;
         match fmt {
             Format::Json => {
-                let list: Vec<Value> = regions
-                    .iter()
-                    .map(|(r, id)| {
-                        json!({
-                            "endKey": b64(&r.end_key),
-                            "id": id,
-                            "location": location,
-                            "name": r.name,
-                            "startKey": b64(&r.start_key),
-                        })
-                    })
-                    .collect();
-                let body =
-                    serde_json::to_vec(&json!({"name": table, "Region": list})).unwrap_or_default();
-                Response::body(200, JSON, body)
+                let list = arr(regions.iter().map(|(r, id)| {
+                    Obj::new()
+                        .field("endKey", b64(&r.end_key))
+                        .field("id", id)
+                        .field("location", location)
+                        .field("name", &r.name)
+                        .field("startKey", b64(&r.start_key))
+                        .done()
+                }));
+                let body = Obj::new().field("name", table).raw("Region", &list).done();
+                Response::body(200, JSON, body.into_bytes())
             }
             _ => {
                 let mut s = format!("{XML_DECL}<TableInfo name=\"{}\">", esc(table));
