@@ -20,8 +20,8 @@ pub mod info;
 pub mod lab;
 pub mod output;
 pub mod progress;
-pub mod shell;
 pub mod rest;
+pub mod shell;
 pub mod thrift;
 pub mod tools;
 

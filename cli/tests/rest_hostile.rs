@@ -25,10 +25,16 @@ fn status_kib(pid: u32, key: &str) -> u64 {
 
 /// The gateway is alive, its peak RSS under 1 GiB, and a fresh client is served.
 fn still_serving(s: &mut Server, case: &str) {
-    assert!(s.child.try_wait().unwrap().is_none(), "{case}: the gateway died");
+    assert!(
+        s.child.try_wait().unwrap().is_none(),
+        "{case}: the gateway died"
+    );
     let hwm = status_kib(s.child.id(), "VmHWM:");
     println!("{case}: gateway peak RSS {} MiB", hwm / 1024);
-    assert!(hwm < 1 << 20, "{case}: peak RSS {hwm} KiB is not under 1 GiB");
+    assert!(
+        hwm < 1 << 20,
+        "{case}: peak RSS {hwm} KiB is not under 1 GiB"
+    );
     let r = s.get("/t/small", J);
     assert_eq!(r.status, 200, "{case}: {}", r.text());
     assert_eq!(cells_of(&r.json())[0].3, "ok");
@@ -38,7 +44,12 @@ fn setup(extra: &[&str]) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start_with(dir.path(), extra);
     create_table(&s, "t", &["f"]);
-    let r = s.send("PUT", "/t/small", J, &cellset("small", &[("f:c", Some(1), "ok")]));
+    let r = s.send(
+        "PUT",
+        "/t/small",
+        J,
+        &cellset("small", &[("f:c", Some(1), "ok")]),
+    );
     assert_eq!(r.status, 200);
     (dir, s)
 }
@@ -80,7 +91,8 @@ fn oversized_bodies_and_headers_are_refused() {
     // Garbage instead of HTTP: 400, and the gateway goes on.
     let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    c.write_all(b"\x00\x01\x02 not http at all\r\n\r\n").unwrap();
+    c.write_all(b"\x00\x01\x02 not http at all\r\n\r\n")
+        .unwrap();
     assert_eq!(read_reply(&mut c).status, 400);
     // Bodies within the limit, 16 at once, are served (bounded memory).
     let handles: Vec<_> = (0..16)
@@ -89,8 +101,14 @@ fn oversized_bodies_and_headers_are_refused() {
             std::thread::spawn(move || {
                 let v = "v".repeat(512 * 1024);
                 let body = cellset(&format!("big{i}"), &[("f:c", Some(1), &v)]);
-                request(port, "PUT", &format!("/t/big{i}"), &[("Content-Type", J)], body.as_bytes())
-                    .status
+                request(
+                    port,
+                    "PUT",
+                    &format!("/t/big{i}"),
+                    &[("Content-Type", J)],
+                    body.as_bytes(),
+                )
+                .status
             })
         })
         .collect();
@@ -107,15 +125,29 @@ fn scanners_are_capped_per_client_and_in_all() {
     for _ in 0..3 {
         let r = s.send("PUT", "/t/scanner", "text/xml", "<Scanner/>");
         assert_eq!(r.status, 201);
-        open.push(r.header("location").unwrap().rsplit('/').next().unwrap().to_string());
+        open.push(
+            r.header("location")
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string(),
+        );
     }
     let r = s.send("PUT", "/t/scanner", "text/xml", "<Scanner/>");
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(r.text().contains("too many open scanners"), "{}", r.text());
     // Closing one makes room again.
     let first = open.remove(0);
-    assert_eq!(s.req("DELETE", &format!("/t/scanner/{first}"), &[], b"").status, 200);
-    assert_eq!(s.send("PUT", "/t/scanner", "text/xml", "<Scanner/>").status, 201);
+    assert_eq!(
+        s.req("DELETE", &format!("/t/scanner/{first}"), &[], b"")
+            .status,
+        200
+    );
+    assert_eq!(
+        s.send("PUT", "/t/scanner", "text/xml", "<Scanner/>").status,
+        201
+    );
     // Opening and closing many in turn leaves nothing behind.
     for id in open {
         s.req("DELETE", &format!("/t/scanner/{id}"), &[], b"");
@@ -123,8 +155,18 @@ fn scanners_are_capped_per_client_and_in_all() {
     for _ in 0..200 {
         let r = s.send("PUT", "/t/scanner", "text/xml", "<Scanner/>");
         assert_eq!(r.status, 201);
-        let id = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
-        assert_eq!(s.req("DELETE", &format!("/t/scanner/{id}"), &[], b"").status, 200);
+        let id = r
+            .header("location")
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            s.req("DELETE", &format!("/t/scanner/{id}"), &[], b"")
+                .status,
+            200
+        );
     }
     still_serving(&mut s, "scanners");
 }
@@ -178,7 +220,9 @@ fn connections_are_capped_per_client() {
         .unwrap();
     sock.connect(&addr.into()).unwrap();
     let mut fifth = TcpStream::from(sock);
-    fifth.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    fifth
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     assert_eq!(read_reply(&mut fifth).status, 503);
     // 127.0.0.1 is another client: served.
     still_serving(&mut s, "connection cap");
@@ -190,15 +234,28 @@ fn replies_stop_at_the_reply_limit() {
     let (_d, mut s) = setup(&["--max-reply-mib", "1"]);
     let v = "x".repeat(400 * 1024);
     for i in 0..4 {
-        let r = s.send("PUT", &format!("/t/w{i}"), J, &cellset(&format!("w{i}"), &[("f:c", Some(1), &v)]));
+        let r = s.send(
+            "PUT",
+            &format!("/t/w{i}"),
+            J,
+            &cellset(&format!("w{i}"), &[("f:c", Some(1), &v)]),
+        );
         assert_eq!(r.status, 200);
     }
     // A row-range read over the limit: 503, not an unbounded reply.
     let r = s.get("/t/w*", J);
     assert_eq!(r.status, 503, "{}", r.text());
     // A scanner returns fewer cells per GET and still delivers every cell.
-    let r = s.send("PUT", "/t/scanner", "text/xml", r#"<Scanner startRow="dw==" endRow="eA=="/>"#);
-    let path = format!("/t/scanner/{}", r.header("location").unwrap().rsplit('/').next().unwrap());
+    let r = s.send(
+        "PUT",
+        "/t/scanner",
+        "text/xml",
+        r#"<Scanner startRow="dw==" endRow="eA=="/>"#,
+    );
+    let path = format!(
+        "/t/scanner/{}",
+        r.header("location").unwrap().rsplit('/').next().unwrap()
+    );
     let mut total = 0;
     let mut gets = 0;
     loop {

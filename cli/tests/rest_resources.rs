@@ -34,7 +34,11 @@ fn version_and_cluster_resources() {
     assert_eq!(st["LiveNodes"].as_array().unwrap().len(), 1);
     assert_eq!(st["DeadNodes"].as_array().unwrap().len(), 0);
     let region = &st["LiveNodes"][0]["Region"][0];
-    assert!(String::from_utf8(unb64(region["name"].as_str().unwrap())).unwrap().starts_with("t,"));
+    assert!(
+        String::from_utf8(unb64(region["name"].as_str().unwrap()))
+            .unwrap()
+            .starts_with("t,")
+    );
     // Protobuf is not served: 406.
     assert_eq!(s.get("/version", "application/x-protobuf").status, 406);
 }
@@ -93,12 +97,21 @@ fn table_list_schema_and_regions() {
         s.get("/", J).json(),
         serde_json::json!({"table": [{"name": "t1"}, {"name": "t2"}]})
     );
-    assert!(s.get("/", X).text().contains(r#"<TableList><table name="t1"/><table name="t2"/></TableList>"#));
+    assert!(
+        s.get("/", X)
+            .text()
+            .contains(r#"<TableList><table name="t1"/><table name="t2"/></TableList>"#)
+    );
     // Regions: TableInfoModel with base64 keys.
     let reg = s.get("/t1/regions", J).json();
     assert_eq!(reg["name"], "t1");
     assert_eq!(reg["Region"][0]["startKey"], "");
-    assert!(reg["Region"][0]["location"].as_str().unwrap().starts_with("localhost:"));
+    assert!(
+        reg["Region"][0]["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("localhost:")
+    );
     assert_eq!(s.get("/nope/regions", J).status, 404);
     assert_eq!(s.get("/nope/schema", J).status, 404);
     // DELETE drops the table (disabling it first, as HBase's SchemaResource does).
@@ -115,7 +128,11 @@ fn rows_put_get_delete_with_versions_and_timestamps() {
     // TestGetAndPutResource: a JSON cell set with explicit timestamps.
     let body = cellset(
         "r1",
-        &[("a:1", Some(10), "v10"), ("a:1", Some(20), "v20"), ("b:x", Some(5), "bx")],
+        &[
+            ("a:1", Some(10), "v10"),
+            ("a:1", Some(20), "v20"),
+            ("b:x", Some(5), "bx"),
+        ],
     );
     let r = s.send("PUT", "/t/r1", J, &body);
     assert_eq!(r.status, 200, "{}", r.text());
@@ -163,7 +180,10 @@ fn rows_put_get_delete_with_versions_and_timestamps() {
     let r = s.req(
         "PUT",
         "/t/r2/a:bin",
-        &[("Content-Type", "application/octet-stream"), ("X-Timestamp", "7")],
+        &[
+            ("Content-Type", "application/octet-stream"),
+            ("X-Timestamp", "7"),
+        ],
         &[0, 1, 2, 255],
     );
     assert_eq!(r.status, 200, "{}", r.text());
@@ -191,11 +211,26 @@ fn rows_put_get_delete_with_versions_and_timestamps() {
     assert_eq!(s.get("/t/r1", J).status, 404);
     // Errors: unknown table 404, unknown family 400, no qualifier 400, bad body 400,
     // unsupported media type 415.
-    assert_eq!(s.send("PUT", "/nope/r", J, &cellset("r", &[("a:1", None, "v")])).status, 404);
-    assert_eq!(s.send("PUT", "/t/r", J, &cellset("r", &[("zz:1", None, "v")])).status, 400);
-    assert_eq!(s.send("PUT", "/t/r", J, &cellset("r", &[("a", None, "v")])).status, 400);
+    assert_eq!(
+        s.send("PUT", "/nope/r", J, &cellset("r", &[("a:1", None, "v")]))
+            .status,
+        404
+    );
+    assert_eq!(
+        s.send("PUT", "/t/r", J, &cellset("r", &[("zz:1", None, "v")]))
+            .status,
+        400
+    );
+    assert_eq!(
+        s.send("PUT", "/t/r", J, &cellset("r", &[("a", None, "v")]))
+            .status,
+        400
+    );
     assert_eq!(s.send("PUT", "/t/r", J, "{not json").status, 400);
-    assert_eq!(s.send("PUT", "/t/r", "application/x-protobuf", "x").status, 415);
+    assert_eq!(
+        s.send("PUT", "/t/r", "application/x-protobuf", "x").status,
+        415
+    );
     assert_eq!(s.get("/t/r1/a:1/notanumber", J).status, 400);
 }
 
@@ -205,7 +240,12 @@ fn multiget_globs_and_ranges() {
     let s = Server::start(dir.path());
     create_table(&s, "t", &["f"]);
     for (row, v) in [("k1", "1"), ("k2", "2"), ("k3", "3"), ("m1", "4")] {
-        let r = s.send("PUT", &format!("/t/{row}"), J, &cellset(row, &[("f:c", Some(1), v)]));
+        let r = s.send(
+            "PUT",
+            &format!("/t/{row}"),
+            J,
+            &cellset(row, &[("f:c", Some(1), v)]),
+        );
         assert_eq!(r.status, 200);
     }
     // TestMultiRowResource: found rows only; none found is 404.
@@ -214,12 +254,21 @@ fn multiget_globs_and_ranges() {
     assert_eq!(rows, ["k1", "m1"]);
     assert_eq!(s.get("/t/multiget?row=nope", J).status, 404);
     // Each `row` is a RowSpec: a column may follow.
-    assert_eq!(cells_of(&s.get("/t/multiget?row=k2/f:c", J).json()).len(), 1);
+    assert_eq!(
+        cells_of(&s.get("/t/multiget?row=k2/f:c", J).json()).len(),
+        1
+    );
     // RowSpec's suffix glob and `start,end` range.
     let got = cells_of(&s.get("/t/k*", J).json());
-    assert_eq!(got.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["k1", "k2", "k3"]);
+    assert_eq!(
+        got.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["k1", "k2", "k3"]
+    );
     let got = cells_of(&s.get("/t/k2,m1", J).json());
-    assert_eq!(got.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["k2", "k3"]);
+    assert_eq!(
+        got.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["k2", "k3"]
+    );
 }
 
 #[test]
@@ -229,14 +278,23 @@ fn scanners_batch_filter_and_close() {
     create_table(&s, "t", &["f"]);
     for i in 0..10 {
         let row = format!("row{i}");
-        let body = cellset(&row, &[("f:a", Some(1), "x"), ("f:b", Some(1), &format!("v{i}"))]);
+        let body = cellset(
+            &row,
+            &[("f:a", Some(1), "x"), ("f:b", Some(1), &format!("v{i}"))],
+        );
         assert_eq!(s.send("PUT", &format!("/t/{row}"), J, &body).status, 200);
     }
     // TestScannerResource: batch 3 cells per GET, 204 when exhausted.
     let r = s.send("PUT", "/t/scanner", X, r#"<Scanner batch="3"/>"#);
     assert_eq!(r.status, 201, "{}", r.text());
     let loc = r.header("location").unwrap().to_string();
-    let path = loc.split_once("127.0.0.1").unwrap().1.split_once('/').unwrap().1;
+    let path = loc
+        .split_once("127.0.0.1")
+        .unwrap()
+        .1
+        .split_once('/')
+        .unwrap()
+        .1;
     let path = format!("/{path}");
     let mut total = 0;
     loop {
@@ -270,7 +328,10 @@ fn scanners_batch_filter_and_close() {
     assert_eq!(s.get(&path, J).status, 204);
     // ?n= limits rows per GET; the binary form returns one cell with X-Row/X-Column.
     let r = s.send("PUT", "/t/scanner", X, "<Scanner/>");
-    let path = format!("/t/scanner/{}", r.header("location").unwrap().rsplit('/').next().unwrap());
+    let path = format!(
+        "/t/scanner/{}",
+        r.header("location").unwrap().rsplit('/').next().unwrap()
+    );
     let got = cells_of(&s.get(&format!("{path}?n=2"), J).json());
     assert_eq!(got.len(), 4, "two rows of two cells");
     let b = s.get(&path, "application/octet-stream");
@@ -278,12 +339,33 @@ fn scanners_batch_filter_and_close() {
     assert_eq!(unb64(b.header("x-row").unwrap()), b"row2");
     assert_eq!(unb64(b.header("x-column").unwrap()), b"f:a");
     // The filter language is accepted too (a cellbase extension).
-    let r = s.send("PUT", "/t/scanner", X, "<Scanner><filter>PrefixFilter('row9')</filter></Scanner>");
-    let path = format!("/t/scanner/{}", r.header("location").unwrap().rsplit('/').next().unwrap());
+    let r = s.send(
+        "PUT",
+        "/t/scanner",
+        X,
+        "<Scanner><filter>PrefixFilter('row9')</filter></Scanner>",
+    );
+    let path = format!(
+        "/t/scanner/{}",
+        r.header("location").unwrap().rsplit('/').next().unwrap()
+    );
     assert_eq!(cells_of(&s.get(&path, J).json()).len(), 2);
     // Bad models: 400; unknown table: 404.
-    assert_eq!(s.send("PUT", "/t/scanner", X, "<Scanner batch=\"x\"/>").status, 400);
-    assert_eq!(s.send("PUT", "/t/scanner", J, r#"{"filter":"{\"type\":\"NoSuchFilter\"}"}"#).status, 400);
+    assert_eq!(
+        s.send("PUT", "/t/scanner", X, "<Scanner batch=\"x\"/>")
+            .status,
+        400
+    );
+    assert_eq!(
+        s.send(
+            "PUT",
+            "/t/scanner",
+            J,
+            r#"{"filter":"{\"type\":\"NoSuchFilter\"}"}"#
+        )
+        .status,
+        400
+    );
     assert_eq!(s.send("PUT", "/nope/scanner", X, "<Scanner/>").status, 404);
 }
 
@@ -309,17 +391,31 @@ fn namespaces_and_namespaced_tables() {
         s.get("/namespaces/ns1", J).json(),
         serde_json::json!({"properties": {"owner": "me"}})
     );
-    assert!(s.get("/namespaces/ns1", X).text().contains("<entry><key>owner</key><value>me</value></entry>"));
+    assert!(
+        s.get("/namespaces/ns1", X)
+            .text()
+            .contains("<entry><key>owner</key><value>me</value></entry>")
+    );
     assert_eq!(s.req("PUT", "/namespaces/ns2", &[], b"").status, 403);
     assert_eq!(s.get("/namespaces/ns2", J).status, 404);
     // A namespaced table, its colon URL-encoded.
     create_table(&s, "ns1:t", &["f"]);
     assert_eq!(
-        s.send("PUT", "/ns1%3At/r", J, &cellset("r", &[("f:q", Some(3), "v")])).status,
+        s.send(
+            "PUT",
+            "/ns1%3At/r",
+            J,
+            &cellset("r", &[("f:q", Some(3), "v")])
+        )
+        .status,
         200
     );
     assert_eq!(cells_of(&s.get("/ns1%3At/r", J).json())[0].3, "v");
-    assert_eq!(s.get("/ns1:t/r", J).status, 200, "an unencoded colon works too");
+    assert_eq!(
+        s.get("/ns1:t/r", J).status,
+        200,
+        "an unencoded colon works too"
+    );
     assert_eq!(
         s.get("/namespaces/ns1/tables", J).json(),
         serde_json::json!({"table": [{"name": "t"}]})
@@ -330,4 +426,32 @@ fn namespaces_and_namespaced_tables() {
     assert_eq!(s.req("DELETE", "/ns1%3At/schema", &[], b"").status, 200);
     assert_eq!(s.req("DELETE", "/namespaces/ns1", &[], b"").status, 200);
     assert_eq!(s.req("DELETE", "/namespaces/ns1", &[], b"").status, 404);
+}
+
+#[test]
+fn check_and_put_and_check_and_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path());
+    create_table(&s, "t", &["f"]);
+    assert_eq!(
+        s.send("PUT", "/t/r", J, &cellset("r", &[("f:a", Some(1), "old")]))
+            .status,
+        200
+    );
+    // TestGetAndPutResource.testSingleCellGetPutXML's check=put: the last cell is the check.
+    let wrong = cellset("r", &[("f:a", None, "new"), ("f:a", None, "nope")]);
+    assert_eq!(s.send("PUT", "/t/r?check=put", J, &wrong).status, 304);
+    let right = cellset("r", &[("f:a", Some(2), "new"), ("f:a", None, "old")]);
+    assert_eq!(s.send("PUT", "/t/r?check=put", J, &right).status, 200);
+    assert_eq!(cells_of(&s.get("/t/r/f:a", J).json())[0].3, "new");
+    // The put must write the checked column.
+    let other = cellset("r", &[("f:b", None, "x"), ("f:a", None, "new")]);
+    assert_eq!(s.send("PUT", "/t/r?check=put", J, &other).status, 400);
+    // check=delete: the check cell alone deletes its column when it matches.
+    let del = cellset("r", &[("f:a", None, "nope")]);
+    assert_eq!(s.send("PUT", "/t/r?check=delete", J, &del).status, 304);
+    let del = cellset("r", &[("f:a", None, "new")]);
+    assert_eq!(s.send("PUT", "/t/r?check=delete", J, &del).status, 200);
+    assert_eq!(s.get("/t/r/f:a", J).status, 404);
+    assert_eq!(s.send("PUT", "/t/r?check=increment", J, &del).status, 400);
 }

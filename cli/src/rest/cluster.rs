@@ -306,11 +306,14 @@ fn namespace_props(req: &Request) -> Result<Vec<(String, String)>, Response> {
     let mut out = Vec::new();
     match body_format(req)? {
         Format::Json => {
-            let v: Value =
-                serde_json::from_slice(&req.body).map_err(|e| bad(format!("malformed JSON: {e}")))?;
+            let v: Value = serde_json::from_slice(&req.body)
+                .map_err(|e| bad(format!("malformed JSON: {e}")))?;
             if let Some(p) = v.get("properties").and_then(Value::as_object) {
                 for (k, v) in p {
-                    let v = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                    let v = v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string());
                     out.push((k.clone(), v));
                 }
             }
@@ -327,7 +330,12 @@ fn namespace_props(req: &Request) -> Result<Vec<(String, String)>, Response> {
                 }
             }
         }
-        _ => return Err(Response::text(415, "Unsupported Media Type: send XML or JSON")),
+        _ => {
+            return Err(Response::text(
+                415,
+                "Unsupported Media Type: send XML or JSON",
+            ));
+        }
     }
     Ok(out)
 }

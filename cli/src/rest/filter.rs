@@ -21,7 +21,8 @@ pub fn parse(text: &str) -> R<Filter> {
 }
 
 fn obj(v: &Value) -> R<&Map<String, Value>> {
-    v.as_object().ok_or_else(|| "a filter must be a JSON object".into())
+    v.as_object()
+        .ok_or_else(|| "a filter must be a JSON object".into())
 }
 
 fn s<'a>(o: &'a Map<String, Value>, k: &str) -> R<&'a str> {
@@ -109,7 +110,9 @@ fn one_child(o: &Map<String, Value>, depth: usize) -> R<Box<Filter>> {
 /// `FilterModel.build()`.
 fn build(v: &Value, depth: usize) -> R<Filter> {
     if depth > MAX_FILTER_DEPTH {
-        return Err(format!("filter nested deeper than {MAX_FILTER_DEPTH} levels"));
+        return Err(format!(
+            "filter nested deeper than {MAX_FILTER_DEPTH} levels"
+        ));
     }
     let o = obj(v)?;
     let ty = s(o, "type")?;

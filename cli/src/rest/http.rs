@@ -323,26 +323,32 @@ fn connection(
             fill(&mut stream, &mut buf, Instant::now() + limits.idle_timeout)?;
         }
         let deadline = Instant::now() + limits.request_deadline;
-        let (req, held, keep) = match read_request(&mut stream, &mut buf, peer, limits, pool, deadline)
-        {
-            Ok(r) => r,
-            Err(ReadFail::Gone(e)) => return Err(e),
-            Err(ReadFail::Refuse(status, why)) => {
-                stream.set_write_timeout(Some(limits.request_deadline))?;
-                write_response(&mut stream, &Response::text(status, why), true)?;
-                linger(&mut stream);
-                return Ok(());
-            }
-        };
+        let (req, held, keep) =
+            match read_request(&mut stream, &mut buf, peer, limits, pool, deadline) {
+                Ok(r) => r,
+                Err(ReadFail::Gone(e)) => return Err(e),
+                Err(ReadFail::Refuse(status, why)) => {
+                    stream.set_write_timeout(Some(limits.request_deadline))?;
+                    write_response(&mut stream, &Response::text(status, why), true)?;
+                    linger(&mut stream);
+                    return Ok(());
+                }
+            };
         let host = req
             .header("host")
             .map(str::to_string)
             .unwrap_or_else(|| host_fallback.clone());
+        // HEAD is GET without the body (as Jersey serves it for every GET resource).
+        let mut req = req;
+        let head_only = req.method == "HEAD";
+        if head_only {
+            req.method = "GET".into();
+        }
         let resp = handler.handle(&req, &host);
         drop(req);
         drop(held);
         stream.set_write_timeout(Some(limits.request_deadline))?;
-        write_response(&mut stream, &resp, !keep)?;
+        write_head_and_body(&mut stream, &resp, !keep, !head_only)?;
         if !keep {
             return Ok(());
         }
@@ -426,14 +432,19 @@ fn read_request<'p>(
         ));
     }
     buf.drain(..head_len);
-    let find = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+    let find = |n: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.as_str())
+    };
     let conn = find("connection").map(str::to_ascii_lowercase);
     let keep = match version {
         0 => conn.as_deref() == Some("keep-alive"),
         _ => conn.as_deref() != Some("close"),
     };
-    let chunked = find("transfer-encoding")
-        .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    let chunked =
+        find("transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
     let length = match find("content-length") {
         Some(v) => Some(
             v.parse::<usize>()
@@ -449,7 +460,11 @@ fn read_request<'p>(
             "Payload Too Large (see --max-body-mib)",
         ));
     }
-    let want = if chunked { limits.max_body } else { length.unwrap_or(0) };
+    let want = if chunked {
+        limits.max_body
+    } else {
+        length.unwrap_or(0)
+    };
     if !pool.reserve(want) {
         return Err(ReadFail::Refuse(
             503,
@@ -565,6 +580,16 @@ fn reason(status: u16) -> &'static str {
 
 /// Writes `resp` (with `Content-Length`, and `Connection: close` when `close`).
 pub fn write_response(stream: &mut TcpStream, resp: &Response, close: bool) -> io::Result<()> {
+    write_head_and_body(stream, resp, close, true)
+}
+
+/// Writes `resp`'s status line and headers, and its body unless `body` is false (a HEAD).
+fn write_head_and_body(
+    stream: &mut TcpStream,
+    resp: &Response,
+    close: bool,
+    body: bool,
+) -> io::Result<()> {
     let mut head = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
     if let Some(ct) = &resp.content_type {
         head.push_str(&format!("Content-Type: {ct}\r\n"));
@@ -580,6 +605,8 @@ pub fn write_response(stream: &mut TcpStream, resp: &Response, close: bool) -> i
     }
     head.push_str("\r\n");
     stream.write_all(head.as_bytes())?;
-    stream.write_all(&resp.body)?;
+    if body {
+        stream.write_all(&resp.body)?;
+    }
     stream.flush()
 }

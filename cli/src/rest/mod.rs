@@ -10,14 +10,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod check;
 mod cluster;
 pub mod filter;
 pub mod http;
 pub mod model;
 pub mod rows;
 mod scanner;
-pub mod service;
 mod schema;
+pub mod service;
 
 pub use scanner::Scanners;
 

@@ -380,8 +380,7 @@ fn json_ts(v: Option<&Value>) -> Result<Option<i64>, String> {
 pub fn decode_cellset(body: &[u8], fmt: Format) -> Result<Vec<RowModel>, String> {
     let mut rows = Vec::new();
     if fmt == Format::Json {
-        let v: Value =
-            serde_json::from_slice(body).map_err(|e| format!("malformed JSON: {e}"))?;
+        let v: Value = serde_json::from_slice(body).map_err(|e| format!("malformed JSON: {e}"))?;
         let list = v
             .get("Row")
             .and_then(Value::as_array)
@@ -390,7 +389,12 @@ pub fn decode_cellset(body: &[u8], fmt: Format) -> Result<Vec<RowModel>, String>
             let o = r.as_object().ok_or("a Row must be an object")?;
             let key = json_str(o, "key").map(|k| unb64(k, "key")).transpose()?;
             let mut cells = Vec::new();
-            for c in o.get("Cell").and_then(Value::as_array).into_iter().flatten() {
+            for c in o
+                .get("Cell")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let c = c.as_object().ok_or("a Cell must be an object")?;
                 cells.push(CellModel {
                     column: json_str(c, "column")

@@ -6,7 +6,9 @@ use super::model::{
     BINARY, CellModel, Format, RowModel, body_format, cell_bytes, decode_cellset, encode_cellset,
     negotiate, rows_of,
 };
-use super::service::{Rest, bad, fail, method_not_allowed, not_found, query_params, too_big, url_decode};
+use super::service::{
+    Rest, bad, fail, method_not_allowed, not_found, query_params, too_big, url_decode,
+};
 use cellbase::{Delete, Get, LATEST_TIMESTAMP, Put, Scan, Table};
 
 /// HBase's `RowSpec`: a row (or a `start,end` range, or a `prefix*` glob), columns
@@ -183,7 +185,7 @@ impl Rest {
             Err(r) => return r,
         };
         let result = match req.method.as_str() {
-            "GET" | "HEAD" => self.row_get(req, &t, &spec),
+            "GET" => self.row_get(req, &t, &spec),
             "PUT" | "POST" => self.row_put(req, &t, &spec),
             "DELETE" => row_delete(&t, &spec),
             _ => Ok(method_not_allowed()),
@@ -200,7 +202,11 @@ impl Rest {
                 let mut bytes = 0usize;
                 for r in t.scan(scan_of(spec)).map_err(|e| fail(&e))? {
                     let r = r.map_err(|e| fail(&e))?;
-                    bytes += r.cells().iter().map(|c| c.value().len() * 2 + 64).sum::<usize>();
+                    bytes += r
+                        .cells()
+                        .iter()
+                        .map(|c| c.value().len() * 2 + 64)
+                        .sum::<usize>();
                     if bytes > self.max_reply {
                         return Err(too_big());
                     }
@@ -266,10 +272,15 @@ impl Rest {
             .into_iter()
             .find(|(k, _)| k == "check")
             .map(|(_, v)| v);
-        if let Some(c) = check {
-            return Err(bad(format!(
-                "check={c} (checkAndPut/checkAndDelete) is not served by this gateway"
-            )));
+        match check.as_deref() {
+            None => {}
+            Some("put") => return super::check::check_and_put(t, rows, spec),
+            Some("delete") => return super::check::check_and_delete(t, rows, spec),
+            Some(other) => {
+                return Err(bad(format!(
+                    "check={other} is not served by this gateway (check=put and check=delete are)"
+                )));
+            }
         }
         let mut puts = Vec::with_capacity(rows.len());
         for r in rows {
@@ -357,10 +368,10 @@ fn row_delete(t: &Table, spec: &RowSpec) -> Result<Response, Response> {
         return Err(bad("a delete names one row"));
     }
     let mut d = Delete::new(&spec.row);
-    if spec.columns.is_empty() {
-        if let Some(ts) = spec.timestamp() {
-            d = d.up_to(ts);
-        }
+    if spec.columns.is_empty()
+        && let Some(ts) = spec.timestamp()
+    {
+        d = d.up_to(ts);
     }
     for c in &spec.columns {
         d = match (split_column(c), spec.timestamp()) {

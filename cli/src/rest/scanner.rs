@@ -259,7 +259,6 @@ fn scan_of(m: &Model) -> Result<Scan, String> {
     for c in &m.columns {
         s = match split_column(c) {
             (f, None) => s.family(f),
-            (f, Some(q)) if q.is_empty() => s.family(f),
             (f, Some(q)) => s.column(f, q),
         };
     }

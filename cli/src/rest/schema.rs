@@ -81,7 +81,11 @@ fn apply_family_attr(f: FamilyDescriptor, k: &str, v: &str) -> Result<FamilyDesc
             "TRUE" => KeepDeletedCells::True,
             "FALSE" => KeepDeletedCells::False,
             "TTL" => KeepDeletedCells::Ttl,
-            _ => return Err(format!("KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, got {v}")),
+            _ => {
+                return Err(format!(
+                    "KEEP_DELETED_CELLS must be FALSE, TRUE or TTL, got {v}"
+                ));
+            }
         }),
         "BLOOMFILTER" => f.bloom_filter(BloomType::from_hbase_name(v, None).map_err(e)?),
         "COMPRESSION" => {
@@ -274,11 +278,13 @@ impl Rest {
         match fmt {
             Format::Json => {
                 let cols = arr(desc.families().iter().map(|f| {
-                    family_attrs(f).into_iter().fold(
-                        Obj::new().field("name", String::from_utf8_lossy(&f.name)),
-                        |o, (k, v)| o.field(k, v),
-                    )
-                    .done()
+                    family_attrs(f)
+                        .into_iter()
+                        .fold(
+                            Obj::new().field("name", String::from_utf8_lossy(&f.name)),
+                            |o, (k, v)| o.field(k, v),
+                        )
+                        .done()
                 }));
                 let body = Obj::new()
                     .field("name", &name)

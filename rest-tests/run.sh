@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Acceptance: a published HBase REST client from PyPI (hbase-rest-py, pinned in
+# requirements.txt) against `cellbase rest`: its own tests from the wheel
+# (hbase/test/test_admin.py, pointed at the gateway by conftest.py) and our suite with it
+# (test_client.py: tables, put, get, multi-get, scanners and filters, delete, schema,
+# namespaces).
+#
+#   rest-tests/run.sh            # builds the release cli, caches the venv under target/
+#
+# Environment: PYTHON (default python3.11, else python3), CELLBASE_BIN (skip the build and use
+# this binary), REST_TESTS_DIR (cache dir, default <target>/rest-tests).
+# Exits non-zero unless every test passes.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+HERE="$ROOT/rest-tests"
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+WORK=${REST_TESTS_DIR:-$TARGET/rest-tests}
+mkdir -p "$WORK"
+start=$(date +%s)
+
+PY=${PYTHON:-}
+if [ -z "$PY" ]; then
+    if command -v python3.11 >/dev/null 2>&1; then PY=python3.11; else PY=python3; fi
+fi
+
+# 1. The virtual environment, rebuilt only when requirements.txt changes.
+VENV="$WORK/venv"
+STAMP="$VENV/.requirements"
+if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$HERE/requirements.txt" "$STAMP"; then
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
+    cp "$HERE/requirements.txt" "$STAMP"
+fi
+
+# 2. The suite: our tests plus the client's own, from the installed wheel.
+SUITE="$WORK/suite"
+rm -rf "$SUITE"
+mkdir -p "$SUITE"
+cp "$HERE/conftest.py" "$HERE/test_client.py" "$SUITE/"
+OWN=$("$VENV/bin/python" -c 'import hbase, os; print(os.path.join(os.path.dirname(hbase.__file__), "test", "test_admin.py"))')
+cp "$OWN" "$SUITE/test_hbase_rest_py_admin.py"
+
+# 3. The server binary.
+if [ -n "${CELLBASE_BIN:-}" ]; then
+    BIN=$CELLBASE_BIN
+else
+    (cd "$ROOT" && cargo build --release -q -p cellbase-cli)
+    BIN="$TARGET/release/cellbase"
+fi
+
+SERVER_PID=""
+DATA=$(mktemp -d "$WORK/data.XXXXXX")
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$DATA"
+}
+trap cleanup EXIT
+
+# 4. A fresh gateway on a free port.
+"$BIN" rest --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
+SERVER_PID=$!
+port=""
+for _ in $(seq 1 300); do
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
+    if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+    sleep 0.1
+done
+if [ -z "$port" ]; then
+    echo "cellbase rest did not start:"; cat "$DATA/server.err"
+    exit 1
+fi
+
+set +e
+(cd "$SUITE" && CELLBASE_REST="http://127.0.0.1:$port" \
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider .)
+rc=$?
+set -e
+if [ "$rc" -ne 0 ]; then
+    echo "--- server stderr ---"; tail -n 50 "$DATA/server.err"
+fi
+echo "rest-tests wall time: $(( $(date +%s) - start ))s"
+exit $rc
