@@ -273,3 +273,45 @@ fn replies_stop_at_the_reply_limit() {
     assert!(gets >= 2);
     still_serving(&mut s, "reply limit");
 }
+
+#[test]
+fn slow_readers_of_large_replies_do_not_starve_others() {
+    let (_d, mut s) = setup(&[
+        "--max-reply-mib",
+        "1",
+        "--max-reply-memory-mib",
+        "4",
+        "--request-deadline-secs",
+        "2",
+    ]);
+    let v = "y".repeat(600 * 1024);
+    let r = s.send(
+        "PUT",
+        "/t/large",
+        J,
+        &cellset("large", &[("f:c", Some(1), &v)]),
+    );
+    assert_eq!(r.status, 200);
+    // 40 clients ask for the 800 KB reply and never read it (small receive windows).
+    let addr: SocketAddr = format!("127.0.0.1:{}", s.port).parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..40 {
+        let sock = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        sock.set_recv_buffer_size(4096).unwrap();
+        sock.connect(&addr.into()).unwrap();
+        let mut c = TcpStream::from(sock);
+        c.write_all(b"GET /t/large HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n")
+            .unwrap();
+        held.push(c);
+    }
+    // Others are served meanwhile: small replies, or a 503 while reply memory is full, never
+    // a hang.
+    for _ in 0..20 {
+        let r = s.get("/t/small", J);
+        assert!(r.status == 200 || r.status == 503, "status {}", r.status);
+    }
+    // The stalled writers give up at the deadline; then everything is served again.
+    drop(held);
+    std::thread::sleep(Duration::from_secs(3));
+    still_serving(&mut s, "slow readers");
+}

@@ -26,6 +26,8 @@ pub struct Limits {
     pub max_body: usize,
     /// Maximum body bytes held at once across all connections.
     pub max_request_memory: usize,
+    /// Maximum reply body bytes held (being sent) at once across all connections.
+    pub max_reply_memory: usize,
     /// Maximum simultaneous connections.
     pub max_connections: usize,
     /// Maximum simultaneous connections from one client address.
@@ -193,6 +195,10 @@ pub fn serve_until(
         used: AtomicUsize::new(0),
         cap: limits.max_request_memory.max(limits.max_body),
     });
+    let replies = Arc::new(Pool {
+        used: AtomicUsize::new(0),
+        cap: limits.max_reply_memory,
+    });
     let next = AtomicU64::new(0);
     for stream in listener.incoming() {
         if stop.stopping() {
@@ -235,13 +241,17 @@ pub fn serve_until(
         };
         let id = next.fetch_add(1, Ordering::Relaxed);
         stop.register(id, &stream);
-        let (handler, limits, pool, conn_stop) =
-            (handler.clone(), limits.clone(), pool.clone(), stop.clone());
+        let (handler, limits, pools, conn_stop) = (
+            handler.clone(),
+            limits.clone(),
+            (pool.clone(), replies.clone()),
+            stop.clone(),
+        );
         let spawned = std::thread::Builder::new()
             .name("rest-conn".into())
             .spawn(move || {
                 let _guard = guard;
-                if let Err(e) = connection(stream, ip, &*handler, &limits, &pool) {
+                if let Err(e) = connection(stream, ip, &*handler, &limits, &pools.0, &pools.1) {
                     log::debug!(target: "cellbase::rest", "connection from {peer} closed: {e}");
                 }
                 conn_stop.forget(id);
@@ -310,6 +320,7 @@ fn connection(
     handler: &dyn Handler,
     limits: &Limits,
     pool: &Pool,
+    replies: &Pool,
 ) -> io::Result<()> {
     let _ = stream.set_nodelay(true);
     let host_fallback = stream
@@ -344,11 +355,25 @@ fn connection(
         if head_only {
             req.method = "GET".into();
         }
-        let resp = handler.handle(&req, &host);
+        let mut resp = handler.handle(&req, &host);
         drop(req);
         drop(held);
+        // A reply is held until the client has taken it: replies being sent are bounded in
+        // all, so slow readers cannot pin unbounded memory.
+        let mut sent = Held {
+            pool: replies,
+            n: resp.body.len(),
+        };
+        if !replies.reserve(sent.n) {
+            sent.n = 0;
+            resp = Response::text(
+                503,
+                "Service Unavailable: reply memory exhausted (see --max-reply-memory-mib)",
+            );
+        }
         stream.set_write_timeout(Some(limits.request_deadline))?;
         write_head_and_body(&mut stream, &resp, !keep, !head_only)?;
+        drop(sent);
         if !keep {
             return Ok(());
         }

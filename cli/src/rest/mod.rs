@@ -47,6 +47,10 @@ pub struct RestArgs {
     /// --max-body-mib; beyond: 503).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_request_memory_mib: u64,
+    /// Maximum MiB of replies being sent at once across all connections (at least
+    /// --max-reply-mib; beyond: 503).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_reply_memory_mib: u64,
     /// Seconds after which an untouched scanner is closed.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub scanner_idle_secs: u64,
@@ -81,6 +85,12 @@ pub fn run(args: RestArgs) -> ExitCode {
         return crate::fail(format!(
             "--max-request-memory-mib ({}) must be at least --max-body-mib ({})",
             args.max_request_memory_mib, args.max_body_mib
+        ));
+    }
+    if args.max_reply_memory_mib < args.max_reply_mib {
+        return crate::fail(format!(
+            "--max-reply-memory-mib ({}) must be at least --max-reply-mib ({})",
+            args.max_reply_memory_mib, args.max_reply_mib
         ));
     }
     let db = match cellbase::Db::open(&args.db) {
@@ -118,6 +128,7 @@ pub fn run(args: RestArgs) -> ExitCode {
         max_header: to_usize(args.max_header_kib.saturating_mul(1024)),
         max_body: mib(args.max_body_mib),
         max_request_memory: mib(args.max_request_memory_mib),
+        max_reply_memory: mib(args.max_reply_memory_mib),
         max_connections: to_usize(args.max_connections),
         max_connections_per_client: to_usize(args.max_connections_per_client),
         request_deadline: Duration::from_secs(args.request_deadline_secs),
@@ -125,7 +136,7 @@ pub fn run(args: RestArgs) -> ExitCode {
     };
     crate::stderr_line!(
         "cellbase rest {}: database {}, listening on http://{addr}/; limits: body {} MiB, \
-         headers {} KiB, reply {} MiB, request memory {} MiB, {} connections ({} per client), \
+         headers {} KiB, reply {} MiB, request memory {} MiB, reply memory {} MiB, {} connections ({} per client), \
          {} scanners ({} per client), request deadline {} s, idle timeout {} s",
         env!("CARGO_PKG_VERSION"),
         args.db.display(),
@@ -133,6 +144,7 @@ pub fn run(args: RestArgs) -> ExitCode {
         args.max_header_kib,
         args.max_reply_mib,
         args.max_request_memory_mib,
+        args.max_reply_memory_mib,
         args.max_connections,
         args.max_connections_per_client,
         args.max_scanners,

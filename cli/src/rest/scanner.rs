@@ -35,7 +35,9 @@ struct Slot {
 
 struct Inner {
     next: u64,
-    open: HashMap<String, Arc<Mutex<Slot>>>,
+    /// Each scanner with the client that opened it (kept here, so closing one never waits
+    /// for a read of it in progress while the registry is locked).
+    open: HashMap<String, (IpAddr, Arc<Mutex<Slot>>)>,
     per_client: HashMap<IpAddr, usize>,
 }
 
@@ -77,7 +79,7 @@ impl Scanners {
         let stale: Vec<String> = g
             .open
             .iter()
-            .filter(|(_, s)| {
+            .filter(|(_, (_, s))| {
                 s.try_lock()
                     .map(|s| now.saturating_duration_since(s.last_used) >= self.idle)
                     .unwrap_or(false)
@@ -123,12 +125,13 @@ impl Scanners {
             .unwrap_or(0);
         let id = format!("{ms}{:x}", g.next);
         *g.per_client.entry(slot.owner).or_insert(0) += 1;
-        g.open.insert(id.clone(), Arc::new(Mutex::new(slot)));
+        g.open
+            .insert(id.clone(), (slot.owner, Arc::new(Mutex::new(slot))));
         Ok(id)
     }
 
     fn get(&self, id: &str) -> Option<Arc<Mutex<Slot>>> {
-        lock(&self.inner).open.get(id).cloned()
+        lock(&self.inner).open.get(id).map(|(_, s)| s.clone())
     }
 
     fn close(&self, id: &str) -> bool {
@@ -137,10 +140,9 @@ impl Scanners {
 }
 
 fn remove(g: &mut Inner, id: &str) -> bool {
-    let Some(slot) = g.open.remove(id) else {
+    let Some((owner, _slot)) = g.open.remove(id) else {
         return false;
     };
-    let owner = lock(&slot).owner;
     if let Some(n) = g.per_client.get_mut(&owner) {
         *n -= 1;
         if *n == 0 {
