@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Acceptance: a published HBase REST client from PyPI (hbase-rest-py, pinned in
-# requirements.txt) against `cellbase rest`: its own tests from the wheel
-# (hbase/test/test_admin.py, pointed at the gateway by conftest.py) and our suite with it
-# (test_client.py: tables, put, get, multi-get, scanners and filters, delete, schema,
-# namespaces).
+# Acceptance: published HBase REST clients from PyPI (pinned in requirements.txt) against
+# `cellbase rest`: hbase-rest-py with our suite (test_client.py: tables, put, get, multi-get,
+# scanners and filters, delete, schema, namespaces) and its own tests from the wheel
+# (hbase/test/test_admin.py), and starbase's own tests from its package
+# (starbase/client/tests.py), all pointed at the gateway by conftest.py.
 #
 #   rest-tests/run.sh            # builds the release cli, caches the venv under target/
 #
@@ -40,6 +40,27 @@ mkdir -p "$SUITE"
 cp "$HERE/conftest.py" "$HERE/test_client.py" "$SUITE/"
 OWN=$("$VENV/bin/python" -c 'import hbase, os; print(os.path.join(os.path.dirname(hbase.__file__), "test", "test_admin.py"))')
 cp "$OWN" "$SUITE/test_hbase_rest_py_admin.py"
+STARBASE=$("$VENV/bin/python" -c 'import starbase.client, os; print(os.path.join(os.path.dirname(starbase.client.__file__), "tests.py"))')
+cp "$STARBASE" "$SUITE/test_starbase_own.py"
+# starbase's tests that cannot pass against any HBase 2.x REST server, or here:
+#  - test_25_insert_binary_file downloads an image from the internet (CI has no internet);
+#  - test_02_cluster_version expects HBase 0.94's bare-string /version/cluster JSON
+#    (HBase 2.x's StorageClusterVersionModel writes {"Version": "..."});
+#  - the others expect HBase 0.94's 503/500 for a missing table where HBase 2.x's
+#    ResourceBase.processException answers 404 (TableNotFoundException).
+SB="test_starbase_own.py::StarbaseClient"
+DESELECT=(
+    "$SB"02TableTest::test_25_insert_binary_file
+    "$SB"01ConnectionTest::test_02_cluster_version
+    "$SB"01ConnectionTest::test_04_drop_table_schema
+    "$SB"02TableTest::test_30_drop_non_existing_table_fail_silently
+    "$SB"02TableTest::test_34_remove_row_of_non_existing_table_fail_silently
+    "$SB"03TableTestDisabledIfExists::test_02_insert_row
+    "$SB"03TableTestDisabledIfExists::test_03_update_row
+    "$SB"03TableTestDisabledIfExists::test_04_remove_row
+)
+DESELECT_ARGS=()
+for d in "${DESELECT[@]}"; do DESELECT_ARGS+=(--deselect "$d"); done
 
 # 3. The server binary.
 if [ -n "${CELLBASE_BIN:-}" ]; then
@@ -73,7 +94,7 @@ fi
 
 set +e
 (cd "$SUITE" && CELLBASE_REST="http://127.0.0.1:$port" \
-    "$VENV/bin/python" -m pytest -q -p no:cacheprovider .)
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "${DESELECT_ARGS[@]}" .)
 rc=$?
 set -e
 if [ "$rc" -ne 0 ]; then

@@ -23,7 +23,7 @@ from hbase.scan_filter_helper import (
 )
 from hbase.utils import Bytes
 
-TABLE = "messages"
+TABLE = "hrp_messages"
 
 
 @pytest.fixture(scope="module")

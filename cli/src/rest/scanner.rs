@@ -185,6 +185,10 @@ fn parse_model(body: &[u8], fmt: Format) -> Result<Model, String> {
     }
     if fmt == Format::Json {
         let v: Value = serde_json::from_slice(body).map_err(|e| format!("malformed JSON: {e}"))?;
+        // starbase sends `""` for "no settings"; HBase's Jackson reads it as an empty model.
+        if v.is_null() || v.as_str() == Some("") {
+            return Ok(m);
+        }
         let o = v.as_object().ok_or("a Scanner must be a JSON object")?;
         for (k, v) in o {
             let text = match v {

@@ -37,22 +37,15 @@ pub fn query_params(q: &str) -> Vec<(String, String)> {
     form_urlencoded::parse(q.as_bytes()).into_owned().collect()
 }
 
-/// HBase's answer to a failure (`ResourceBase.processException`): 404 for a missing table,
-/// 400 for a request HBase will not retry (bad argument, unknown family, disabled table),
-/// 503 for anything else.
+/// HBase's answer to a failure (`ResourceBase.processException`): 404 for a missing table
+/// (or namespace) or column family, 400 for a bad argument (a `RuntimeException` there), 503
+/// for anything else (a disabled table, a namespace still holding tables, I/O).
 pub fn fail(e: &Error) -> Response {
     match e {
-        Error::TableNotFound(_) | Error::NamespaceNotFound(_) => {
+        Error::TableNotFound(_) | Error::NamespaceNotFound(_) | Error::NoSuchFamily { .. } => {
             Response::text(404, format!("Not found\r\n{e}"))
         }
-        Error::InvalidArgument(_)
-        | Error::NoSuchFamily { .. }
-        | Error::NotACounter { .. }
-        | Error::TableDisabled(_)
-        | Error::TableNotDisabled(_)
-        | Error::TableExists(_)
-        | Error::NamespaceExists(_)
-        | Error::NamespaceNotEmpty { .. } => Response::text(400, format!("Bad request\r\n{e}")),
+        Error::InvalidArgument(_) => Response::text(400, format!("Bad request\r\n{e}")),
         _ => Response::text(503, format!("Unavailable\r\n{e}")),
     }
 }
