@@ -75,7 +75,7 @@ pub fn negotiate(req: &Request, offered: &[Format]) -> Result<Format, Response> 
         }
     }
     if any || accept.trim().is_empty() {
-        return Ok(offered[0]);
+        return Ok(offered.first().copied().unwrap_or(Format::Xml));
     }
     Err(Response::text(
         406,

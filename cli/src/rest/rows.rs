@@ -224,7 +224,9 @@ impl Rest {
             if spec.columns.len() != 1 || spec.end_row.is_some() {
                 return Err(bad("a binary read names exactly one column of one row"));
             }
-            let c = &rows[0].cells[0];
+            let Some(c) = rows.first().and_then(|r| r.cells.first()) else {
+                return Err(not_found());
+            };
             return Ok(Response::body(200, BINARY, c.value.clone())
                 .with_header("X-Timestamp", c.timestamp.unwrap_or(0).to_string()));
         }
