@@ -1,0 +1,72 @@
+//! `cellbase rest` stops on SIGTERM or SIGINT like `cellbase thrift` (thrift_lifecycle.rs):
+//! no new connections, an idle keep-alive connection and open scanners do not hold the stop,
+//! and the database is closed cleanly (nothing left in the log to replay).
+#![cfg(unix)]
+mod rest_common;
+
+use cellbase_cli::tools::verify::verify_dir;
+use rest_common::*;
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+fn stop_with(server: &mut Server, signal: &str) -> Option<i32> {
+    let status = std::process::Command::new("kill")
+        .args([signal, &server.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(s) = server.child.try_wait().expect("wait") {
+            return s.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the gateway did not stop within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_and_sigint_close_the_database_cleanly() {
+    for signal in ["-TERM", "-INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Server::start(dir.path());
+        create_table(&s, "t", &["f"]);
+        for i in 0..50 {
+            let row = format!("row{i:03}");
+            let r = s.send(
+                "PUT",
+                &format!("/t/{row}"),
+                "application/json",
+                &cellset(&row, &[("f:q", None, "v")]),
+            );
+            assert_eq!(r.status, 200);
+        }
+        // An open scanner and an idle keep-alive connection.
+        let r = s.send("PUT", "/t/scanner", "text/xml", "<Scanner batch=\"1\"/>");
+        assert_eq!(r.status, 201);
+        let mut idle = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        idle.write_all(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        assert_eq!(stop_with(&mut s, signal), Some(0), "{signal}: exit code");
+        let report = verify_dir(dir.path()).unwrap();
+        assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
+        assert_eq!(
+            report.wal_entries, 0,
+            "{signal}: log entries left to replay"
+        );
+        let db = cellbase::Db::open(dir.path()).unwrap();
+        let rows = db
+            .table("t")
+            .unwrap()
+            .scan(cellbase::Scan::new())
+            .unwrap()
+            .count();
+        assert_eq!(rows, 50, "{signal}");
+        db.close().unwrap();
+        drop(idle);
+    }
+}
