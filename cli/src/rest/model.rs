@@ -212,20 +212,19 @@ pub fn parse_xml(body: &[u8]) -> Result<Element, String> {
             Event::End(_) => close(&mut stack, &mut root),
             Event::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    let s = t.decode().map_err(|e| bad(&e))?;
+                    let s = t.xml10_content();
                     let s = quick_xml::escape::unescape(&s).map_err(|e| bad(&e))?;
                     top.text.push_str(&s);
                 }
             }
             Event::CData(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&String::from_utf8_lossy(&t));
+                    top.text.push_str(&t.xml10_content());
                 }
             }
             Event::GeneralRef(r) => {
                 if let Some(top) = stack.last_mut() {
-                    let name = String::from_utf8_lossy(&r).into_owned();
-                    let entity = format!("&{name};");
+                    let entity = format!("&{};", &*r);
                     let s = quick_xml::escape::unescape(&entity).map_err(|e| bad(&e))?;
                     top.text.push_str(&s);
                 }
@@ -244,16 +243,16 @@ pub fn parse_xml(body: &[u8]) -> Result<Element, String> {
 fn element(s: &quick_xml::events::BytesStart<'_>) -> Result<Element, String> {
     let bad = |e: &dyn std::fmt::Display| format!("malformed XML: {e}");
     let mut el = Element {
-        name: String::from_utf8_lossy(s.local_name().as_ref()).into_owned(),
+        name: s.local_name().as_ref().to_string(),
         ..Element::default()
     };
     for a in s.attributes() {
         let a = a.map_err(|e| bad(&e))?;
-        let v = a.unescape_value().map_err(|e| bad(&e))?.into_owned();
-        el.attrs.push((
-            String::from_utf8_lossy(a.key.local_name().as_ref()).into_owned(),
-            v,
-        ));
+        let v = a
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|e| bad(&e))?
+            .into_owned();
+        el.attrs.push((a.key.local_name().as_ref().to_string(), v));
     }
     Ok(el)
 }
