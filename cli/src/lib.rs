@@ -16,6 +16,7 @@ macro_rules! stderr_line {
 }
 
 pub mod completions;
+pub(crate) mod conn_slots;
 pub mod info;
 pub mod lab;
 pub mod output;

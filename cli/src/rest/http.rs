@@ -6,16 +6,11 @@
 //! whole within `--request-deadline-secs` of its first byte, and a connection idle between
 //! requests for `--idle-timeout-secs` is closed. A slow client holds only its own thread.
 use crate::thrift::server::Stop;
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The server's limits (see `cellbase rest --help` and docs/REST.md).
 #[derive(Clone, Debug)]
@@ -126,30 +121,6 @@ pub trait Handler: Send + Sync + 'static {
     fn handle(&self, req: &Request, host: &str) -> Response;
 }
 
-#[derive(Debug, Default)]
-struct Slots {
-    live: usize,
-    per_client: HashMap<IpAddr, usize>,
-}
-
-struct SlotGuard {
-    slots: Arc<Mutex<Slots>>,
-    ip: IpAddr,
-}
-
-impl Drop for SlotGuard {
-    fn drop(&mut self) {
-        let mut g = lock(&self.slots);
-        g.live -= 1;
-        if let Some(n) = g.per_client.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                g.per_client.remove(&self.ip);
-            }
-        }
-    }
-}
-
 /// Body bytes held across all connections.
 #[derive(Debug)]
 struct Pool {
@@ -190,7 +161,10 @@ pub fn serve_until(
     limits: Limits,
     stop: &Arc<Stop>,
 ) -> io::Result<usize> {
-    let slots = Arc::new(Mutex::new(Slots::default()));
+    let slots = crate::conn_slots::ConnectionSlots::new(
+        limits.max_connections,
+        limits.max_connections_per_client,
+    );
     let pool = Arc::new(Pool {
         used: AtomicUsize::new(0),
         cap: limits.max_request_memory.max(limits.max_body),
@@ -212,16 +186,15 @@ pub fn serve_until(
             continue;
         };
         let ip = peer.ip();
-        {
-            let mut g = lock(&slots);
-            let mine = g.per_client.get(&ip).copied().unwrap_or(0);
-            if g.live >= limits.max_connections || mine >= limits.max_connections_per_client {
+        let guard = match slots.take(ip) {
+            Ok(g) => g,
+            Err(r) => {
                 log::warn!(
                     target: "cellbase::rest",
-                    "refused a connection from {peer}: {} open ({mine} from this client)",
-                    g.live
+                    "refused a connection from {peer}: {} open ({} from this client)",
+                    r.live,
+                    r.from_client
                 );
-                drop(g);
                 // A short answer, so an HTTP client sees why; never waits on the client.
                 let mut s = stream;
                 let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
@@ -232,12 +205,6 @@ pub fn serve_until(
                 );
                 continue;
             }
-            g.live += 1;
-            *g.per_client.entry(ip).or_insert(0) += 1;
-        }
-        let guard = SlotGuard {
-            slots: slots.clone(),
-            ip,
         };
         let id = next.fetch_add(1, Ordering::Relaxed);
         stop.register(id, &stream);
@@ -262,14 +229,7 @@ pub fn serve_until(
         }
     }
     drop(listener);
-    let deadline = Instant::now() + STOP_GRACE;
-    loop {
-        let live = lock(&slots).live;
-        if live == 0 || Instant::now() >= deadline {
-            return Ok(live);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    Ok(slots.wait_until_closed(STOP_GRACE))
 }
 
 /// Why a request could not be read.

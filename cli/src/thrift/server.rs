@@ -15,7 +15,7 @@ use super::types::{
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
-use std::net::{IpAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -62,32 +62,6 @@ impl Default for Config {
             max_reply: 64 << 20,
             max_reply_memory: 256 << 20,
             max_request_memory: 256 << 20,
-        }
-    }
-}
-
-/// Connection slots: the global count and the count per client address.
-#[derive(Debug, Default)]
-struct Slots {
-    live: usize,
-    per_client: HashMap<IpAddr, usize>,
-}
-
-/// Gives a connection slot back when the connection's thread ends.
-struct SlotGuard {
-    slots: Arc<Mutex<Slots>>,
-    ip: IpAddr,
-}
-
-impl Drop for SlotGuard {
-    fn drop(&mut self) {
-        let mut g = lock(&self.slots);
-        g.live -= 1;
-        if let Some(n) = g.per_client.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                g.per_client.remove(&self.ip);
-            }
         }
     }
 }
@@ -146,7 +120,10 @@ pub fn serve_until(
     cfg: Config,
     stop: &Arc<Stop>,
 ) -> std::io::Result<usize> {
-    let slots = Arc::new(Mutex::new(Slots::default()));
+    let slots = crate::conn_slots::ConnectionSlots::new(
+        cfg.max_connections,
+        cfg.max_connections_per_client,
+    );
     let reply_pool = Arc::new(AtomicUsize::new(0));
     let request_pool = RequestPool::new(cfg.max_request_memory.max(cfg.max_message));
     let next_conn = AtomicU64::new(0);
@@ -182,29 +159,21 @@ pub fn serve_until(
             continue;
         };
         let ip = peer.ip();
-        {
-            let mut g = lock(&slots);
-            let mine = g.per_client.get(&ip).copied().unwrap_or(0);
-            if g.live >= cfg.max_connections || mine >= cfg.max_connections_per_client {
+        let guard = match slots.take(ip) {
+            Ok(g) => g,
+            Err(r) => {
                 // Closed at once: the client sees the connection end (or reset).
                 log::warn!(
                     target: "cellbase::thrift",
                     "refused a connection from {peer}: {} connections open ({} from this client; limits {} and {} per client)",
-                    g.live,
-                    mine,
+                    r.live,
+                    r.from_client,
                     cfg.max_connections,
                     cfg.max_connections_per_client
                 );
-                drop(g);
                 drop(stream);
                 continue;
             }
-            g.live += 1;
-            *g.per_client.entry(ip).or_insert(0) += 1;
-        }
-        let guard = SlotGuard {
-            slots: slots.clone(),
-            ip,
         };
         let service = service.clone();
         let limits = Limits {
@@ -251,14 +220,7 @@ pub fn serve_until(
     }
     drop(listener);
     // Connections finish the request they serve; their read side is closed, so idle ones end.
-    let deadline = Instant::now() + STOP_GRACE;
-    loop {
-        let live = lock(&slots).live;
-        if live == 0 || Instant::now() >= deadline {
-            return Ok(live);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    Ok(slots.wait_until_closed(STOP_GRACE))
 }
 
 /// What one connection's thread needs to know.
