@@ -8,8 +8,8 @@
 use crate::thrift::server::Stop;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The server's limits (see `cellbase rest --help` and docs/REST.md).

@@ -1,17 +1,14 @@
 //! Shared helpers for the REST gateway's integration tests: start `cellbase rest` on a free
 //! port, and a minimal HTTP/1.1 client over a plain socket (one request per connection).
 #![allow(dead_code)]
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// A running `cellbase rest` process, killed on drop.
-pub struct Server {
-    pub child: Child,
-    pub port: u16,
-}
+#[path = "../gateway_process/mod.rs"]
+mod gateway_process;
+pub use gateway_process::Server;
 
 impl Server {
     /// Starts the gateway on port 0 over `dir` and reads the port from its first stdout line.
@@ -21,25 +18,7 @@ impl Server {
 
     /// Like [`Server::start`] with extra command-line arguments.
     pub fn start_with(dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
-            .args(["rest", "--port", "0", "--db"])
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cellbase rest");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("read the listening line");
-        let port = line
-            .trim()
-            .strip_prefix("listening on ")
-            .and_then(|a| a.rsplit(':').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-        Server { child, port }
+        gateway_process::spawn("rest", dir, extra)
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -65,18 +44,6 @@ impl Server {
             &[("Content-Type", content_type)],
             body.as_bytes(),
         )
-    }
-
-    /// Kills the process (SIGKILL) and waits for it.
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

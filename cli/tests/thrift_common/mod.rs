@@ -5,17 +5,14 @@ use cellbase_cli::thrift::protocol::{
     Limits, MSG_CALL, MSG_EXCEPTION, MSG_REPLY, Protocol, Value, encode_message,
 };
 use cellbase_cli::thrift::transport::{Transport, read_message, write_message};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// A running `cellbase thrift` process, killed on drop.
-pub struct Server {
-    pub child: Child,
-    pub port: u16,
-}
+#[path = "../gateway_process/mod.rs"]
+mod gateway_process;
+pub use gateway_process::Server;
 
 impl Server {
     /// Starts the server on port 0 over `dir` and reads the port from its first stdout line.
@@ -25,37 +22,7 @@ impl Server {
 
     /// Like [`Server::start`] with extra command-line arguments.
     pub fn start_with(dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
-            .args(["thrift", "--port", "0", "--db"])
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cellbase thrift");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("read the listening line");
-        let port = line
-            .trim()
-            .strip_prefix("listening on ")
-            .and_then(|a| a.rsplit(':').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-        Server { child, port }
-    }
-
-    /// Kills the process (SIGKILL) and waits for it.
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
+        gateway_process::spawn("thrift", dir, extra)
     }
 }
 

@@ -1,0 +1,50 @@
+//! A gateway process for integration tests (`cellbase thrift`, `cellbase rest`): started on a
+//! free port over a database directory, its port read from the `listening on ADDR` line,
+//! killed on drop. Included by `thrift_common` and `rest_common`.
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A running gateway process, killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+/// Starts `cellbase SUBCOMMAND --port 0 --db DIR EXTRA...` and reads its port from the first
+/// stdout line.
+pub fn spawn(subcommand: &str, dir: &Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cellbase"))
+        .args([subcommand, "--port", "0", "--db"])
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn cellbase {subcommand}: {e}"));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .expect("read the listening line");
+    let port = line
+        .trim()
+        .strip_prefix("listening on ")
+        .and_then(|a| a.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    Server { child, port }
+}
+
+impl Server {
+    /// Kills the process (SIGKILL) and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
