@@ -127,6 +127,27 @@ pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// A `u64` count or size from the command line as a `usize` (saturating).
+pub(crate) fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// The gateways' check that a memory bound holds at least one message or reply: `Err` with the
+/// failure exit when `--TOTAL` (`total`) is below `--PART` (`part`).
+pub(crate) fn at_least(
+    total_flag: &str,
+    total: u64,
+    part_flag: &str,
+    part: u64,
+) -> Result<(), ExitCode> {
+    if total < part {
+        return Err(fail(format!(
+            "--{total_flag} ({total}) must be at least --{part_flag} ({part})"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

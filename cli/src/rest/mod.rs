@@ -75,23 +75,24 @@ pub struct RestArgs {
     pub idle_timeout_secs: u64,
 }
 
-fn to_usize(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
-}
-
 /// Runs `cellbase rest`: opens the database, binds, prints `listening on ADDR` and serves.
 pub fn run(args: RestArgs) -> ExitCode {
-    if args.max_request_memory_mib < args.max_body_mib {
-        return crate::fail(format!(
-            "--max-request-memory-mib ({}) must be at least --max-body-mib ({})",
-            args.max_request_memory_mib, args.max_body_mib
-        ));
-    }
-    if args.max_reply_memory_mib < args.max_reply_mib {
-        return crate::fail(format!(
-            "--max-reply-memory-mib ({}) must be at least --max-reply-mib ({})",
-            args.max_reply_memory_mib, args.max_reply_mib
-        ));
+    let bounds = crate::at_least(
+        "max-request-memory-mib",
+        args.max_request_memory_mib,
+        "max-body-mib",
+        args.max_body_mib,
+    )
+    .and_then(|()| {
+        crate::at_least(
+            "max-reply-memory-mib",
+            args.max_reply_memory_mib,
+            "max-reply-mib",
+            args.max_reply_mib,
+        )
+    });
+    if let Err(code) = bounds {
+        return code;
     }
     let db = match cellbase::Db::open(&args.db) {
         Ok(db) => db,
@@ -105,7 +106,7 @@ pub fn run(args: RestArgs) -> ExitCode {
         Ok(a) => a,
         Err(e) => return crate::fail(format!("cannot read the bound address: {e}")),
     };
-    let mib = |n: u64| to_usize(n.saturating_mul(1 << 20));
+    let mib = |n: u64| crate::to_usize(n.saturating_mul(1 << 20));
     let started_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -114,8 +115,8 @@ pub fn run(args: RestArgs) -> ExitCode {
         db,
         scanners: Scanners::new(
             Duration::from_secs(args.scanner_idle_secs),
-            to_usize(args.max_scanners),
-            to_usize(args.max_scanners_per_client),
+            crate::to_usize(args.max_scanners),
+            crate::to_usize(args.max_scanners_per_client),
         ),
         max_reply: mib(args.max_reply_mib),
         location: format!("localhost:{}", addr.port()),
@@ -125,12 +126,12 @@ pub fn run(args: RestArgs) -> ExitCode {
         return crate::output::write_error_exit(&e);
     }
     let limits = http::Limits {
-        max_header: to_usize(args.max_header_kib.saturating_mul(1024)),
+        max_header: crate::to_usize(args.max_header_kib.saturating_mul(1024)),
         max_body: mib(args.max_body_mib),
         max_request_memory: mib(args.max_request_memory_mib),
         max_reply_memory: mib(args.max_reply_memory_mib),
-        max_connections: to_usize(args.max_connections),
-        max_connections_per_client: to_usize(args.max_connections_per_client),
+        max_connections: crate::to_usize(args.max_connections),
+        max_connections_per_client: crate::to_usize(args.max_connections_per_client),
         request_deadline: Duration::from_secs(args.request_deadline_secs),
         idle_timeout: Duration::from_secs(args.idle_timeout_secs),
     };

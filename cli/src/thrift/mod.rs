@@ -93,27 +93,31 @@ pub struct ThriftArgs {
     pub traffic_intervals: u64,
 }
 
-fn to_usize(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
-}
-
 /// Runs `cellbase thrift`: opens the database, binds, prints `listening on ADDR` and serves.
 pub fn run(args: ThriftArgs) -> ExitCode {
-    if args.max_reply_memory_mib < args.max_reply_mib {
-        return crate::fail(format!(
-            "--max-reply-memory-mib ({}) must be at least --max-reply-mib ({})",
-            args.max_reply_memory_mib, args.max_reply_mib
-        ));
-    }
-    if args.max_request_memory_mib < args.max_message_mib {
-        return crate::fail(format!(
-            "--max-request-memory-mib ({}) must be at least --max-message-mib ({})",
-            args.max_request_memory_mib, args.max_message_mib
-        ));
+    let bounds = crate::at_least(
+        "max-reply-memory-mib",
+        args.max_reply_memory_mib,
+        "max-reply-mib",
+        args.max_reply_mib,
+    )
+    .and_then(|()| {
+        crate::at_least(
+            "max-request-memory-mib",
+            args.max_request_memory_mib,
+            "max-message-mib",
+            args.max_message_mib,
+        )
+    });
+    if let Err(code) = bounds {
+        return code;
     }
     let mut opts = cellbase::DbOptions::default();
     if let Some(secs) = args.record_traffic_secs {
-        opts = opts.traffic_recording(Duration::from_secs(secs), to_usize(args.traffic_intervals));
+        opts = opts.traffic_recording(
+            Duration::from_secs(secs),
+            crate::to_usize(args.traffic_intervals),
+        );
     }
     let db = match cellbase::Db::open_with(&args.db, opts) {
         Ok(db) => db,
@@ -151,18 +155,18 @@ pub fn run(args: ThriftArgs) -> ExitCode {
     let service = Arc::new(service::Service::new(
         db,
         Duration::from_secs(args.scanner_idle_secs),
-        to_usize(args.max_scanners),
-        to_usize(args.max_scanners_per_connection),
+        crate::to_usize(args.max_scanners),
+        crate::to_usize(args.max_scanners_per_connection),
         addr.port(),
     ));
     if let Err(e) = server::announce(addr) {
         return crate::output::write_error_exit(&e);
     }
-    let mib = |n: u64| to_usize(n.saturating_mul(1 << 20));
+    let mib = |n: u64| crate::to_usize(n.saturating_mul(1 << 20));
     let cfg = server::Config {
         max_message: mib(args.max_message_mib),
-        max_connections: to_usize(args.max_connections),
-        max_connections_per_client: to_usize(args.max_connections_per_client),
+        max_connections: crate::to_usize(args.max_connections),
+        max_connections_per_client: crate::to_usize(args.max_connections_per_client),
         idle_timeout: (args.idle_timeout_secs > 0)
             .then(|| Duration::from_secs(args.idle_timeout_secs)),
         message_deadline: Duration::from_secs(args.message_deadline_secs),
