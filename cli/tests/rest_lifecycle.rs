@@ -8,26 +8,6 @@ use cellbase_cli::tools::verify::verify_dir;
 use rest_common::*;
 use std::io::Write;
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
-
-fn stop_with(server: &mut Server, signal: &str) -> Option<i32> {
-    let status = std::process::Command::new("kill")
-        .args([signal, &server.child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(s) = server.child.try_wait().expect("wait") {
-            return s.code();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the gateway did not stop within 30 s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 #[test]
 fn sigterm_and_sigint_close_the_database_cleanly() {
@@ -51,7 +31,7 @@ fn sigterm_and_sigint_close_the_database_cleanly() {
         let mut idle = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
         idle.write_all(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
             .unwrap();
-        assert_eq!(stop_with(&mut s, signal), Some(0), "{signal}: exit code");
+        assert_eq!(s.stop_with(signal), Some(0), "{signal}: exit code");
         let report = verify_dir(dir.path()).unwrap();
         assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
         assert_eq!(

@@ -6,27 +6,29 @@ mod thrift_common;
 
 use cellbase_cli::thrift::protocol::{T_STRING, T_STRUCT, Value};
 use cellbase_cli::tools::verify::verify_dir;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use thrift_common::*;
 
-/// Sends `signal` to the gateway and waits (bounded) for its exit code.
-fn stop_with(server: &mut Server, signal: &str) -> Option<i32> {
-    let status = std::process::Command::new("kill")
-        .args([signal, &server.child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(s) = server.child.try_wait().expect("wait") {
-            return s.code();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the gateway did not stop within 30 s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// Creates table `t` (family `f`) and writes `row000`..`row049` with one `mutateRows`.
+fn table_of_50_rows(c: &mut Client) {
+    create_table(c, "t", &[("f", 3)]).void();
+    let batches = (0..50)
+        .map(|i| {
+            batch(
+                format!("row{i:03}").as_bytes(),
+                vec![mutation("f:q", Some(b"v"))],
+            )
+        })
+        .collect();
+    c.call(
+        "mutateRows",
+        vec![
+            (1, b("t")),
+            (2, Value::List(T_STRUCT, batches)),
+            (3, Value::Map(T_STRING, T_STRING, vec![])),
+        ],
+    )
+    .void();
 }
 
 #[test]
@@ -35,27 +37,10 @@ fn sigterm_and_sigint_close_the_database_cleanly() {
         let dir = tempfile::tempdir().unwrap();
         let mut server = Server::start(dir.path());
         let mut c = Client::binary(server.port);
-        create_table(&mut c, "t", &[("f", 3)]).void();
-        let batches = (0..50)
-            .map(|i| {
-                batch(
-                    format!("row{i:03}").as_bytes(),
-                    vec![mutation("f:q", Some(b"v"))],
-                )
-            })
-            .collect();
-        c.call(
-            "mutateRows",
-            vec![
-                (1, b("t")),
-                (2, Value::List(T_STRUCT, batches)),
-                (3, Value::Map(T_STRING, T_STRING, vec![])),
-            ],
-        )
-        .void();
+        table_of_50_rows(&mut c);
         // The client stays connected (happybase keeps connections open): the stop must not
         // wait for it to hang up.
-        let code = stop_with(&mut server, signal);
+        let code = server.stop_with(signal);
         assert_eq!(code, Some(0), "{signal}: exit code");
         // Nothing to replay: the close flushed the memstores and trimmed the log.
         let report = verify_dir(dir.path()).unwrap();
@@ -119,7 +104,7 @@ fn sigterm_with_writes_in_flight_keeps_every_acknowledged_write() {
         .collect();
     // Let the writers get going, then stop the gateway under them.
     std::thread::sleep(Duration::from_millis(500));
-    let code = stop_with(&mut server, "-TERM");
+    let code = server.stop_with("-TERM");
     assert_eq!(code, Some(0), "exit code");
     let acked: Vec<String> = writers
         .into_iter()
@@ -154,27 +139,10 @@ fn recorded_traffic_is_saved_at_stop_for_keyviz() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start_with(dir.path(), &["--record-traffic-secs", "3600"]);
     let mut c = Client::binary(server.port);
-    create_table(&mut c, "t", &[("f", 3)]).void();
-    let batches = (0..50)
-        .map(|i| {
-            batch(
-                format!("row{i:03}").as_bytes(),
-                vec![mutation("f:q", Some(b"v"))],
-            )
-        })
-        .collect();
-    c.call(
-        "mutateRows",
-        vec![
-            (1, b("t")),
-            (2, Value::List(T_STRUCT, batches)),
-            (3, Value::Map(T_STRING, T_STRING, vec![])),
-        ],
-    )
-    .void();
+    table_of_50_rows(&mut c);
     let r = c.call("getRow", vec![(1, b("t")), (2, b("row007"))]);
     assert_eq!(rows(r.success()).len(), 1);
-    assert_eq!(stop_with(&mut server, "-TERM"), Some(0));
+    assert_eq!(server.stop_with("-TERM"), Some(0));
     let out = dir.path().join("report");
     let (page, traffic) =
         cellbase_cli::lab::write_keyviz(dir.path(), &out, Some("t")).expect("keyviz");

@@ -36,6 +36,26 @@ pub fn spawn(subcommand: &str, dir: &Path, extra: &[&str]) -> Server {
 }
 
 impl Server {
+    /// Sends `signal` (e.g. `-TERM`) with `kill` and waits, at most 30 s, for the exit code.
+    pub fn stop_with(&mut self, signal: &str) -> Option<i32> {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            if let Some(s) = self.child.try_wait().expect("wait") {
+                return s.code();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the gateway did not stop within 30 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Kills the process (SIGKILL) and waits for it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -104,31 +104,25 @@ pub fn max_region_cell(r: &RunResult, m: Metric) -> u64 {
 
 /// The largest per-bucket cell value of `r` for `m`.
 pub fn max_bucket_cell(r: &RunResult, m: Metric) -> u64 {
-    r.windows
-        .iter()
-        .flat_map(|x| {
-            if m == Metric::Writes {
-                x.bucket_writes.iter()
-            } else {
-                x.bucket_reads.iter()
-            }
-        })
-        .copied()
-        .max()
-        .unwrap_or(0)
+    max_window_cell(r, |x| match m {
+        Metric::Writes => &x.bucket_writes,
+        Metric::Reads => &x.bucket_reads,
+    })
 }
 
 /// The largest per-server cell value of `r` for `m`.
 pub fn max_server_cell(r: &RunResult, m: Metric) -> u64 {
+    max_window_cell(r, |x| match m {
+        Metric::Writes => &x.server_writes,
+        Metric::Reads => &x.server_reads,
+    })
+}
+
+/// The largest value of the per-window counts `pick` chooses.
+fn max_window_cell(r: &RunResult, pick: impl Fn(&Window) -> &Vec<u64>) -> u64 {
     r.windows
         .iter()
-        .flat_map(|x| {
-            if m == Metric::Writes {
-                x.server_writes.iter()
-            } else {
-                x.server_reads.iter()
-            }
-        })
+        .flat_map(|x| pick(x).iter())
         .copied()
         .max()
         .unwrap_or(0)

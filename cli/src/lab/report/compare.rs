@@ -282,21 +282,13 @@ pub fn compare_html(runs: &[RunResult]) -> String {
     }
     for (title, m) in [("Writes", Metric::Writes), ("Reads", Metric::Reads)] {
         // One colour scale for the maps being compared.
-        let rmax = runs
-            .iter()
-            .map(|r| max_region_cell(r, m))
-            .max()
-            .unwrap_or(0);
-        let bmax = runs
-            .iter()
-            .map(|r| max_bucket_cell(r, m))
-            .max()
-            .unwrap_or(0);
-        let smax = runs
-            .iter()
-            .map(|r| max_server_cell(r, m))
-            .max()
-            .unwrap_or(0);
+        let shared =
+            |f: fn(&RunResult, Metric) -> u64| runs.iter().map(|r| f(r, m)).max().unwrap_or(0);
+        let (rmax, bmax, smax) = (
+            shared(max_region_cell),
+            shared(max_bucket_cell),
+            shared(max_server_cell),
+        );
         let word = title.to_lowercase();
         let _ = write!(
             o,

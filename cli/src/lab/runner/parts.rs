@@ -93,21 +93,7 @@ impl Runner<'_> {
         put: Put,
         bytes: u64,
     ) -> cellbase::Result<Part> {
-        let r = &regs[region_of(regs, key)];
-        let t0 = Instant::now();
-        t.put(put)?;
-        let wall = t0.elapsed();
-        self.engine += wall;
-        Ok(Part {
-            wall,
-            server: self.server(r),
-            region: r.name.clone(),
-            rows: 1,
-            blocks: 0,
-            memstore: false,
-            put_bytes: Some(bytes),
-            rpc: true,
-        })
+        self.write(regs, key, bytes, || t.put(put))
     }
 
     /// Deletes with `d` (row `key`) in `t`: a write part, like a put.
@@ -121,9 +107,21 @@ impl Runner<'_> {
         key: &[u8],
         d: Delete,
     ) -> cellbase::Result<Part> {
+        self.write(regs, key, key.len() as u64, || t.delete(d))
+    }
+
+    /// A write part: `op` (one mutation of row `key`, `bytes` written), timed, on the region
+    /// and server holding `key`.
+    fn write(
+        &mut self,
+        regs: &[RegionInfo],
+        key: &[u8],
+        bytes: u64,
+        op: impl FnOnce() -> cellbase::Result<()>,
+    ) -> cellbase::Result<Part> {
         let r = &regs[region_of(regs, key)];
         let t0 = Instant::now();
-        t.delete(d)?;
+        op()?;
         let wall = t0.elapsed();
         self.engine += wall;
         Ok(Part {
@@ -133,7 +131,7 @@ impl Runner<'_> {
             rows: 1,
             blocks: 0,
             memstore: false,
-            put_bytes: Some(key.len() as u64),
+            put_bytes: Some(bytes),
             rpc: true,
         })
     }
