@@ -10,21 +10,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use cellbase_thrift::{memory, protocol, transport};
 mod admin;
 pub mod call;
 pub mod dispatch;
-mod encode;
-pub mod memory;
 pub mod methods;
-pub mod protocol;
 mod reads;
 pub mod scanners;
 mod scans;
 pub mod server;
 pub mod service;
-pub mod transport;
 pub mod types;
-mod wire;
 mod writes;
 
 /// Arguments of `cellbase thrift`. Every limit must be at least 1 (0 is refused with a usage

@@ -233,7 +233,7 @@ pub fn write_message<W: Write>(w: &mut W, transport: Transport, msg: &[u8]) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thrift::protocol::{MSG_CALL, encode_message};
+    use crate::protocol::{MSG_CALL, encode_message};
 
     #[test]
     fn detects_all_four_modes_and_reads_messages() {
