@@ -29,8 +29,10 @@ pub use api::inspect;
 pub use api::ops::{
     Append, Cell, CheckAndMutate, Delete, Get, Increment, Mutation, Put, RowResult, Scan,
 };
-pub use api::table::{BulkLoader, RegionInfo, ScanMetrics, Scanner, Table};
+pub use api::remote::{RemoteOptions, RemoteProtocol, RemoteTransport};
+pub use api::table::{BulkLoader, RegionInfo, ScanMetrics, Scanner};
 pub use api::table_admin::CompactionState;
+pub use api::table_handle::Table;
 pub use base::clock::{Clock, LATEST_TIMESTAMP, ManualClock, SystemClock};
 pub use base::error::{Error, Result};
 pub use engine::bulk_load::BULK_LOAD_MEMORY;

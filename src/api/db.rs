@@ -1,7 +1,9 @@
 //! `Db`: the handle a program holds on an open database; opening and closing. Table
 //! administration is in `admin.rs`; the state behind the handle is the engine's.
 
-use crate::api::table::Table;
+use crate::api::remote::{RemoteDb, RemoteOptions};
+use crate::api::table::LocalTable;
+use crate::api::table_handle::{Table, TableImp};
 use crate::base::error::Result;
 use crate::base::io::{FileSystem, StdFs};
 use crate::engine::Engine;
@@ -21,9 +23,25 @@ pub use crate::engine::snapshot::SnapshotInfo;
 pub use crate::engine::stats::Operation;
 pub use crate::engine::traffic::{RegionTraffic, Traffic, TrafficInterval};
 
-/// A database: a directory of tables. Cheap to clone (an `Arc` inside).
+/// A database: a directory of tables ([`Db::open`]), or a connection to an HBase Thrift2
+/// server that the same calls go to ([`Db::connect`]). Cheap to clone (an `Arc` inside).
 #[derive(Clone, Debug)]
 pub struct Db {
+    pub(crate) imp: DbImp,
+}
+
+/// Where a database's calls go.
+#[derive(Clone, Debug)]
+pub(crate) enum DbImp {
+    /// The embedded engine.
+    Local(LocalDb),
+    /// An HBase Thrift2 server.
+    Remote(RemoteDb),
+}
+
+/// An open embedded database.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalDb {
     pub(crate) inner: Arc<Engine>,
     pub(crate) open: Arc<OpenHandles>,
 }
@@ -114,7 +132,37 @@ impl Db {
         let open = Arc::new(OpenHandles {
             inner: Arc::downgrade(&inner),
         });
-        Ok(Db { inner, open })
+        Ok(Db {
+            imp: DbImp::Local(LocalDb { inner, open }),
+        })
+    }
+
+    /// Connects to an HBase Thrift2 server (`hbase thrift2`, or `cellbase thrift2`):
+    /// `thrift2://HOST:PORT`. Tables, Gets, Puts, Scans, Deletes, counters, check-and-mutate
+    /// and filters then work as on an embedded database; what Thrift2 cannot express (flushes,
+    /// compactions, snapshots, ...) fails with [`Error::Unsupported`](crate::Error::Unsupported)
+    /// naming the call. docs/REMOTE.md lists every call and what differs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a malformed address;
+    /// [`Error::Io`](crate::Error::Io) when no connection can be made.
+    pub fn connect(url: &str) -> Result<Db> {
+        Db::connect_with(url, RemoteOptions::default())
+    }
+
+    /// [`Db::connect`] with connection-pool, timeout, retry and scanner-caching settings.
+    ///
+    /// # Errors
+    /// As [`Db::connect`].
+    pub fn connect_with(url: &str, options: RemoteOptions) -> Result<Db> {
+        Ok(Db {
+            imp: DbImp::Remote(RemoteDb::connect(url, options)?),
+        })
+    }
+
+    /// True for a database reached through [`Db::connect`].
+    pub fn is_remote(&self) -> bool {
+        matches!(self.imp, DbImp::Remote(_))
     }
 
     /// Closes the database: stops background work (queued jobs do not run), writes out and
@@ -128,92 +176,43 @@ impl Db {
     /// [`Error::Io`](crate::Error::Io) or [`Error::Poisoned`](crate::Error::Poisoned) when the final log sync fails; an error of a
     /// flush (the log still holds those writes; the next open replays them).
     pub fn close(self) -> Result<()> {
+        match self.imp {
+            DbImp::Local(x) => x.close(),
+            DbImp::Remote(x) => x.close(),
+        }
+    }
+}
+
+impl LocalDb {
+    pub(crate) fn close(self) -> Result<()> {
         self.inner.shut_down(true)
     }
 
-    /// The directory of this database.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.inner.path()
     }
 
-    /// What this database's open found and did beyond the ordinary: log segments dropped
-    /// under [`WalRecovery::SkipMissingSegments`](crate::WalRecovery::SkipMissingSegments), a torn manifest or log tail cut off, files
-    /// deleted as obsolete or as leftovers of unfinished flushes and compactions, and files
-    /// kept because the engine cannot account for them.
-    ///
-    /// # Examples
-    /// ```
-    /// let db = cellbase::Db::temporary()?;
-    /// assert!(db.recovery_report().missing_wal_segments.is_empty());
-    /// # Ok::<(), cellbase::Error>(())
-    /// ```
-    pub fn recovery_report(&self) -> &RecoveryReport {
+    pub(crate) fn recovery_report(&self) -> &RecoveryReport {
         self.inner.recovery_report()
     }
 
-    /// Writes a consistent copy of the whole database into the new directory `dir`, which
-    /// then opens as a database (RocksDB's Checkpoint), while other threads keep writing: the
-    /// copy holds the database as it was at one moment between the call and its return.
-    /// Block files are hard-linked (copied where the filesystem cannot link), so the cost is
-    /// O(files) plus the write-ahead log written since the flush the checkpoint starts with.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when `dir` exists (nothing is
-    /// touched) or when `DIR.tmp` exists (left by a failed checkpoint); the flush's or the
-    /// filesystem's errors (the partial copy is left in `DIR.tmp`, named in the error).
-    ///
-    /// # Examples
-    /// ```
-    /// # use cellbase::*;
-    /// let db = Db::temporary()?;
-    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
-    /// t.put(Put::new("r").add("f", "q", "v"))?;
-    /// let dir = tempfile::tempdir()?;
-    /// let copy = dir.path().join("backup");
-    /// db.checkpoint(&copy)?;
-    /// let restored = Db::open(&copy)?;
-    /// assert!(!restored.table("t")?.get(Get::new("r"))?.is_empty());
-    /// # Ok::<(), cellbase::Error>(())
-    /// ```
-    pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<CheckpointInfo> {
+    pub(crate) fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<CheckpointInfo> {
         self.inner.checkpoint(dir.as_ref())
     }
 
-    /// The engine's counters, gauges and latencies now (docs/OPERATIONS.md lists each).
-    pub fn metrics(&self) -> Metrics {
+    pub(crate) fn metrics(&self) -> Metrics {
         self.inner.metrics()
     }
 
-    /// Failures of background work since open: failed flushes, compactions, splits and log
-    /// write-outs, counted per kind, each kind with its last error and when it happened (by
-    /// the database's clock). Every such failure is also logged (`warn!`, target
-    /// `cellbase::background`); a failed flush is retried (docs/OPERATIONS.md).
-    ///
-    /// # Examples
-    /// ```
-    /// let db = cellbase::Db::temporary()?;
-    /// let errors = db.background_errors();
-    /// assert_eq!(errors.total(), 0);
-    /// assert!(errors.flushes.last.is_none());
-    /// # Ok::<(), cellbase::Error>(())
-    /// ```
-    pub fn background_errors(&self) -> BackgroundErrors {
+    pub(crate) fn background_errors(&self) -> BackgroundErrors {
         self.inner.background_errors()
     }
 
-    /// The traffic recorded since open (per region, per interval: read and write requests),
-    /// when [`DbOptions::traffic_recording`] turned recording on; `None` otherwise.
-    pub fn traffic(&self) -> Option<Traffic> {
+    pub(crate) fn traffic(&self) -> Option<Traffic> {
         self.inner.traffic()
     }
 
-    /// Writes the recorded traffic to the database directory's `TRAFFIC` file now (a clean
-    /// close writes it too), for `cellbase lab keyviz --db DIR` and
-    /// [`crate::inspect::read_traffic`]; `false` when recording is off (nothing written).
-    ///
-    /// # Errors
-    /// [`Error::Closed`](crate::Error::Closed) after close; [`Error::Io`](crate::Error::Io).
-    pub fn save_traffic(&self) -> Result<bool> {
+    pub(crate) fn save_traffic(&self) -> Result<bool> {
         self.inner.check_open()?;
         self.inner.save_traffic(true)
     }
@@ -221,9 +220,11 @@ impl Db {
     /// A table handle sharing this handle's hold on the database.
     pub(crate) fn handle(&self, shared: Arc<TableShared>) -> Table {
         Table {
-            db: self.inner.clone(),
-            _open: self.open.clone(),
-            shared,
+            imp: TableImp::Local(LocalTable {
+                db: self.inner.clone(),
+                _open: self.open.clone(),
+                shared,
+            }),
         }
     }
 }

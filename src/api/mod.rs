@@ -4,12 +4,15 @@
 
 pub(crate) mod admin;
 pub(crate) mod db;
+pub(crate) mod db_handle;
 pub mod inspect;
 pub(crate) mod maintenance;
 pub(crate) mod ops;
+pub(crate) mod remote;
 pub(crate) mod salted;
 pub(crate) mod scanner;
 pub(crate) mod table;
 pub(crate) mod table_admin;
 pub(crate) mod table_batch;
+pub(crate) mod table_handle;
 pub(crate) mod table_write;

@@ -7,7 +7,7 @@
 
 use crate::api::ops::{RowResult, Scan};
 use crate::api::scanner::{Bound, RangeScanner, ScanCounters, scan_bounds};
-use crate::api::table::Table;
+use crate::api::table::LocalTable as Table;
 use crate::base::error::{Error, Result};
 use crate::read::query::Query;
 use std::sync::Arc;

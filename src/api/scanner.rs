@@ -2,7 +2,7 @@
 //! fan-out of [`crate::Table::scan_salted`].
 
 use crate::api::ops::{RowResult, Scan};
-use crate::api::table::Table;
+use crate::api::table::LocalTable as Table;
 use crate::base::error::Result;
 use crate::engine::region::{Region, RegionVersion};
 use crate::read::query::Query;
@@ -32,7 +32,8 @@ pub struct Scanner {
     counters: Arc<ScanCounters>,
     /// When the scan was opened; taken when its time is recorded (at its end or drop).
     started: Option<crate::base::stats::Stamp>,
-    db: Arc<crate::engine::Engine>,
+    /// The engine whose scan latency this scan is recorded in (none for a remote scan).
+    db: Option<Arc<crate::engine::Engine>>,
 }
 
 /// What one scan did, from [`Scanner::metrics`]: HBase's client scan metrics
@@ -111,6 +112,8 @@ impl ScanCounters {
 enum Inner {
     Plain(Box<RangeScanner>),
     Salted(crate::api::salted::SaltedMerge),
+    /// A remote server's scanner, with the rows the scan may still return.
+    Remote(Box<crate::api::remote::RemoteScanner>, Option<u64>),
 }
 
 /// Scans one row range across regions.
@@ -150,6 +153,10 @@ impl std::fmt::Debug for Scanner {
                 .debug_struct("Scanner")
                 .field("salted", m)
                 .finish_non_exhaustive(),
+            Inner::Remote(r, _) => f
+                .debug_struct("Scanner")
+                .field("remote", r)
+                .finish_non_exhaustive(),
         }
     }
 }
@@ -169,7 +176,7 @@ impl Scanner {
             inner: Inner::Plain(Box::new(s)),
             counters,
             started: Some(started),
-            db,
+            db: Some(db),
         })
     }
 
@@ -183,7 +190,17 @@ impl Scanner {
             inner: Inner::Salted(m),
             counters,
             started: Some(started),
-            db,
+            db: Some(db),
+        }
+    }
+
+    /// A scan served by a remote server; `limit` rows at most [SCAN-4].
+    pub(crate) fn remote(s: crate::api::remote::RemoteScanner, limit: Option<u64>) -> Scanner {
+        Scanner {
+            inner: Inner::Remote(Box::new(s), limit),
+            counters: Arc::new(ScanCounters::default()),
+            started: None,
+            db: None,
         }
     }
 
@@ -204,17 +221,17 @@ impl Scanner {
     pub fn metrics(&self) -> ScanMetrics {
         let pending = match &self.inner {
             Inner::Plain(s) => s.local,
-            // A salted scan's buckets add their counts when each region ends.
-            Inner::Salted(_) => LocalCounts::default(),
+            // A salted scan's buckets add their counts when each region ends; a remote scan
+            // counts nothing (the server does not send HBase's scan metrics over Thrift2).
+            Inner::Salted(_) | Inner::Remote(..) => LocalCounts::default(),
         };
         self.counters.snapshot(pending)
     }
 
     /// Records the scan's time once (at the scanner's drop).
     fn record_time(&mut self) {
-        if let Some(started) = self.started.take() {
-            self.db
-                .stats()
+        if let (Some(started), Some(db)) = (self.started.take(), &self.db) {
+            db.stats()
                 .op(crate::engine::stats::Operation::Scan, started);
         }
     }
@@ -460,6 +477,15 @@ impl Iterator for Scanner {
         match &mut self.inner {
             Inner::Plain(s) => s.next(),
             Inner::Salted(m) => m.next(),
+            Inner::Remote(r, limit) => {
+                if *limit == Some(0) {
+                    return None;
+                }
+                if let Some(l) = limit {
+                    *l -= 1;
+                }
+                r.next()
+            }
         }
     }
 }

@@ -34,9 +34,9 @@ pub struct RegionInfo {
     pub write_requests: u64,
 }
 
-/// A handle to one table. Cheap to clone.
+/// An embedded table: the engine's side of [`Table`].
 #[derive(Clone, Debug)]
-pub struct Table {
+pub(crate) struct LocalTable {
     pub(crate) db: Arc<Engine>,
     /// Keeps the database open; the last user handle's drop closes it.
     pub(crate) _open: Arc<crate::api::db::OpenHandles>,
@@ -69,9 +69,8 @@ pub(crate) fn selection(c: Columns) -> ColumnSelection {
     }
 }
 
-impl Table {
-    /// The table name.
-    pub fn name(&self) -> &str {
+impl LocalTable {
+    pub(crate) fn name(&self) -> &str {
         &self.shared.name
     }
 
@@ -123,12 +122,7 @@ impl Table {
         Ok(())
     }
 
-    /// Reads one row; an empty [`RowResult`] when nothing matches [GET-2].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a bad row, zero versions or a bad time range;
-    /// [`Error::NoSuchFamily`] [GET-1]; [`Error::Corruption`] when a file is damaged.
-    pub fn get(&self, g: Get) -> Result<RowResult> {
+    pub(crate) fn get(&self, g: Get) -> Result<RowResult> {
         let started = crate::base::stats::Stamp::now();
         let r = self.get_untimed(g);
         self.db
@@ -176,31 +170,16 @@ impl Table {
         })
     }
 
-    /// True when the Get would return at least one cell.
-    ///
-    /// # Errors
-    /// As [`Table::get`].
-    pub fn exists(&self, g: Get) -> Result<bool> {
+    pub(crate) fn exists(&self, g: Get) -> Result<bool> {
         Ok(!self.get(g)?.is_empty())
     }
 
-    /// Opens a lazy scanner. Bad requests fail here, not on the first `next()`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for zero versions, a bad time range, oversized start/stop
-    /// rows, or a raw scan naming columns [SCAN-RAW-1]; [`Error::NoSuchFamily`].
-    pub fn scan(&self, s: Scan) -> Result<Scanner> {
+    pub(crate) fn scan(&self, s: Scan) -> Result<Scanner> {
         let q = self.prepare_scan(&s)?;
         Scanner::open(self.clone(), q, s)
     }
 
-    /// `s`'s row range under every salt prefix of `buckets` ([`crate::model::rowkey::salt`]), scanned
-    /// in parallel (one thread per bucket) and merged in order of the unsalted key; rows keep
-    /// their salted keys. `limit` applies to the merged rows. The seeds' salted-scan fan-out.
-    ///
-    /// # Errors
-    /// As [`Table::scan`].
-    pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
+    pub(crate) fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
         let q = self.prepare_scan(&s)?;
         let started = crate::base::stats::Stamp::always();
         let counters = std::sync::Arc::new(crate::api::scanner::ScanCounters::default());
@@ -256,11 +235,7 @@ impl Table {
         })
     }
 
-    /// Flushes every region's memstore to block files.
-    ///
-    /// # Errors
-    /// [`Error::Io`] / [`Error::Corruption`] from writing or reading files.
-    pub fn flush(&self) -> Result<()> {
+    pub(crate) fn flush(&self) -> Result<()> {
         self.check()?;
         for r in self.shared.region_list() {
             self.db.flush_region(&self.shared, &r)?;
@@ -268,14 +243,7 @@ impl Table {
         Ok(())
     }
 
-    /// Minor compaction of each store by its family's policy (files only): the exploring
-    /// policy, date-tiered windows, or FIFO's removal of expired files. A store whose periodic
-    /// major compaction is due ([`crate::DbOptions::major_compaction_period`]) is
-    /// major-compacted instead, as HBase's compaction selection does.
-    ///
-    /// # Errors
-    /// As [`Table::flush`].
-    pub fn compact(&self) -> Result<()> {
+    pub(crate) fn compact(&self) -> Result<()> {
         self.check()?;
         for r in self.shared.region_list() {
             self.db.compact_region(&self.shared, &r, false)?;
@@ -283,13 +251,7 @@ impl Table {
         Ok(())
     }
 
-    /// Major compaction: every store's files into one (one per time window for a
-    /// date-tiered family), purging what HBase purges [CMP-5] [CMP-6]. The memstore is not
-    /// included: flush first for that.
-    ///
-    /// # Errors
-    /// As [`Table::flush`].
-    pub fn major_compact(&self) -> Result<()> {
+    pub(crate) fn major_compact(&self) -> Result<()> {
         self.check()?;
         for r in self.shared.region_list() {
             self.db.compact_region(&self.shared, &r, true)?;
@@ -297,16 +259,7 @@ impl Table {
         Ok(())
     }
 
-    /// Splits the region holding `at` at `at`, or (with `None`) every region at its split point
-    /// [SPLIT-2]; regions without one are left alone. Each region is flushed first (by the
-    /// split itself), and a
-    /// region still holding references from an earlier split or merge is major-compacted first
-    /// (HBase refuses to split it until a compaction has run).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when `at` equals its region's start key (or is not a valid
-    /// row); I/O errors from the flushes and compactions.
-    pub fn split(&self, at: Option<&[u8]>) -> Result<()> {
+    pub(crate) fn split(&self, at: Option<&[u8]>) -> Result<()> {
         self.check()?;
         match at {
             Some(row) => {
@@ -344,26 +297,12 @@ impl Table {
         }
     }
 
-    /// Runs the automatic split check now, in the calling thread: every region that the split
-    /// policy finds too big [SPLIT-1] is split at its split point [SPLIT-2] and its daughters'
-    /// references are compacted away, as a background thread does after a flush. Returns the
-    /// rows split at, in key order. For runs without background threads
-    /// (`DbOptions::background_threads(0)`), where splits otherwise never happen by themselves:
-    /// calling it at chosen points makes split timing reproducible.
-    ///
-    /// # Errors
-    /// As [`Table::flush`].
-    pub fn run_split_check(&self) -> Result<Vec<Vec<u8>>> {
+    pub(crate) fn run_split_check(&self) -> Result<Vec<Vec<u8>>> {
         self.check()?;
         self.db.split_check(&self.shared)
     }
 
-    /// Merges two adjacent regions, named as [`Table::regions`] names them [MERGE-1].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for unknown names, the same region twice, or regions that are
-    /// not adjacent.
-    pub fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
+    pub(crate) fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
         self.check()?;
         let (a, b) = (self.region_named(region_a)?, self.region_named(region_b)?);
         if a.id() == b.id() {
@@ -381,8 +320,7 @@ impl Table {
         self.db.merge_regions(&self.shared, &a, &b).map(|_| ())
     }
 
-    /// Every region in key order with its metrics.
-    pub fn regions(&self) -> Vec<RegionInfo> {
+    pub(crate) fn regions(&self) -> Vec<RegionInfo> {
         let name = &self.shared.name;
         self.shared
             .region_list()
@@ -418,7 +356,7 @@ pub(crate) fn region_name(table: &str, r: &Region) -> String {
 /// [`BulkLoader::finish`], which makes every cell visible at once; a loader dropped without
 /// `finish` loads nothing.
 pub struct BulkLoader {
-    pub(crate) table: Table,
+    pub(crate) table: LocalTable,
     pub(crate) desc: Arc<TableDescriptor>,
     pub(crate) seq: u64,
     pub(crate) now: i64,
@@ -442,7 +380,7 @@ impl BulkLoader {
     pub fn add(&mut self, p: &crate::api::ops::Put) -> Result<()> {
         self.table.validate_put(&self.desc, p)?;
         let mut cells = Vec::new();
-        Table::put_cells(p, self.now, &mut cells);
+        LocalTable::put_cells(p, self.now, &mut cells);
         for c in &cells {
             self.sorter.push_with(
                 |buf| c.key(&p.row, self.seq).encode_into(buf),

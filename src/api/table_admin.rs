@@ -2,7 +2,7 @@
 //! family): flushing one region, compacting one family or one region, truncating a region,
 //! and the table's compaction state.
 
-use crate::api::table::Table;
+use crate::api::table::LocalTable;
 use crate::base::error::{Error, Result};
 use crate::engine::region::{COMPACTING_MAJOR, COMPACTING_MINOR, Region};
 use crate::model::mutation::check_family;
@@ -34,7 +34,7 @@ impl CompactionState {
     }
 }
 
-impl Table {
+impl LocalTable {
     /// The region named `name` (as [`Table::regions`] names it).
     pub(crate) fn region_named(&self, name: &str) -> Result<Arc<Region>> {
         self.shared
@@ -49,23 +49,13 @@ impl Table {
             })
     }
 
-    /// Flushes one region's memstore (HBase `Admin.flushRegion`).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown region name; as [`Table::flush`].
-    pub fn flush_region(&self, region: &str) -> Result<()> {
+    pub(crate) fn flush_region(&self, region: &str) -> Result<()> {
         self.check()?;
         let r = self.region_named(region)?;
         self.db.flush_region(&self.shared, &r)
     }
 
-    /// Compacts one family's store in every region (`major`: every file; else by the
-    /// family's policy), as HBase's `Admin.compact(table, family)` /
-    /// `majorCompact(table, family)`.
-    ///
-    /// # Errors
-    /// [`Error::NoSuchFamily`]; as [`Table::compact`].
-    pub fn compact_family(&self, family: &[u8], major: bool) -> Result<()> {
+    pub(crate) fn compact_family(&self, family: &[u8], major: bool) -> Result<()> {
         let desc = self.check()?;
         check_family(&desc, family)?;
         for r in self.shared.region_list() {
@@ -75,13 +65,12 @@ impl Table {
         Ok(())
     }
 
-    /// Compacts one region, every store or one family's (HBase `Admin.compactRegion` /
-    /// `majorCompactRegion`).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown region name; [`Error::NoSuchFamily`]; as
-    /// [`Table::compact`].
-    pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+    pub(crate) fn compact_region(
+        &self,
+        region: &str,
+        family: Option<&[u8]>,
+        major: bool,
+    ) -> Result<()> {
         let desc = self.check()?;
         if let Some(f) = family {
             check_family(&desc, f)?;
@@ -90,20 +79,13 @@ impl Table {
         self.db.compact_stores(&self.shared, &r, major, family)
     }
 
-    /// Empties one region and keeps its key range (HBase 2.6's `truncate_region`): its
-    /// memstore is flushed and every file removed (files shared with another region stay
-    /// while that region lists them). Writes made while it runs may stay.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an unknown region name; I/O errors.
-    pub fn truncate_region(&self, region: &str) -> Result<()> {
+    pub(crate) fn truncate_region(&self, region: &str) -> Result<()> {
         self.check()?;
         let r = self.region_named(region)?;
         self.db.truncate_region(&self.shared, &r)
     }
 
-    /// What compactions of the table run now (HBase's `Admin.getCompactionState`).
-    pub fn compaction_state(&self) -> CompactionState {
+    pub(crate) fn compaction_state(&self) -> CompactionState {
         let running = self
             .shared
             .region_list()

@@ -10,7 +10,7 @@
 //! same region version and read point.
 
 use crate::api::ops::{Get, RowResult};
-use crate::api::table::{Table, selection};
+use crate::api::table::{LocalTable, selection};
 use crate::base::error::Result;
 use crate::engine::region::Region;
 use crate::read::matcher::ReadSpec;
@@ -18,34 +18,8 @@ use crate::read::query::Query;
 use crate::read::row::ReaderParts;
 use std::sync::Arc;
 
-impl Table {
-    /// Reads many rows at once (HBase's `Table.get(List<Get>)`): one result per Get, in
-    /// request order, an empty [`RowResult`] for a row with nothing to return; the same row
-    /// may be asked for more than once. Every Get sees the same snapshot (one read point for
-    /// the whole batch), and the rows of each region are read together in key order, which
-    /// is faster than a [`Table::get`] per row (docs/PERFORMANCE.md).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use cellbase::{Db, FamilyDescriptor, Get, Put, TableDescriptor};
-    /// let db = Db::temporary()?;
-    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
-    /// t.put(Put::new("a").add("f", "q", "1"))?;
-    /// t.put(Put::new("c").add("f", "q", "3"))?;
-    /// let rows = t.get_many(vec![Get::new("c"), Get::new("b"), Get::new("a")])?;
-    /// assert_eq!(rows[0].value("f", "q"), Some(&b"3"[..]));
-    /// assert!(rows[1].is_empty());
-    /// assert_eq!(rows[2].value("f", "q"), Some(&b"1"[..]));
-    /// # Ok::<(), cellbase::Error>(())
-    /// ```
-    ///
-    /// In the metrics each Get of the batch counts as one Get operation, timed at the
-    /// batch's mean time per Get.
-    ///
-    /// # Errors
-    /// As [`Table::get`], for the first bad Get (nothing is read then).
-    pub fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
+impl LocalTable {
+    pub(crate) fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
         let started = std::time::Instant::now();
         let n = gets.len() as u64;
         let r = self.get_many_untimed(gets);

@@ -6,7 +6,7 @@
 use crate::api::ops::{
     Append, Cell, CheckAndMutate, Columns, Condition, Delete, Increment, Mutation, Put, RowResult,
 };
-use crate::api::table::{Table, selection};
+use crate::api::table::{LocalTable, selection};
 use crate::base::clock::LATEST_TIMESTAMP;
 use crate::base::error::{Error, Result};
 use crate::engine::options::Durability;
@@ -82,7 +82,7 @@ fn rank(d: Durability) -> u8 {
     }
 }
 
-impl Table {
+impl LocalTable {
     /// Checks a put [LIM-1] [LIM-5] [LIM-6] [TS-2]; nothing is written on failure.
     pub(crate) fn validate_put(&self, desc: &TableDescriptor, p: &Put) -> Result<()> {
         check_row(&p.row)?;
@@ -247,13 +247,7 @@ impl Table {
         self.db.apply(&self.shared, region, row, cells, durability)
     }
 
-    /// Writes the cells of one row atomically [ATOM-1].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for an empty or oversized row, no cells, a negative
-    /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
-    /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
-    pub fn put(&self, p: Put) -> Result<()> {
+    pub(crate) fn put(&self, p: Put) -> Result<()> {
         let started = crate::base::stats::Stamp::now();
         let r = self.put_untimed(p);
         self.db
@@ -274,39 +268,11 @@ impl Table {
         })
     }
 
-    /// Bulk load (HBase's bulk load of HFiles): the puts' cells, in any row order, are sorted
-    /// (spilling to temporary files past [`BULK_LOAD_MEMORY`](crate::BULK_LOAD_MEMORY) bytes),
-    /// written as block files per region and family, and made visible all at once: when it
-    /// returns every cell is readable; if it fails or the process dies, none is (after a
-    /// reopen too). The cells bypass the write-ahead log and the memstore. Every loaded cell
-    /// gets one sequence id taken when the load starts (docs/SEMANTICS.md, "Bulk load", says
-    /// how that orders against concurrent puts); cells without a timestamp take the
-    /// database's clock. Returns the number of cells loaded (the last of several with the same
-    /// row, column and timestamp counts once).
-    ///
-    /// # Errors
-    /// As [`Table::put`] for an invalid put (nothing is loaded); [`Error::Io`] for the
-    /// temporary files or the block files (nothing is loaded).
-    ///
-    /// # Examples
-    /// ```
-    /// # use cellbase::*;
-    /// let db = Db::temporary()?;
-    /// let t = db.create_table(TableDescriptor::new("t").family(FamilyDescriptor::new("f")))?;
-    /// let n = t.bulk_load((0..1000).rev().map(|i| Put::new(format!("r{i:04}")).add("f", "q", "v")))?;
-    /// assert_eq!(n, 1000);
-    /// assert_eq!(t.scan(Scan::new())?.count(), 1000);
-    /// # Ok::<(), cellbase::Error>(())
-    /// ```
-    pub fn bulk_load(&self, puts: impl IntoIterator<Item = Put>) -> Result<u64> {
+    pub(crate) fn bulk_load(&self, puts: impl IntoIterator<Item = Put>) -> Result<u64> {
         self.bulk_load_with_memory(puts, crate::engine::bulk_load::BULK_LOAD_MEMORY)
     }
 
-    /// [`Table::bulk_load`] with its sort's memory budget in bytes.
-    ///
-    /// # Errors
-    /// As [`Table::bulk_load`].
-    pub fn bulk_load_with_memory(
+    pub(crate) fn bulk_load_with_memory(
         &self,
         puts: impl IntoIterator<Item = Put>,
         budget: usize,
@@ -318,20 +284,14 @@ impl Table {
         loader.finish()
     }
 
-    /// A [`BulkLoader`](crate::BulkLoader): [`Table::bulk_load`] fed one put at a time (an
-    /// importer that parses its input row by row need not hold the puts).
-    ///
-    /// # Errors
-    /// As [`Table::put`] for a closed database or a disabled table.
-    pub fn bulk_loader(&self) -> Result<crate::api::table::BulkLoader> {
+    pub(crate) fn bulk_loader(&self) -> Result<crate::api::table::BulkLoader> {
         self.bulk_loader_with_memory(crate::engine::bulk_load::BULK_LOAD_MEMORY)
     }
 
-    /// [`Table::bulk_loader`] with its sort's memory budget in bytes.
-    ///
-    /// # Errors
-    /// As [`Table::bulk_loader`].
-    pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::api::table::BulkLoader> {
+    pub(crate) fn bulk_loader_with_memory(
+        &self,
+        budget: usize,
+    ) -> Result<crate::api::table::BulkLoader> {
         let desc = self.check()?;
         let seq = self.db.bulk_load_seq();
         Ok(crate::api::table::BulkLoader {
@@ -343,20 +303,11 @@ impl Table {
         })
     }
 
-    /// Applies several puts in order, each atomic on its row (not atomic as a batch).
-    ///
-    /// # Errors
-    /// As [`Table::put`]; puts before the failing one stay applied.
-    pub fn put_all(&self, ps: impl IntoIterator<Item = Put>) -> Result<()> {
+    pub(crate) fn put_all(&self, ps: impl IntoIterator<Item = Put>) -> Result<()> {
         ps.into_iter().try_for_each(|p| self.put(p))
     }
 
-    /// Writes delete markers to one row [DEL-1..7].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
-    /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
-    pub fn delete(&self, d: Delete) -> Result<()> {
+    pub(crate) fn delete(&self, d: Delete) -> Result<()> {
         let started = crate::base::stats::Stamp::now();
         let r = self.delete_untimed(d);
         self.db
@@ -377,13 +328,7 @@ impl Table {
         })
     }
 
-    /// Applies puts and deletes to one row atomically, in order: all or nothing [RM-1]. The
-    /// batch uses the strongest durability any of its mutations asks for.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when a mutation names another row or is invalid;
-    /// [`Error::NoSuchFamily`] when any names an unknown family (nothing is written).
-    pub fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
+    pub(crate) fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
         let started = crate::base::stats::Stamp::now();
         let r = self.mutate_row_untimed(row, ms);
         self.db
@@ -462,15 +407,7 @@ impl Table {
         Ok(cells)
     }
 
-    /// Applies the actions when every condition holds on the row's latest visible values,
-    /// atomically under the row lock [CAM-1]. Conditions read `expected OP stored` [CAM-2];
-    /// empty expected values follow [CAM-3]; puts without a timestamp get
-    /// `max(now, newest checked timestamp)` [CAM-4]. Returns whether the actions were applied.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] with no condition or no action, or an action on another row
-    /// [CAM-5]; [`Error::NoSuchFamily`] for an unknown family in a condition or action.
-    pub fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
+    pub(crate) fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
         let started = crate::base::stats::Stamp::now();
         let r = self.check_and_mutate_untimed(c);
         self.db
@@ -562,13 +499,7 @@ impl Table {
         Ok(RowResult::new(row.to_vec(), result))
     }
 
-    /// Adds each delta to its counter (8-byte big-endian i64; a missing cell counts as 0) and
-    /// returns the new values [INC-1..5]. Overflow wraps, as Java's long addition.
-    ///
-    /// # Errors
-    /// [`Error::NotACounter`] when a current value is not 8 bytes wide (nothing is written);
-    /// [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] for a bad row or no columns.
-    pub fn increment(&self, i: Increment) -> Result<RowResult> {
+    pub(crate) fn increment(&self, i: Increment) -> Result<RowResult> {
         let started = crate::base::stats::Stamp::now();
         let r = self.increment_untimed(i);
         self.db
@@ -603,13 +534,7 @@ impl Table {
         })
     }
 
-    /// Appends each suffix to its cell's latest value (a missing cell counts as empty) and
-    /// returns the new values [APP-1].
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when a result exceeds `max_cell_size` [LIM-5], for a bad row
-    /// or no columns; [`Error::NoSuchFamily`].
-    pub fn append(&self, a: Append) -> Result<RowResult> {
+    pub(crate) fn append(&self, a: Append) -> Result<RowResult> {
         let started = crate::base::stats::Stamp::now();
         let r = self.append_untimed(a);
         self.db

@@ -71,6 +71,14 @@ pub enum Error {
     /// An earlier write-ahead-log write or sync failed; data may be lost, so the database
     /// refuses further writes until it is reopened (fsync is never retried).
     Poisoned(String),
+    /// The call cannot be made on this kind of database: a remote database
+    /// ([`Db::connect`](crate::Db::connect)) asked for something HBase's Thrift2 service cannot
+    /// express (a flush, a snapshot, a filter with no filter-language form, ...). The message
+    /// names the call and why (docs/REMOTE.md lists them).
+    Unsupported(String),
+    /// A remote server reported an error that has no typed variant here (its message, as
+    /// sent, after the method's name).
+    Remote(String),
     /// The file was written by an unsupported (newer) format version.
     UnsupportedFormat {
         /// The file.
@@ -150,6 +158,8 @@ impl fmt::Display for Error {
                 f,
                 "database refuses writes after a failed log write or sync ({m}); reopen it"
             ),
+            Error::Unsupported(m) => write!(f, "unsupported: {m}"),
+            Error::Remote(m) => write!(f, "remote error: {m}"),
             Error::UnsupportedFormat { path, found } => {
                 write!(
                     f,

@@ -44,6 +44,7 @@ mod ranges;
 mod regex_java;
 mod row;
 mod time;
+mod unparse;
 mod value;
 mod wrap;
 

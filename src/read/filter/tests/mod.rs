@@ -4,3 +4,4 @@ mod breadth;
 mod eval;
 mod parse;
 mod regex;
+mod unparse;
