@@ -28,6 +28,12 @@ pub(crate) fn from_server(method: &str, id: i16, msg: &str) -> Error {
     if let Some(t) = after("table is not disabled: ") {
         return Error::TableNotDisabled(t);
     }
+    if let Some(m) = after("unsupported: ") {
+        return Error::Unsupported(m);
+    }
+    if let Some(e) = namespace_not_empty(msg) {
+        return e;
+    }
     if let Some(m) = after("invalid argument: ") {
         return Error::InvalidArgument(m);
     }
@@ -41,6 +47,18 @@ pub(crate) fn from_server(method: &str, id: i16, msg: &str) -> Error {
         return Error::InvalidArgument(format!("{method}: {msg}"));
     }
     Error::Remote(format!("{method}: {msg}"))
+}
+
+/// [`Error::NamespaceNotEmpty`]'s text: `Only empty namespaces can be removed. Namespace NS
+/// has N tables`.
+fn namespace_not_empty(msg: &str) -> Option<Error> {
+    let rest = msg.strip_prefix("Only empty namespaces can be removed. Namespace ")?;
+    let (namespace, n) = rest.rsplit_once(" has ")?;
+    let tables = n.strip_suffix(" tables")?.parse().ok()?;
+    Some(Error::NamespaceNotEmpty {
+        namespace: namespace.to_string(),
+        tables,
+    })
 }
 
 /// [`Error::NoSuchFamily`]'s text: `column family F does not exist in table T`.

@@ -263,9 +263,16 @@ impl RemoteDb {
             vec![(1, bin(name))],
             Idempotent::Yes,
         )?;
+        // The tables' own names, without the namespace, as the embedded call lists them.
         let mut names = decode::elems(&value(v, "getTableNamesByNamespace")?, "list<TTableName>")?
             .iter()
-            .map(decode::name_of)
+            .map(|t| {
+                let full = decode::name_of(t)?;
+                Ok(match full.split_once(':') {
+                    Some((_, q)) => q.to_string(),
+                    None => full,
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         names.sort();
         Ok(names)
