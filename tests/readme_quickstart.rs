@@ -33,6 +33,10 @@ fn the_remote_example_is_the_readme_quick_start_with_another_open_call() {
     assert!(readme_lines.len() > 5);
     assert_eq!(example_lines, readme_lines);
     // And the imports are the same.
-    let uses = |t: &str| t.lines().find(|l| l.starts_with("use cellbase::")).map(str::to_string);
+    let uses = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("use cellbase::"))
+            .map(str::to_string)
+    };
     assert_eq!(uses(&example), uses(code));
 }

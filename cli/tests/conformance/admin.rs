@@ -27,7 +27,8 @@ pub fn tables_describe_alter_and_drop(b: &Backend) {
     );
     b.db.alter_family(&name, FamilyDescriptor::new("f").max_versions(2))
         .unwrap();
-    b.db.alter_family(&name, FamilyDescriptor::new("g")).unwrap();
+    b.db.alter_family(&name, FamilyDescriptor::new("g"))
+        .unwrap();
     let d = b.db.describe(&name).unwrap();
     assert_eq!(d.get_family(b"f").unwrap().max_versions, 2);
     assert!(d.get_family(b"g").is_some());
@@ -50,12 +51,18 @@ pub fn namespaces(b: &Backend) {
         Err(Error::NamespaceExists(_))
     ));
     assert_eq!(
-        b.db.describe_namespace(&ns).unwrap().properties().get("owner"),
+        b.db.describe_namespace(&ns)
+            .unwrap()
+            .properties()
+            .get("owner"),
         Some(&"ada".to_string())
     );
     b.db.alter_namespace(&ns, "owner", Some("grace")).unwrap();
     assert_eq!(
-        b.db.describe_namespace(&ns).unwrap().properties().get("owner"),
+        b.db.describe_namespace(&ns)
+            .unwrap()
+            .properties()
+            .get("owner"),
         Some(&"grace".to_string())
     );
     let t = b
@@ -91,7 +98,10 @@ pub fn disabled_and_missing_tables(b: &Backend) {
     b.db.enable_table(t.name()).unwrap();
     assert!(b.db.is_table_enabled(t.name()).unwrap());
     assert!(!t.get(Get::new("r")).unwrap().is_empty());
-    assert!(matches!(b.db.table(&b.name("missing")), Err(Error::TableNotFound(_))));
+    assert!(matches!(
+        b.db.table(&b.name("missing")),
+        Err(Error::TableNotFound(_))
+    ));
     let e = t.get(Get::new("r").family("nope")).unwrap_err();
     assert!(matches!(e, Error::NoSuchFamily { .. }), "{e:?}");
 }

@@ -34,7 +34,10 @@ pub fn check_and_mutate_compares_expected_op_stored(b: &Backend) {
         )
         .unwrap()
     );
-    assert_eq!(t.get(Get::new("r")).unwrap().value("f", "q"), Some(&b"6"[..]));
+    assert_eq!(
+        t.get(Get::new("r")).unwrap().value("f", "q"),
+        Some(&b"6"[..])
+    );
 }
 
 /// [CAM-3] An empty expected value matches a missing cell (`ifNotExists`).

@@ -24,9 +24,14 @@ pub fn increment_creates_adds_and_returns_new_values(b: &Backend) {
 pub fn increment_of_a_non_counter_fails(b: &Backend) {
     let t = b.table(1);
     t.put(Put::new("r").add("f", "a", "text")).unwrap();
-    let e = t.increment(Increment::new("r").add("f", "a", 1)).unwrap_err();
+    let e = t
+        .increment(Increment::new("r").add("f", "a", 1))
+        .unwrap_err();
     assert!(matches!(e, Error::NotACounter { .. }), "{e:?}");
-    assert_eq!(t.get(Get::new("r")).unwrap().value("f", "a"), Some(&b"text"[..]));
+    assert_eq!(
+        t.get(Get::new("r")).unwrap().value("f", "a"),
+        Some(&b"text"[..])
+    );
 }
 
 /// [APP-1] Append concatenates to the latest value; a missing cell starts empty.

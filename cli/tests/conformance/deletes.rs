@@ -4,8 +4,12 @@ use crate::*;
 
 fn five(t: &Table) {
     for ts in 1..=5 {
-        t.put(Put::new("r").add_at("f", "q", ts, "v").add_at("f", "p", ts, "v"))
-            .unwrap();
+        t.put(
+            Put::new("r")
+                .add_at("f", "q", ts, "v")
+                .add_at("f", "p", ts, "v"),
+        )
+        .unwrap();
     }
 }
 
@@ -14,7 +18,10 @@ pub fn a_version_marker_masks_exactly_its_timestamp(b: &Backend) {
     let t = b.table(5);
     five(&t);
     t.delete(Delete::new("r").version("f", "q", 3)).unwrap();
-    assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [5, 4, 2, 1]);
+    assert_eq!(
+        get_ts(&t, Get::new("r").all_versions(), "f", "q"),
+        [5, 4, 2, 1]
+    );
     assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "p").len(), 5);
 }
 
@@ -22,7 +29,8 @@ pub fn a_version_marker_masks_exactly_its_timestamp(b: &Backend) {
 pub fn a_column_marker_masks_every_version_at_or_before_it(b: &Backend) {
     let t = b.table(5);
     five(&t);
-    t.delete(Delete::new("r").versions_up_to("f", "q", 3)).unwrap();
+    t.delete(Delete::new("r").versions_up_to("f", "q", 3))
+        .unwrap();
     assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [5, 4]);
     t.delete(Delete::new("r").all_versions("f", "p")).unwrap();
     assert!(get_ts(&t, Get::new("r").all_versions(), "f", "p").is_empty());
@@ -33,7 +41,10 @@ pub fn latest_version_deletes_hit_successive_versions(b: &Backend) {
     let t = b.table(5);
     five(&t);
     t.delete(Delete::new("r").latest_version("f", "q")).unwrap();
-    assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [4, 3, 2, 1]);
+    assert_eq!(
+        get_ts(&t, Get::new("r").all_versions(), "f", "q"),
+        [4, 3, 2, 1]
+    );
     t.delete(
         Delete::new("r")
             .latest_version("f", "q")
@@ -46,8 +57,12 @@ pub fn latest_version_deletes_hit_successive_versions(b: &Backend) {
 /// [DEL-3] A family marker masks that family of that row only.
 pub fn a_family_marker_masks_the_family_only(b: &Backend) {
     let t = b.table(3);
-    t.put(Put::new("r").add_at("f", "q", 1, "v").add_at("g", "q", 1, "v"))
-        .unwrap();
+    t.put(
+        Put::new("r")
+            .add_at("f", "q", 1, "v")
+            .add_at("g", "q", 1, "v"),
+    )
+    .unwrap();
     t.put(Put::new("s").add_at("f", "q", 1, "v")).unwrap();
     t.delete(Delete::new("r").family("f")).unwrap();
     let r = t.get(Get::new("r")).unwrap();
@@ -55,8 +70,12 @@ pub fn a_family_marker_masks_the_family_only(b: &Backend) {
     assert!(r.value("g", "q").is_some());
     assert!(t.get(Get::new("s")).unwrap().value("f", "q").is_some());
     // family_up_to: only cells at or before the timestamp.
-    t.put(Put::new("r").add_at("g", "a", 5, "v").add_at("g", "b", 9, "v"))
-        .unwrap();
+    t.put(
+        Put::new("r")
+            .add_at("g", "a", 5, "v")
+            .add_at("g", "b", 9, "v"),
+    )
+    .unwrap();
     t.delete(Delete::new("r").family_up_to("g", 5)).unwrap();
     let r = t.get(Get::new("r")).unwrap();
     assert_eq!(
@@ -70,18 +89,31 @@ pub fn a_family_version_marker_masks_one_timestamp(b: &Backend) {
     let t = b.table(5);
     five(&t);
     t.delete(Delete::new("r").family_version("f", 4)).unwrap();
-    assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [5, 3, 2, 1]);
-    assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "p"), [5, 3, 2, 1]);
+    assert_eq!(
+        get_ts(&t, Get::new("r").all_versions(), "f", "q"),
+        [5, 3, 2, 1]
+    );
+    assert_eq!(
+        get_ts(&t, Get::new("r").all_versions(), "f", "p"),
+        [5, 3, 2, 1]
+    );
 }
 
 /// [DEL-7] A whole-row delete up to a timestamp masks every family at or before it.
 pub fn a_whole_row_delete_up_to_a_timestamp(b: &Backend) {
     let t = b.table(5);
-    t.put(Put::new("r").add_at("f", "q", 2, "v").add_at("g", "q", 8, "v"))
-        .unwrap();
+    t.put(
+        Put::new("r")
+            .add_at("f", "q", 2, "v")
+            .add_at("g", "q", 8, "v"),
+    )
+    .unwrap();
     t.delete(Delete::new("r").up_to(5)).unwrap();
     let r = t.get(Get::new("r").all_versions()).unwrap();
-    assert_eq!(r.cells().iter().map(show).collect::<Vec<_>>(), ["r/g:q@8=v"]);
+    assert_eq!(
+        r.cells().iter().map(show).collect::<Vec<_>>(),
+        ["r/g:q@8=v"]
+    );
     t.delete(Delete::new("r")).unwrap();
     assert!(t.get(Get::new("r")).unwrap().is_empty());
 }
@@ -90,7 +122,8 @@ pub fn a_whole_row_delete_up_to_a_timestamp(b: &Backend) {
 /// timestamp, stays masked.
 pub fn markers_mask_puts_written_after_them(b: &Backend) {
     let t = b.table(5);
-    t.delete(Delete::new("r").versions_up_to("f", "q", 10)).unwrap();
+    t.delete(Delete::new("r").versions_up_to("f", "q", 10))
+        .unwrap();
     t.put(Put::new("r").add_at("f", "q", 5, "old")).unwrap();
     t.put(Put::new("r").add_at("f", "q", 11, "new")).unwrap();
     assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [11]);

@@ -25,7 +25,10 @@ pub fn compare_filters_read_cell_op_expected(b: &Backend) {
     let s = |f: Filter| scan_rows(&t, Scan::new().filter(f));
     assert_eq!(s(Filter::Row(CompareOp::Less, bin("b"))), ["a1", "a2"]);
     assert_eq!(
-        s(Filter::Row(CompareOp::Equal, Comparator::Regex("^b".into()))),
+        s(Filter::Row(
+            CompareOp::Equal,
+            Comparator::Regex("^b".into())
+        )),
         ["b1", "b2"]
     );
     let cells = scan_cells(
@@ -81,7 +84,10 @@ pub fn single_column_value_filter_defaults(b: &Backend) {
         scan_rows(&t, Scan::new().filter(scv(false))),
         ["a2", "b1", "b2", "c0"]
     );
-    assert_eq!(scan_rows(&t, Scan::new().filter(scv(true))), ["a2", "b1", "b2"]);
+    assert_eq!(
+        scan_rows(&t, Scan::new().filter(scv(true))),
+        ["a2", "b1", "b2"]
+    );
 }
 
 /// [FLT-4] [FLT-6] [FLT-7] [FLT-8] Prefix, page, column prefix, first-key-only, key-only.
@@ -92,7 +98,10 @@ pub fn prefix_page_and_column_filters(b: &Backend) {
         scan_rows(&t, Scan::new().filter(Filter::Prefix(b"b".to_vec()))),
         ["b1", "b2"]
     );
-    assert_eq!(scan_rows(&t, Scan::new().filter(Filter::Page(3))), ["a1", "a2", "b1"]);
+    assert_eq!(
+        scan_rows(&t, Scan::new().filter(Filter::Page(3))),
+        ["a1", "a2", "b1"]
+    );
     assert_eq!(
         scan_cells(
             &t,
@@ -106,7 +115,10 @@ pub fn prefix_page_and_column_filters(b: &Backend) {
     assert_eq!(
         scan_cells(
             &t,
-            Scan::new().start_row("a1").stop_row("a2").filter(Filter::FirstKeyOnly)
+            Scan::new()
+                .start_row("a1")
+                .stop_row("a2")
+                .filter(Filter::FirstKeyOnly)
         ),
         ["a1/f:p@1=p"]
     );
@@ -116,14 +128,20 @@ pub fn prefix_page_and_column_filters(b: &Backend) {
             Scan::new()
                 .start_row("a1")
                 .stop_row("a2")
-                .filter(Filter::All(vec![Filter::KeyOnly, Filter::ColumnPrefix(b"q".to_vec())]))
+                .filter(Filter::All(vec![
+                    Filter::KeyOnly,
+                    Filter::ColumnPrefix(b"q".to_vec())
+                ]))
         ),
         ["a1/f:q@1="]
     );
     let g = t
         .get(Get::new("a2").filter(Filter::Qualifier(CompareOp::Equal, bin("q"))))
         .unwrap();
-    assert_eq!(g.cells().iter().map(show).collect::<Vec<_>>(), ["a2/f:q@1=5"]);
+    assert_eq!(
+        g.cells().iter().map(show).collect::<Vec<_>>(),
+        ["a2/f:q@1=5"]
+    );
 }
 
 /// [FLT-9] [FLT-10] AND / OR lists, SKIP and WHILE.
@@ -139,7 +157,10 @@ pub fn filter_lists_skip_and_while(b: &Backend) {
     // SKIP drops every row holding a cell the inner filter refuses: b1 (its f:q is "9").
     assert_eq!(scan_rows(&t, Scan::new().filter(skip)), ["a1", "a2", "b2"]);
     let while_ = Filter::WhileMatch(Box::new(Filter::Row(CompareOp::Less, bin("b2"))));
-    assert_eq!(scan_rows(&t, Scan::new().filter(while_)), ["a1", "a2", "b1"]);
+    assert_eq!(
+        scan_rows(&t, Scan::new().filter(while_)),
+        ["a1", "a2", "b1"]
+    );
 }
 
 /// The filters HBase offers only through its Java API run embedded (remotely they are

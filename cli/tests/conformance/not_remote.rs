@@ -10,10 +10,7 @@ pub const NOT_REMOTE: &[(&str, &str)] = &[
         "flush, compact, major_compact, split, merge, region flush/compact/truncate",
         "THBaseService has no flush, compaction, split or merge call; the rules tests that replay a case after flush() and major_compact() run embedded only",
     ),
-    (
-        "raw scans",
-        "TScan has no raw flag",
-    ),
+    ("raw scans", "TScan has no raw flag"),
     (
         "FuzzyRowFilter, MultiRowRangeFilter, RandomRowFilter, ColumnPaginationFilter with a column offset, Long/Bit/Null comparators",
         "HBase offers them only through its Java API: they have no form in the filter language TScan.filterString carries (TScan.filterBytes needs HBase's protobuf filter encoding)",
@@ -103,8 +100,8 @@ pub fn check(b: &Backend) {
     std::fs::write(&path, &report).unwrap();
     println!("{report}\n(written to {})", path.display());
 
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/REMOTE.md"))
-        .unwrap();
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/REMOTE.md")).unwrap();
     for (what, _) in NOT_REMOTE {
         assert!(docs.contains(what), "docs/REMOTE.md does not list {what:?}");
     }

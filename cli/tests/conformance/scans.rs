@@ -30,7 +30,10 @@ pub fn reversed_scans(b: &Backend) {
     let t = b.table(1);
     ten(&t);
     assert_eq!(
-        scan_rows(&t, Scan::new().reversed(true).start_row("r5").stop_row("r2")),
+        scan_rows(
+            &t,
+            Scan::new().reversed(true).start_row("r5").stop_row("r2")
+        ),
         ["r5", "r4", "r3"]
     );
     assert_eq!(
@@ -45,7 +48,10 @@ pub fn limit_batch_and_caching(b: &Backend) {
     ten(&t);
     // Remotely, 3 rows per round trip (Backend::remote): ten rows take four.
     assert_eq!(scan_rows(&t, Scan::new()).len(), 10);
-    assert_eq!(scan_rows(&t, Scan::new().limit(4)), ["r0", "r1", "r2", "r3"]);
+    assert_eq!(
+        scan_rows(&t, Scan::new().limit(4)),
+        ["r0", "r1", "r2", "r3"]
+    );
     let batched: Vec<usize> = t
         .scan(Scan::new().start_row("r0").stop_row("r2").batch(2))
         .unwrap()
@@ -58,19 +64,23 @@ pub fn limit_batch_and_caching(b: &Backend) {
 pub fn columns_versions_and_time_ranges(b: &Backend) {
     let t = b.table(3);
     for ts in 1..=3 {
-        t.put(Put::new("r").add_at("f", "a", ts, "v").add_at("g", "c", ts, "v"))
-            .unwrap();
+        t.put(
+            Put::new("r")
+                .add_at("f", "a", ts, "v")
+                .add_at("g", "c", ts, "v"),
+        )
+        .unwrap();
     }
-    assert_eq!(
-        scan_cells(&t, Scan::new().column("f", "a")),
-        ["r/f:a@3=v"]
-    );
+    assert_eq!(scan_cells(&t, Scan::new().column("f", "a")), ["r/f:a@3=v"]);
     assert_eq!(
         scan_cells(&t, Scan::new().family("g").max_versions(2)),
         ["r/g:c@3=v", "r/g:c@2=v"]
     );
     assert_eq!(
-        scan_cells(&t, Scan::new().column("f", "a").all_versions().time_range(1, 3)),
+        scan_cells(
+            &t,
+            Scan::new().column("f", "a").all_versions().time_range(1, 3)
+        ),
         ["r/f:a@2=v", "r/f:a@1=v"]
     );
 }
@@ -79,8 +89,12 @@ pub fn columns_versions_and_time_ranges(b: &Backend) {
 pub fn per_family_time_ranges(b: &Backend) {
     let t = b.table(3);
     for ts in 1..=3 {
-        t.put(Put::new("r").add_at("f", "a", ts, "v").add_at("g", "c", ts, "v"))
-            .unwrap();
+        t.put(
+            Put::new("r")
+                .add_at("f", "a", ts, "v")
+                .add_at("g", "c", ts, "v"),
+        )
+        .unwrap();
     }
     assert_eq!(
         scan_cells(
@@ -99,7 +113,11 @@ pub fn get_many_in_request_order(b: &Backend) {
     let t = b.table(1);
     ten(&t);
     let rs = t
-        .get_many(vec![Get::new("r7"), Get::new("nope"), Get::new("r1").column("f", "a")])
+        .get_many(vec![
+            Get::new("r7"),
+            Get::new("nope"),
+            Get::new("r1").column("f", "a"),
+        ])
         .unwrap();
     assert_eq!(rs.len(), 3);
     assert_eq!(rs[0].value("f", "a"), Some(&b"7"[..]));
@@ -122,9 +140,15 @@ pub fn mutate_row_and_put_all(b: &Backend) {
     )
     .unwrap();
     let r = t.get(Get::new("r")).unwrap();
-    assert_eq!(r.cells().iter().map(show).collect::<Vec<_>>(), ["r/f:new@2=v"]);
+    assert_eq!(
+        r.cells().iter().map(show).collect::<Vec<_>>(),
+        ["r/f:new@2=v"]
+    );
     assert!(matches!(
-        t.mutate_row("r", vec![Mutation::Put(Put::new("other").add("f", "q", "v"))]),
+        t.mutate_row(
+            "r",
+            vec![Mutation::Put(Put::new("other").add("f", "q", "v"))]
+        ),
         Err(Error::InvalidArgument(_))
     ));
 }

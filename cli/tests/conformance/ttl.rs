@@ -29,7 +29,11 @@ pub fn family_ttl_hides_old_cells_at_once(b: &Backend) {
     assert!(!t.get(Get::new("new")).unwrap().is_empty());
     assert_eq!(scan_rows(&t, Scan::new()), ["new"]);
     assert_eq!(
-        b.db.describe(t.name()).unwrap().get_family(b"f").unwrap().ttl,
+        b.db.describe(t.name())
+            .unwrap()
+            .get_family(b"f")
+            .unwrap()
+            .ttl,
         Some(Duration::from_secs(3600)),
         "the TTL is kept in the descriptor"
     );

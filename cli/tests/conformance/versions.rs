@@ -12,7 +12,8 @@ pub fn family_versions_bound_reads(b: &Backend) {
     ));
     let t = b.table(2);
     for ts in 1..=4 {
-        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}"))).unwrap();
+        t.put(Put::new("r").add_at("f", "q", ts, format!("v{ts}")))
+            .unwrap();
     }
     assert_eq!(get_ts(&t, Get::new("r").all_versions(), "f", "q"), [4, 3]);
     assert_eq!(
@@ -29,7 +30,10 @@ pub fn query_versions_default_to_one_and_zero_is_refused(b: &Backend) {
     }
     assert_eq!(get_ts(&t, Get::new("r"), "f", "q"), [5]);
     assert_eq!(get_ts(&t, Get::new("r").max_versions(2), "f", "q"), [5, 4]);
-    assert_eq!(get_ts(&t, Get::new("r").max_versions(10), "f", "q"), [5, 4, 3]);
+    assert_eq!(
+        get_ts(&t, Get::new("r").max_versions(10), "f", "q"),
+        [5, 4, 3]
+    );
     assert!(matches!(
         t.get(Get::new("r").max_versions(0)),
         Err(Error::InvalidArgument(_))
@@ -45,7 +49,10 @@ pub fn time_range_applies_before_version_counting(b: &Backend) {
     let g = Get::new("r").time_range(1, 4).max_versions(2);
     assert_eq!(get_ts(&t, g, "f", "q"), [3, 2]);
     assert_eq!(get_ts(&t, Get::new("r").timestamp(4), "f", "q"), [4]);
-    assert_eq!(get_ts(&t, Get::new("r").timestamp(9), "f", "q"), Vec::<i64>::new());
+    assert_eq!(
+        get_ts(&t, Get::new("r").timestamp(9), "f", "q"),
+        Vec::<i64>::new()
+    );
 }
 
 /// [VER-4] The same column and timestamp written twice is one version: the newest write.
