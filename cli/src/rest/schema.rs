@@ -59,7 +59,11 @@ fn number<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, String> {
 }
 
 /// Applies one `ColumnSchema` attribute (HBase's `HColumnDescriptor.setValue` keys).
-fn apply_family_attr(f: FamilyDescriptor, k: &str, v: &str) -> Result<FamilyDescriptor, String> {
+pub(crate) fn apply_family_attr(
+    f: FamilyDescriptor,
+    k: &str,
+    v: &str,
+) -> Result<FamilyDescriptor, String> {
     let e = |e: Error| e.to_string();
     Ok(match k.to_ascii_uppercase().as_str() {
         "VERSIONS" => f.max_versions(number(v, k)?),
