@@ -50,11 +50,13 @@ fn schema_copy(old: &TableDescriptor) -> TableDescriptor {
     d
 }
 
-/// What "AccessController is not loaded" looks like from HBase 2.6 without it.
+/// HBase 2.6's master without the AccessController coprocessor refuses grant, revoke and
+/// getUserPermission with this.
 fn no_access_control() -> Fail {
     Fail::Io(
-        "Access control is not supported: cellbase has no AccessController (grant, revoke and \
-         getUserPermission fail as on an HBase without it)"
+        "java.lang.UnsupportedOperationException: \
+         org.apache.hadoop.hbase.security.access.AccessController is not loaded (access control \
+         is not supported by cellbase)"
             .into(),
     )
 }
