@@ -20,7 +20,7 @@ type R<T> = Result<T, Fail>;
 
 thbase_methods!(define_dispatch for Thrift2Service;);
 
-/// The most Gets one `Table::get_many` batch of a `getMultiple` or `existsAll` reads.
+/// The most Gets one `Table::get_many` batch of a `getMultiple` reads.
 const MAX_GETS_PER_BATCH: usize = 256;
 
 fn need<T>(arg: Option<T>, what: &str) -> R<T> {
@@ -59,15 +59,9 @@ fn compare_op(op: Option<i32>) -> R<CompareOp> {
 }
 
 impl Thrift2Service {
-    /// Reads `gets` in batches, charging the reply row by row (as the Thrift1 gateway's
-    /// `getRows`), and maps each row with `encode`.
-    fn read_many(
-        &self,
-        t: &Table,
-        gets: Vec<Get>,
-        ctx: &mut CallCtx,
-        encode: impl Fn(&RowResult) -> Value,
-    ) -> R<Vec<Value>> {
+    /// Reads `gets` in batches as `TResult`s, charging the reply row by row (as the Thrift1
+    /// gateway's `getRows`).
+    fn read_many(&self, t: &Table, gets: Vec<Get>, ctx: &mut CallCtx) -> R<Vec<Value>> {
         let mut out = Vec::with_capacity(gets.len());
         let mut gets = gets.into_iter().peekable();
         let mut largest = 0usize;
@@ -82,7 +76,7 @@ impl Thrift2Service {
                 let bytes = row_reply_bytes(&r);
                 largest = largest.max(bytes);
                 ctx.budget.charge(bytes)?;
-                out.push(encode(&r));
+                out.push(tresult(&r));
             }
         }
         Ok(out)
@@ -94,13 +88,13 @@ impl Thrift2Service {
         Ok(t.exists(get_from_thrift(&g)?)?)
     }
 
-    pub(super) fn exists_all(&self, a: ExistsAllArgs<'_>, ctx: &mut CallCtx) -> R<Value> {
+    /// One flag per TGet; nothing is returned but the flags, so nothing is charged.
+    pub(super) fn exists_all(&self, a: ExistsAllArgs<'_>, _: &mut CallCtx) -> R<Value> {
         let t = self.table(a.table)?;
-        let gets = need(a.tgets, "tgets")?
-            .iter()
-            .map(get_from_thrift)
-            .collect::<R<Vec<_>>>()?;
-        let found = self.read_many(&t, gets, ctx, |r| Value::Bool(!r.is_empty()))?;
+        let mut found = Vec::new();
+        for g in need(a.tgets, "tgets")? {
+            found.push(Value::Bool(t.exists(get_from_thrift(&g)?)?));
+        }
         Ok(Value::List(T_BOOL, found))
     }
 
@@ -125,10 +119,7 @@ impl Thrift2Service {
             .iter()
             .map(get_from_thrift)
             .collect::<R<Vec<_>>>()?;
-        Ok(Value::List(
-            T_STRUCT,
-            self.read_many(&t, gets, ctx, tresult)?,
-        ))
+        Ok(Value::List(T_STRUCT, self.read_many(&t, gets, ctx)?))
     }
 
     pub(super) fn put(&self, a: PutArgs<'_>, _: &mut CallCtx) -> R<()> {
