@@ -256,10 +256,10 @@ impl Thrift2Service {
 
     /// HBase 2.6 closes a known scanner and only logs an unknown (perhaps expired) one.
     pub(super) fn close_scanner(&self, a: CloseScannerArgs<'_>, _: &mut CallCtx) -> R<()> {
-        if let Some(id) = a.scanner_id {
-            if !self.scanners.remove(id) {
-                log::warn!(target: "cellbase::thrift2", "scanner ID: {id} is invalid");
-            }
+        if let Some(id) = a.scanner_id
+            && !self.scanners.remove(id)
+        {
+            log::warn!(target: "cellbase::thrift2", "scanner ID: {id} is invalid");
         }
         Ok(())
     }

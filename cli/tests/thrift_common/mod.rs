@@ -267,8 +267,11 @@ pub fn tput(row: &[u8], cells: Vec<Value>) -> Value {
     Value::Struct(vec![(1, b(row)), (2, Value::List(T_STRUCT, cells))])
 }
 
-/// The cells of a Thrift2 `TResult` as (family, qualifier, value, timestamp).
-pub fn tresult_cells(v: &Value) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>, i64)> {
+/// A Thrift2 cell: (family, qualifier, value, timestamp).
+pub type T2Cell = (Vec<u8>, Vec<u8>, Vec<u8>, i64);
+
+/// The cells of a Thrift2 `TResult`.
+pub fn tresult_cells(v: &Value) -> Vec<T2Cell> {
     let Value::Struct(f) = v else {
         panic!("not a TResult: {v:?}")
     };
@@ -456,4 +459,83 @@ impl Gw {
         };
         items.len()
     }
+}
+
+// ---- Thrift2 (`THBaseService`) helpers ----
+
+use cellbase_cli::thrift::protocol::{T_STRING as T2_STRING, T_STRUCT as T2_STRUCT};
+
+/// A Thrift2 server and a buffered binary client.
+pub fn start2() -> (tempfile::TempDir, Server, Client) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Gw::Thrift2.start(dir.path());
+    let c = Client::binary(server.port);
+    (dir, server, c)
+}
+
+pub fn st(fields: Vec<(i16, Value)>) -> Value {
+    Value::Struct(fields)
+}
+
+pub fn list(items: Vec<Value>) -> Value {
+    Value::List(T2_STRUCT, items)
+}
+
+/// `createTable` of `name` with families (name, maxVersions) and split keys.
+pub fn create(c: &mut Client, name: &str, families: &[(&str, i32)], splits: &[&str]) {
+    let cols = families
+        .iter()
+        .map(|(f, v)| st(vec![(1, b(f)), (10, Value::I32(*v))]))
+        .collect();
+    let desc = st(vec![(1, ttable_name(name)), (2, list(cols))]);
+    let keys = Value::List(T2_STRING, splits.iter().map(b).collect());
+    c.call("createTable", vec![(1, desc), (2, keys)]).void();
+}
+
+/// `TColumnValue` with a timestamp.
+pub fn cv_at(f: &str, q: &str, v: &str, ts: i64) -> Value {
+    st(vec![(1, b(f)), (2, b(q)), (3, b(v)), (4, Value::I64(ts))])
+}
+
+/// `TColumn {family, qualifier?, timestamp?}`.
+pub fn col(f: &str, q: Option<&str>, ts: Option<i64>) -> Value {
+    let mut v = vec![(1, b(f))];
+    if let Some(q) = q {
+        v.push((2, b(q)));
+    }
+    if let Some(ts) = ts {
+        v.push((3, Value::I64(ts)));
+    }
+    st(v)
+}
+
+pub fn get(c: &mut Client, table: &str, tget: Vec<(i16, Value)>) -> Value {
+    c.call("get", vec![(1, b(table)), (2, st(tget))])
+        .success()
+        .clone()
+}
+
+/// (qualifier, value, ts) of a TResult's cells.
+pub fn qvt(r: &Value) -> Vec<(String, String, i64)> {
+    tresult_cells(r)
+        .into_iter()
+        .map(|(_, q, v, ts)| {
+            (
+                String::from_utf8(q).unwrap(),
+                String::from_utf8(v).unwrap(),
+                ts,
+            )
+        })
+        .collect()
+}
+
+pub fn field(v: &Value, id: i16) -> Option<&Value> {
+    let Value::Struct(f) = v else {
+        panic!("not a struct: {v:?}")
+    };
+    f.iter().find(|(i, _)| *i == id).map(|(_, v)| v)
+}
+
+pub fn put(c: &mut Client, table: &str, tput: Value) {
+    c.call("put", vec![(1, b(table)), (2, tput)]).void();
 }
