@@ -15,7 +15,7 @@ pub(crate) mod admin;
 pub mod call;
 pub mod dispatch;
 pub mod methods;
-mod reads;
+pub(crate) mod reads;
 pub mod scanners;
 mod scans;
 pub mod server;

@@ -13,15 +13,13 @@ use super::service::Thrift2Service;
 use crate::thrift::call::{CallCtx, Fail, row_reply_bytes};
 use crate::thrift::dispatch::define_dispatch;
 use crate::thrift::protocol::{T_BOOL, T_STRUCT, Value};
+use crate::thrift::reads::read_batched;
 use crate::thrift::writes::commit_wait;
-use cellbase::{CheckAndMutate, CompareOp, Get, RowResult, Table};
+use cellbase::{CheckAndMutate, CompareOp, RowResult};
 
 type R<T> = Result<T, Fail>;
 
 thbase_methods!(define_dispatch for Thrift2Service;);
-
-/// The most Gets one `Table::get_many` batch of a `getMultiple` reads.
-const MAX_GETS_PER_BATCH: usize = 256;
 
 fn need<T>(arg: Option<T>, what: &str) -> R<T> {
     arg.ok_or_else(|| Fail::Io(format!("missing argument {what}")))
@@ -59,29 +57,6 @@ fn compare_op(op: Option<i32>) -> R<CompareOp> {
 }
 
 impl Thrift2Service {
-    /// Reads `gets` in batches as `TResult`s, charging the reply row by row (as the Thrift1
-    /// gateway's `getRows`).
-    fn read_many(&self, t: &Table, gets: Vec<Get>, ctx: &mut CallCtx) -> R<Vec<Value>> {
-        let mut out = Vec::with_capacity(gets.len());
-        let mut gets = gets.into_iter().peekable();
-        let mut largest = 0usize;
-        while gets.peek().is_some() {
-            let n = if out.is_empty() {
-                1
-            } else {
-                (ctx.budget.remaining() / largest.max(1)).clamp(1, MAX_GETS_PER_BATCH)
-            };
-            let batch: Vec<Get> = gets.by_ref().take(n).collect();
-            for r in t.get_many(batch)? {
-                let bytes = row_reply_bytes(&r);
-                largest = largest.max(bytes);
-                ctx.budget.charge(bytes)?;
-                out.push(tresult(&r));
-            }
-        }
-        Ok(out)
-    }
-
     pub(super) fn exists(&self, a: ExistsArgs<'_>, _: &mut CallCtx) -> R<bool> {
         let t = self.table(a.table)?;
         let g = need(a.tget, "tget")?;
@@ -119,7 +94,8 @@ impl Thrift2Service {
             .iter()
             .map(get_from_thrift)
             .collect::<R<Vec<_>>>()?;
-        Ok(Value::List(T_STRUCT, self.read_many(&t, gets, ctx)?))
+        let rows = read_batched(&t, gets, &mut ctx.budget, |r| Some(tresult(r)))?;
+        Ok(Value::List(T_STRUCT, rows))
     }
 
     pub(super) fn put(&self, a: PutArgs<'_>, _: &mut CallCtx) -> R<()> {
