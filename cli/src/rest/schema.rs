@@ -44,7 +44,7 @@ pub fn family_attrs(f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn truth(v: &str, what: &str) -> Result<bool, String> {
+pub(crate) fn truth(v: &str, what: &str) -> Result<bool, String> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -52,7 +52,7 @@ fn truth(v: &str, what: &str) -> Result<bool, String> {
     }
 }
 
-fn number<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, String> {
+pub(crate) fn number<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, String> {
     v.trim()
         .parse()
         .map_err(|_| format!("{what} must be a number, got {v:?}"))

@@ -159,12 +159,7 @@ impl Service {
         t.regions()
             .into_iter()
             .map(|r| TRegionInfo {
-                id: r
-                    .name
-                    .rsplit(',')
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0),
+                id: region_id(&r.name),
                 start_key: r.start_key,
                 end_key: r.end_key,
                 name: r.name.into_bytes(),
@@ -211,6 +206,14 @@ impl Service {
             .ok_or_else(|| Fail::Io("no region holds that row".into()))?;
         Ok(info.to_value())
     }
+}
+
+/// A region's id: the last part of its name (`table,startKey,id`; both gateways).
+pub(crate) fn region_id(name: &str) -> i64 {
+    name.rsplit(',')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 /// HBase's `deleteTable` (both gateways): the table must exist and be disabled

@@ -7,7 +7,7 @@ use super::schema::{
     family_from_thrift, namespace_to_thrift, table_from_thrift, table_to_thrift, ttable_name,
 };
 use super::service::{Thrift2Service, table_name, text};
-use crate::thrift::admin::drop_disabled_table;
+use crate::thrift::admin::{drop_disabled_table, region_id};
 use crate::thrift::call::{CallCtx, Fail};
 use crate::thrift::protocol::{T_BOOL, T_STRUCT, Value};
 use cellbase::{NamespaceDescriptor, RegionInfo, Table, TableDescriptor};
@@ -64,12 +64,7 @@ fn no_access_control() -> Fail {
 impl Thrift2Service {
     /// `regionLocationFromHBase`: `THRegionLocation {1: TServerName, 2: THRegionInfo}`.
     fn location(&self, t: &Table, r: &RegionInfo) -> Value {
-        let id = r
-            .name
-            .rsplit(',')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0i64);
+        let id = region_id(&r.name);
         let server = Value::Struct(vec![
             (1, Value::bin(&self.host)),
             (2, Value::I32(self.port)),

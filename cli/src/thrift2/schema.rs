@@ -259,20 +259,14 @@ pub fn table_to_thrift(d: &TableDescriptor) -> Value {
     ])
 }
 
+/// A numeric table attribute (the REST gateway's parsing and message).
 fn parse<T: std::str::FromStr>(k: &str, v: &str) -> R<T> {
-    v.trim()
-        .parse()
-        .map_err(|_| Fail::Io(format!("table attribute {k} must be a number, got {v:?}")))
+    crate::rest::schema::number(v, k).map_err(Fail::Io)
 }
 
+/// A boolean table attribute (the REST gateway's parsing and message).
 fn truth(k: &str, v: &str) -> R<bool> {
-    match v.to_ascii_lowercase().as_str() {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(Fail::Io(format!(
-            "table attribute {k} must be true or false, got {v:?}"
-        ))),
-    }
+    crate::rest::schema::truth(v, k).map_err(Fail::Io)
 }
 
 /// `tableDescriptorFromThrift` onto a descriptor named `name`: families, the table
