@@ -7,12 +7,13 @@
 #
 # Environment: PYTHON (default python3.11, else python3), CELLBASE_BIN (skip the build and use
 # this binary), THRIFT2_TESTS_DIR (cache dir, default <target>/thrift2-tests).
-# Exits non-zero if pytest fails or the gateway does not stop cleanly on SIGTERM.
+# Exits non-zero unless all 52 tests pass (13 per mode) and the gateway stops cleanly on SIGTERM.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HERE="$ROOT/thrift2-tests"
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 WORK=${THRIFT2_TESTS_DIR:-$TARGET/thrift2-tests}
+EXPECTED=52
 mkdir -p "$WORK"
 start=$(date +%s)
 
@@ -66,12 +67,17 @@ fi
 
 failed=0
 set +e
-(cd "$HERE" && THRIFT2_PORT="$port" "$VENV/bin/python" -m pytest -q -p no:cacheprovider test_thbase.py)
+out=$(cd "$HERE" && THRIFT2_PORT="$port" "$VENV/bin/python" -m pytest -q -p no:cacheprovider test_thbase.py 2>&1)
 rc=$?
 set -e
-if [ "$rc" -ne 0 ]; then
+passed=$(printf '%s\n' "$out" | grep -Eo '[0-9]+ passed' | tail -n1 | grep -Eo '[0-9]+' || echo 0)
+if [ "$rc" -ne 0 ] || [ "$passed" != "$EXPECTED" ]; then
+    printf '%s\n' "$out"
     echo "--- server stderr ---"; tail -n 50 "$DATA/server.err"
+    echo "thbase: FAILED ($passed/$EXPECTED passed, pytest exit $rc)"
     failed=1
+else
+    echo "thbase: $passed/$EXPECTED passed (buffered/framed x binary/compact)"
 fi
 
 # 4. SIGTERM: the gateway closes the database cleanly and exits 0.
