@@ -1,5 +1,5 @@
 //! The `cellbase` command: an HBase-shell-compatible shell, operator tools (block file dump,
-//! verify, TSV import/export), the rowkey lab, the HBase Thrift1 gateway and the REST gateway.
+//! verify, TSV import/export), the rowkey lab, the HBase Thrift1 and Thrift2 gateways and the REST gateway.
 //!
 //! Each subcommand lives in its own module; `main.rs` only parses arguments and dispatches.
 use clap::{Parser, Subcommand};
@@ -24,6 +24,7 @@ pub mod progress;
 pub mod rest;
 pub mod shell;
 pub mod thrift;
+pub mod thrift2;
 pub mod tools;
 
 /// Command-line arguments of `cellbase`.
@@ -69,6 +70,8 @@ pub enum Command {
     Restore(tools::backup::RestoreArgs),
     /// Serve the HBase Thrift1 `Hbase` service.
     Thrift(thrift::ThriftArgs),
+    /// Serve HBase 2.6's Thrift2 `THBaseService` (the flags, limits and defaults of `thrift`).
+    Thrift2(thrift::ThriftArgs),
     /// Serve HBase's REST API ("Stargate": /version, /TABLE/schema, /TABLE/ROW, scanners, ...).
     Rest(rest::RestArgs),
     /// The rowkey lab: replay rowkey designs against real regions.
@@ -112,6 +115,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Backup(a) => tools::backup::run_backup(a),
         Command::Restore(a) => tools::backup::run_restore(a),
         Command::Thrift(a) => thrift::run(a),
+        Command::Thrift2(a) => thrift2::run(a),
         Command::Rest(a) => rest::run(a),
         Command::Lab(a) => lab::run(a),
         Command::Completions(a) => completions::run(a),

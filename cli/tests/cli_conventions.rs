@@ -54,6 +54,7 @@ fn completions_print_a_script_naming_every_subcommand() {
         "export-tsv",
         "import-tsv",
         "thrift",
+        "thrift2",
         "rest",
         "lab",
         "completions",

@@ -1,4 +1,5 @@
-//! Hostile clients against a real `cellbase thrift` on 127.0.0.1 (issue 21, items 6 and 7).
+//! Hostile clients against a real `cellbase thrift` and `cellbase thrift2` on 127.0.0.1 (issue
+//! 21, items 6 and 7): both gateways run on one server, and each case runs against both.
 //!
 //! Each test starts its own gateway as a child process, runs one hostile case with bounded
 //! loops (they end by themselves), then checks that the gateway is still up, that its peak
@@ -46,13 +47,16 @@ fn memory_bounded(server: &mut Server, case: &str) {
 }
 
 /// A well-behaved client on a fresh connection: its calls must all be answered within 5 s.
-fn served_within_5s(port: u16, case: &str) -> Duration {
+fn served_within_5s(gw: Gw, port: u16, case: &str) -> Duration {
     let started = Instant::now();
     let mut c = Client::binary(port);
-    let names = c.call("getTableNames", vec![]);
-    assert!(matches!(names.success(), Value::List(..)));
-    let r = c.call("getRow", vec![(1, b("t")), (2, b("small"))]);
-    assert_eq!(rows(r.success()).len(), 1, "{case}: the small row");
+    let (m, args) = gw.list_call();
+    assert!(matches!(c.call(m, args).success(), Value::List(..)));
+    assert_eq!(
+        gw.row_cells(&mut c, "t", "small"),
+        1,
+        "{case}: the small row"
+    );
     let took = started.elapsed();
     println!("{case}: well-behaved client served in {took:?}");
     assert!(took < Duration::from_secs(5), "{case}: took {took:?}");
@@ -60,67 +64,42 @@ fn served_within_5s(port: u16, case: &str) -> Duration {
 }
 
 /// Creates table `t` (family `cf`, one version) with a small row `small`.
-fn setup(port: u16) {
+fn setup(gw: Gw, port: u16) {
     let mut c = Client::binary(port);
-    create_table(&mut c, "t", &[("cf", 1)]).void();
-    c.call(
-        "mutateRow",
-        vec![
-            (1, b("t")),
-            (2, b("small")),
-            (
-                3,
-                Value::List(
-                    cellbase_cli::thrift::protocol::T_STRUCT,
-                    vec![mutation("cf:q", Some(b"v"))],
-                ),
-            ),
-        ],
-    )
-    .void();
+    gw.create_table(&mut c, "t", "cf");
+    gw.put(&mut c, "t", b"small", "cf", "q", b"v");
 }
 
 #[test]
 fn issue21_get_rows_naming_a_huge_row_100_times_is_refused_at_the_reply_cap() {
     // Issue 21, 7a: a 736-byte getRows naming one 9 MiB row 100 times took the gateway to
-    // 1.7 GB. Now the reply is counted as it is built and refused at --max-reply-mib.
+    // 1.7 GB. Now the reply is counted as it is built and refused at --max-reply-mib (Thrift2:
+    // the same through getMultiple).
+    for gw in GATEWAYS {
+        huge_row_100_times(gw);
+    }
+}
+
+fn huge_row_100_times(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path());
+    let mut server = gw.start(dir.path());
     let port = server.port;
-    setup(port);
+    setup(gw, port);
     let mut c = Client::binary(port);
     let big = vec![b'x'; 9 << 20];
-    c.call(
-        "mutateRow",
-        vec![
-            (1, b("t")),
-            (2, b("big")),
-            (
-                3,
-                Value::List(
-                    cellbase_cli::thrift::protocol::T_STRUCT,
-                    vec![mutation("cf:q", Some(&big))],
-                ),
-            ),
-        ],
-    )
-    .void();
+    gw.put(&mut c, "t", b"big", "cf", "q", &big);
     drop(big);
     // A legitimate multi-row read under the cap still works.
-    let r = c.call(
-        "getRows",
-        vec![(1, b("t")), (2, Value::bin_list(["big", "small", "big"]))],
-    );
-    assert_eq!(rows(r.success()).len(), 3);
+    let (m, args) = gw.get_rows_call("t", &["big", "small", "big"]);
+    assert!(matches!(c.call(m, args).success(), Value::List(_, l) if l.len() == 3));
     // The hostile call, from 8 connections at once: each is refused with an IOError naming
     // a limit (the per-reply cap, or the shared pool when the others hold it).
     let hostile: Vec<_> = (0..8)
         .map(|_| {
             std::thread::spawn(move || {
                 let mut c = Client::binary(port);
-                let names = Value::List(T_STRING, (0..100).map(|_| b("big")).collect());
-                let r = c.call("getRows", vec![(1, b("t")), (2, names)]);
-                r.exception(1)
+                let (m, args) = gw.get_rows_call("t", &["big"; 100]);
+                c.call(m, args).exception(1)
             })
         })
         .collect();
@@ -128,21 +107,26 @@ fn issue21_get_rows_naming_a_huge_row_100_times_is_refused_at_the_reply_cap() {
         let m = h.join().unwrap();
         assert!(
             m.contains("--max-reply-mib") || m.contains("--max-reply-memory-mib"),
-            "{m}"
+            "{gw:?}: {m}"
         );
     }
-    // getRowsWithColumns and a scanner over the same data obey the same cap.
-    let cols = Value::bin_list(["cf:q"]);
-    let names = Value::List(T_STRING, (0..100).map(|_| b("big")).collect());
-    let m = c
-        .call(
-            "getRowsWithColumns",
-            vec![(1, b("t")), (2, names), (3, cols)],
-        )
-        .exception(1);
-    assert!(m.contains("--max-reply-mib"), "{m}");
-    memory_bounded(&mut server, "7a getRows x100 of a 9 MiB row");
-    served_within_5s(port, "7a");
+    if gw == Gw::Thrift1 {
+        // getRowsWithColumns over the same data obeys the same cap.
+        let cols = Value::bin_list(["cf:q"]);
+        let names = Value::List(T_STRING, (0..100).map(|_| b("big")).collect());
+        let m = c
+            .call(
+                "getRowsWithColumns",
+                vec![(1, b("t")), (2, names), (3, cols)],
+            )
+            .exception(1);
+        assert!(m.contains("--max-reply-mib"), "{m}");
+    }
+    memory_bounded(
+        &mut server,
+        &format!("7a {gw:?} getRows x100 of a 9 MiB row"),
+    );
+    served_within_5s(gw, port, "7a");
 }
 
 #[test]
@@ -150,23 +134,32 @@ fn issue21_stalled_and_trickling_sockets_do_not_hold_the_gateway() {
     // Issue 21, 7b: 1,030 sockets that send one byte and stall held every connection slot.
     // Now each client address holds at most --max-connections-per-client slots (128), and a
     // message must arrive within --message-deadline-secs of its first byte.
+    for gw in GATEWAYS {
+        stalled_and_trickling(gw);
+    }
+}
+
+fn stalled_and_trickling(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with(dir.path(), &["--message-deadline-secs", "2"]);
+    let mut server = gw.start_with(dir.path(), &["--message-deadline-secs", "2"]);
     let port = server.port;
-    setup(port);
+    setup(gw, port);
     let target: SocketAddr = ([127, 0, 0, 1], port).into();
-    let hostile_src: SocketAddr = ([127, 0, 0, 2], 0).into();
+    // The hostile client comes from 127.0.0.2 (127.0.0.3 for the second gateway, so the
+    // first one's closed sockets do not hold its ports), the well-behaved one from 127.0.0.1.
+    let hostile_ip = if gw == Gw::Thrift1 { 2 } else { 3 };
+    let hostile_src: SocketAddr = ([127, 0, 0, hostile_ip], 0).into();
     let mut stalled = Vec::new();
     for _ in 0..1_030 {
-        // The hostile client comes from 127.0.0.2, the well-behaved one from 127.0.0.1.
         let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        s.set_reuse_address(true).unwrap();
         s.bind(&hostile_src.into()).unwrap();
         s.connect(&target.into()).unwrap();
         let mut s: TcpStream = s.into();
         let _ = s.write_all(&[0x80]); // the first byte of a strict binary call
         stalled.push(s);
     }
-    served_within_5s(port, "7b with 1,030 stalled sockets");
+    served_within_5s(gw, port, "7b with 1,030 stalled sockets");
     // One byte every 300 ms: never idle, but the message deadline still ends it.
     let mut trickle = TcpStream::connect(target).unwrap();
     let call = {
@@ -203,8 +196,11 @@ fn issue21_stalled_and_trickling_sockets_do_not_hold_the_gateway() {
         "7b: every stalled socket found closed by the deadline ({:?} spent checking)",
         started.elapsed()
     );
-    memory_bounded(&mut server, "7b 1,030 stalled sockets + a trickler");
-    served_within_5s(port, "7b after");
+    memory_bounded(
+        &mut server,
+        &format!("7b {gw:?} 1,030 stalled sockets + a trickler"),
+    );
+    served_within_5s(gw, port, "7b after");
 }
 
 #[test]
@@ -213,16 +209,17 @@ fn issue21_scanner_flood_then_disconnect_does_not_block_scanning() {
     // every client for 10 minutes (the idle timeout). Now a connection holds at most
     // --max-scanners-per-connection, the total is capped, and a closed connection's scanners
     // are released at once.
+    for gw in GATEWAYS {
+        scanner_flood(gw);
+    }
+}
+
+fn scanner_flood(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with(dir.path(), &["--max-scanners", "1000"]);
+    let mut server = gw.start_with(dir.path(), &["--max-scanners", "1000"]);
     let port = server.port;
-    setup(port);
-    let open = |c: &mut Client| {
-        c.call(
-            "scannerOpen",
-            vec![(1, b("t")), (2, b("")), (3, Value::bin_list(["cf"]))],
-        )
-    };
+    setup(gw, port);
+    let open = |c: &mut Client| gw.open_scanner(c, "t", None);
     let mut opened = 0;
     let mut refusals = Vec::new();
     let mut hostile: Vec<Client> = (0..4).map(|_| Client::binary(port)).collect();
@@ -264,40 +261,48 @@ fn issue21_scanner_flood_then_disconnect_does_not_block_scanning() {
             }
         }
     };
-    let got = c.call("scannerGetList", vec![(1, id), (2, Value::I32(10))]);
-    assert_eq!(rows(got.success()).len(), 1);
+    assert_eq!(gw.scanner_rows(&mut c, id, 10), 1);
     let took = started.elapsed();
     println!("7c: well-behaved scan served in {took:?}");
     assert!(took < Duration::from_secs(5));
-    memory_bounded(&mut server, "7c 1,000 scanners then disconnect");
-    served_within_5s(port, "7c");
+    memory_bounded(
+        &mut server,
+        &format!("7c {gw:?} 1,000 scanners then disconnect"),
+    );
+    served_within_5s(gw, port, "7c");
 }
 
 #[test]
 fn issue21_deeply_nested_filter_string_is_an_ioerror_and_the_gateway_stays_up() {
     // Issue 21, item 6: a filterString nested 3,000 deep (66 KB) overflowed the connection
     // thread's stack and aborted the gateway.
+    for gw in GATEWAYS {
+        deep_filter(gw);
+    }
+}
+
+fn deep_filter(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path());
+    let mut server = gw.start(dir.path());
     let port = server.port;
-    setup(port);
+    setup(gw, port);
     let mut f = "(".repeat(3_000);
     f.push_str("PrefixFilter('s')");
     for _ in 0..3_000 {
         f.push_str(" AND PrefixFilter('s'))");
     }
     assert!(f.len() > 66_000);
-    let scan = Value::Struct(vec![(6, b(&f))]);
     let mut c = Client::binary(port);
-    let m = c
-        .call("scannerOpenWithScan", vec![(1, b("t")), (2, scan)])
-        .exception(1);
+    let m = gw.open_scanner(&mut c, "t", Some(&f)).exception(1);
     assert!(
         m.contains("bad filter string") && m.contains("deeper than 100 levels"),
         "{m}"
     );
-    memory_bounded(&mut server, "6 filterString nested 3,000 deep");
-    served_within_5s(port, "6");
+    memory_bounded(
+        &mut server,
+        &format!("6 {gw:?} filterString nested 3,000 deep"),
+    );
+    served_within_5s(gw, port, "6");
 }
 
 /// Connections declaring a 60 MiB frame each in the request-memory flood.
@@ -309,13 +314,13 @@ const FLOOD_FRAME: usize = 60 << 20;
 /// of it but its last byte, as fast as the gateway takes it, then hold their connections
 /// open (so every message the gateway admitted is in flight at once) until the test has
 /// checked a well-behaved client and the gateway's peak RSS. Returns the peak RSS in KiB.
-fn request_memory_flood(extra: &[&str], case: &str, expect_bounded: bool) -> u64 {
+fn request_memory_flood(gw: Gw, extra: &[&str], case: &str, expect_bounded: bool) -> u64 {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with(dir.path(), extra);
+    let mut server = gw.start_with(dir.path(), extra);
     let port = server.port;
-    setup(port);
+    setup(gw, port);
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicUsize::new(0));
     let complete = Arc::new(AtomicUsize::new(0));
@@ -378,7 +383,7 @@ fn request_memory_flood(extra: &[&str], case: &str, expect_bounded: bool) -> u64
     );
     let hwm = status_kib(server.child.id(), "VmHWM:");
     if expect_bounded {
-        served_within_5s(port, &format!("{case}, during"));
+        served_within_5s(gw, port, &format!("{case}, during"));
         memory_bounded(&mut server, &format!("{case}, during"));
     }
     stop.store(true, Ordering::SeqCst);
@@ -386,7 +391,7 @@ fn request_memory_flood(extra: &[&str], case: &str, expect_bounded: bool) -> u64
         h.join().unwrap();
     }
     if expect_bounded {
-        served_within_5s(port, &format!("{case}, after"));
+        served_within_5s(gw, port, &format!("{case}, after"));
         memory_bounded(&mut server, &format!("{case}, after"));
     }
     println!("{case}: peak RSS {} MiB", hwm >> 10);
@@ -400,13 +405,21 @@ fn issue21_many_connections_each_sending_a_huge_frame_stay_under_the_request_bud
     // hold ~2.4 GiB of frames at once (see the ignored test below, which measures that).
     // --max-request-memory-mib (256) admits two of them at a time (each reserves its frame
     // and its decoded strings, 120 MiB); the others wait, unread, in the kernel's buffers.
-    request_memory_flood(&[], "request-memory flood (40 x 60 MiB frames)", true);
+    for gw in GATEWAYS {
+        request_memory_flood(
+            gw,
+            &[],
+            &format!("{gw:?} request-memory flood (40 x 60 MiB frames)"),
+            true,
+        );
+    }
 }
 
 #[test]
 #[ignore = "demonstrates the flood without a request budget: takes the gateway to ~2.4 GiB"]
 fn without_a_request_budget_the_frame_flood_exceeds_1_gib() {
     let hwm = request_memory_flood(
+        Gw::Thrift1,
         &["--max-request-memory-mib", "1000000"],
         "request-memory flood with the budget disabled",
         false,

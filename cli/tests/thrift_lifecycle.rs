@@ -1,6 +1,7 @@
-//! Issue 23 (lifecycle): `cellbase thrift` stops on SIGTERM or SIGINT by refusing new
-//! connections, letting connections finish, and closing the database cleanly: the next open
-//! replays nothing, and every acknowledged write is in block files.
+//! Issue 23 (lifecycle): `cellbase thrift` and `cellbase thrift2` (one server, so each case
+//! runs against both) stop on SIGTERM or SIGINT by refusing new connections, letting
+//! connections finish, and closing the database cleanly: the next open replays nothing, and
+//! every acknowledged write is in block files.
 #![cfg(unix)]
 mod thrift_common;
 
@@ -9,39 +10,53 @@ use cellbase_cli::tools::verify::verify_dir;
 use std::time::Duration;
 use thrift_common::*;
 
-/// Creates table `t` (family `f`) and writes `row000`..`row049` with one `mutateRows`.
-fn table_of_50_rows(c: &mut Client) {
-    create_table(c, "t", &[("f", 3)]).void();
-    let batches = (0..50)
-        .map(|i| {
-            batch(
-                format!("row{i:03}").as_bytes(),
-                vec![mutation("f:q", Some(b"v"))],
+/// Creates table `t` (family `f`) and writes `row000`..`row049` with one `mutateRows` /
+/// `putMultiple`.
+fn table_of_50_rows(gw: Gw, c: &mut Client) {
+    gw.create_table(c, "t", "f");
+    let rows = (0..50).map(|i| format!("row{i:03}"));
+    match gw {
+        Gw::Thrift1 => {
+            let batches = rows
+                .map(|r| batch(r.as_bytes(), vec![mutation("f:q", Some(b"v"))]))
+                .collect();
+            c.call(
+                "mutateRows",
+                vec![
+                    (1, b("t")),
+                    (2, Value::List(T_STRUCT, batches)),
+                    (3, Value::Map(T_STRING, T_STRING, vec![])),
+                ],
             )
-        })
-        .collect();
-    c.call(
-        "mutateRows",
-        vec![
-            (1, b("t")),
-            (2, Value::List(T_STRUCT, batches)),
-            (3, Value::Map(T_STRING, T_STRING, vec![])),
-        ],
-    )
-    .void();
+            .void();
+        }
+        Gw::Thrift2 => {
+            let puts = rows
+                .map(|r| tput(r.as_bytes(), vec![tcolumn_value("f", "q", b"v")]))
+                .collect();
+            c.call(
+                "putMultiple",
+                vec![(1, b("t")), (2, Value::List(T_STRUCT, puts))],
+            )
+            .void();
+        }
+    }
 }
 
 #[test]
 fn sigterm_and_sigint_close_the_database_cleanly() {
-    for signal in ["-TERM", "-INT"] {
+    for (gw, signal) in GATEWAYS
+        .into_iter()
+        .flat_map(|gw| [(gw, "-TERM"), (gw, "-INT")])
+    {
         let dir = tempfile::tempdir().unwrap();
-        let mut server = Server::start(dir.path());
+        let mut server = gw.start(dir.path());
         let mut c = Client::binary(server.port);
-        table_of_50_rows(&mut c);
+        table_of_50_rows(gw, &mut c);
         // The client stays connected (happybase keeps connections open): the stop must not
         // wait for it to hang up.
         let code = server.stop_with(signal);
-        assert_eq!(code, Some(0), "{signal}: exit code");
+        assert_eq!(code, Some(0), "{gw:?} {signal}: exit code");
         // Nothing to replay: the close flushed the memstores and trimmed the log.
         let report = verify_dir(dir.path()).unwrap();
         assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
@@ -67,10 +82,16 @@ fn sigterm_and_sigint_close_the_database_cleanly() {
 /// database, with nothing left in the log to replay.
 #[test]
 fn sigterm_with_writes_in_flight_keeps_every_acknowledged_write() {
+    for gw in GATEWAYS {
+        writes_in_flight(gw);
+    }
+}
+
+fn writes_in_flight(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path());
+    let mut server = gw.start(dir.path());
     let mut admin = Client::binary(server.port);
-    create_table(&mut admin, "t", &[("f", 1)]).void();
+    gw.create_table(&mut admin, "t", "f");
     let port = server.port;
     let writers: Vec<_> = (0..4)
         .map(|w| {
@@ -79,18 +100,8 @@ fn sigterm_with_writes_in_flight_keeps_every_acknowledged_write() {
                 let mut acked = Vec::new();
                 for i in 0.. {
                     let row = format!("w{w}-{i:06}");
-                    let reply = c.try_call(
-                        "mutateRow",
-                        vec![
-                            (1, b("t")),
-                            (2, b(&row)),
-                            (
-                                3,
-                                Value::List(T_STRUCT, vec![mutation("f:q", Some(b"value"))]),
-                            ),
-                            (4, Value::Map(T_STRING, T_STRING, vec![])),
-                        ],
-                    );
+                    let (m, args) = gw.put_call("t", row.as_bytes(), "f", "q", b"value");
+                    let reply = c.try_call(m, args);
                     match reply {
                         // A void reply without an exception field: acknowledged.
                         Ok(Reply::Ok(body)) if body.is_empty() => acked.push(row),
@@ -136,12 +147,17 @@ fn sigterm_with_writes_in_flight_keeps_every_acknowledged_write() {
 /// periodic save never runs during the test: the stop's save is the one read.)
 #[test]
 fn recorded_traffic_is_saved_at_stop_for_keyviz() {
+    for gw in GATEWAYS {
+        recorded_traffic(gw);
+    }
+}
+
+fn recorded_traffic(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start_with(dir.path(), &["--record-traffic-secs", "3600"]);
+    let mut server = gw.start_with(dir.path(), &["--record-traffic-secs", "3600"]);
     let mut c = Client::binary(server.port);
-    table_of_50_rows(&mut c);
-    let r = c.call("getRow", vec![(1, b("t")), (2, b("row007"))]);
-    assert_eq!(rows(r.success()).len(), 1);
+    table_of_50_rows(gw, &mut c);
+    assert_eq!(gw.row_cells(&mut c, "t", "row007"), 1);
     assert_eq!(server.stop_with("-TERM"), Some(0));
     let out = dir.path().join("report");
     let (page, traffic) =

@@ -1,4 +1,5 @@
-//! Malformed input against a live `cellbase thrift`: random bytes, oversized and negative
+//! Malformed input against a live `cellbase thrift` and `cellbase thrift2` (one server, so
+//! every case runs against both): random bytes, oversized and negative
 //! lengths, lying container counts, deep nesting, truncated calls and abrupt disconnects. Each
 //! connection gets an answer (a TApplicationException) or is closed, the server never gets
 //! stuck, and it keeps serving other clients throughout.
@@ -44,10 +45,10 @@ fn send_expect_close(port: u16, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn healthy(port: u16) {
+fn healthy(gw: Gw, port: u16) {
     let mut c = Client::binary(port);
-    let r = c.call("getTableNames", vec![]);
-    assert!(matches!(r.success(), Value::List(..)));
+    let (m, args) = gw.list_call();
+    assert!(matches!(c.call(m, args).success(), Value::List(..)));
 }
 
 /// Decodes a buffered binary reply and returns (message type, TApplicationException type).
@@ -70,24 +71,30 @@ fn call_prefix(name: &str) -> Vec<u8> {
 
 #[test]
 fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
+    for gw in GATEWAYS {
+        malformed_input(gw);
+    }
+}
+
+fn malformed_input(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path());
+    let mut server = gw.start(dir.path());
     let port = server.port;
-    healthy(port);
+    healthy(gw, port);
 
     // Oversized frame length (2 GiB), a frame just over the 64 MiB limit, a negative one.
     for len in [0x7fff_ffffu32, (64 << 20) + 1, 0xffff_fff0] {
         let mut b = len.to_be_bytes().to_vec();
         b.extend_from_slice(&[0x80, 1, 0, 1, 0, 0]);
         assert!(send_expect_close(port, &b).is_empty(), "len {len:#x}");
-        healthy(port);
+        healthy(gw, port);
     }
     // Buffered binary: a method name of 2 GiB; a bad protocol version.
     assert!(send_expect_close(port, &[0x80, 1, 0, 1, 0x7f, 0xff, 0xff, 0xff, b'x']).is_empty());
     assert!(send_expect_close(port, &[0x80, 2, 0, 1, 0, 0, 0, 1, b'x', 0, 0, 0, 0, 0]).is_empty());
     // Compact: bad version nibble.
     assert!(send_expect_close(port, &[0x82, 0x25, 0, 1, b'x', 0]).is_empty());
-    healthy(port);
+    healthy(gw, port);
 
     // After a decoded header, lying lengths get a TApplicationException PROTOCOL_ERROR and a close.
     let mut huge_string = call_prefix("getRow");
@@ -114,7 +121,7 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
     ] {
         let out = send_expect_close(port, &msg);
         assert_eq!(app_exception(&out), (MSG_EXCEPTION, Some(7)), "{what}");
-        healthy(port);
+        healthy(gw, port);
     }
 
     // Unknown method: answered with UNKNOWN_METHOD, and the connection stays usable.
@@ -123,10 +130,8 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         Reply::AppException(f) => assert!(f.contains(&(2, Value::I32(1)))),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        c.call("getTableNames", vec![]).success(),
-        Value::List(..)
-    ));
+    let (m, args) = gw.list_call();
+    assert!(matches!(c.call(m, args).success(), Value::List(..)));
     // A REPLY sent to the server: INVALID_MESSAGE_TYPE, connection stays usable.
     let m = encode_message(Protocol::Binary, "getTableNames", 2, 0, &[]);
     let out = send_and_drain(port, &m);
@@ -151,7 +156,7 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         }
     }
     send_and_drain(port, &[0, 0, 0, 0, 0x80]);
-    healthy(port);
+    healthy(gw, port);
 
     // Seeded random garbage, raw and behind each valid-looking prefix.
     let seed: u64 = 0x5eed_7412_0bad_cafe;
@@ -176,7 +181,7 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         b.extend((0..n).map(|_| next() as u8));
         send_and_drain(port, &b);
         if round % 25 == 0 {
-            healthy(port);
+            healthy(gw, port);
         }
     }
 
@@ -189,7 +194,7 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
             s
         })
         .collect();
-    healthy(port);
+    healthy(gw, port);
     drop(idle);
 
     // A client that sends a call and disconnects without reading the reply.
@@ -199,7 +204,7 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
         s.write_all(&m).unwrap();
         drop(s);
     }
-    healthy(port);
+    healthy(gw, port);
     assert!(
         server.child.try_wait().unwrap().is_none(),
         "the server is still running"
@@ -208,12 +213,18 @@ fn malformed_input_is_answered_or_closed_and_the_server_keeps_serving() {
 
 #[test]
 fn stalled_connections_are_closed_with_an_idle_timeout() {
+    for gw in GATEWAYS {
+        idle_timeout(gw);
+    }
+}
+
+fn idle_timeout(gw: Gw) {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with(dir.path(), &["--idle-timeout-secs", "1"]);
+    let server = gw.start_with(dir.path(), &["--idle-timeout-secs", "1"]);
     // Half a message, then silence: the server closes the connection on its own (the 60 s read
     // timeout in send_expect_close is only a safety net).
     let m = encode_message(Protocol::Binary, "getTableNames", MSG_CALL, 0, &[]);
     let out = send_expect_close(server.port, &m[..m.len() / 2]);
     assert!(out.is_empty());
-    healthy(server.port);
+    healthy(gw, server.port);
 }

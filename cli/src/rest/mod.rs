@@ -17,7 +17,7 @@ pub mod http;
 pub mod model;
 pub mod rows;
 mod scanner;
-mod schema;
+pub(crate) mod schema;
 pub mod service;
 
 pub use scanner::Scanners;

@@ -44,7 +44,7 @@ pub fn family_attrs(f: &FamilyDescriptor) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn truth(v: &str, what: &str) -> Result<bool, String> {
+pub(crate) fn truth(v: &str, what: &str) -> Result<bool, String> {
     match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -52,14 +52,18 @@ fn truth(v: &str, what: &str) -> Result<bool, String> {
     }
 }
 
-fn number<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, String> {
+pub(crate) fn number<T: std::str::FromStr>(v: &str, what: &str) -> Result<T, String> {
     v.trim()
         .parse()
         .map_err(|_| format!("{what} must be a number, got {v:?}"))
 }
 
 /// Applies one `ColumnSchema` attribute (HBase's `HColumnDescriptor.setValue` keys).
-fn apply_family_attr(f: FamilyDescriptor, k: &str, v: &str) -> Result<FamilyDescriptor, String> {
+pub(crate) fn apply_family_attr(
+    f: FamilyDescriptor,
+    k: &str,
+    v: &str,
+) -> Result<FamilyDescriptor, String> {
     let e = |e: Error| e.to_string();
     Ok(match k.to_ascii_uppercase().as_str() {
         "VERSIONS" => f.max_versions(number(v, k)?),

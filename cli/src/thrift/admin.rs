@@ -73,18 +73,7 @@ impl Service {
     }
 
     pub(super) fn delete_table(&self, a: DeleteTableArgs<'_>, _: &mut CallCtx) -> R<()> {
-        let name = need(a.table_name, "tableName")?;
-        let n = utf8(name).ok_or_else(|| Fail::Io("table does not exist".into()))?;
-        if self.db.describe(n).is_err() {
-            return Err(Fail::Io(format!("table does not exist: {n}")));
-        }
-        if self.db.is_table_enabled(n)? {
-            return Err(Fail::Io(format!(
-                "TableNotDisabledException: {n} is enabled; disable it first"
-            )));
-        }
-        self.db.drop_table(n)?;
-        Ok(())
+        drop_disabled_table(&self.db, need(a.table_name, "tableName")?)
     }
 
     pub(super) fn enable_table(&self, a: EnableTableArgs<'_>, _: &mut CallCtx) -> R<()> {
@@ -170,12 +159,7 @@ impl Service {
         t.regions()
             .into_iter()
             .map(|r| TRegionInfo {
-                id: r
-                    .name
-                    .rsplit(',')
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0),
+                id: region_id(&r.name),
                 start_key: r.start_key,
                 end_key: r.end_key,
                 name: r.name.into_bytes(),
@@ -224,6 +208,48 @@ impl Service {
     }
 }
 
+/// A region's id: the last part of its name (`table,startKey,id`; both gateways).
+pub(crate) fn region_id(name: &str) -> i64 {
+    name.rsplit(',')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// HBase's `deleteTable` (both gateways): the table must exist and be disabled
+/// (`TableNotDisabledException` otherwise).
+pub(crate) fn drop_disabled_table(db: &cellbase::Db, name: &[u8]) -> R<()> {
+    let n = utf8(name).ok_or_else(|| Fail::Io("table does not exist".into()))?;
+    if db.describe(n).is_err() {
+        return Err(Fail::Io(format!("table does not exist: {n}")));
+    }
+    if db.is_table_enabled(n)? {
+        return Err(Fail::Io(format!(
+            "TableNotDisabledException: {n} is enabled; disable it first"
+        )));
+    }
+    db.drop_table(n)?;
+    Ok(())
+}
+
+/// A family's compression by HBase's name (both gateways). LZO and BZIP2 are stored as the
+/// nearest codec cellbase has; no reply field can carry a warning, so the gateway's log says
+/// it (docs/SEMANTICS.md, "Compression").
+pub(crate) fn compression_named(name: &str, family: &[u8]) -> R<Compression> {
+    let (c, substituted) =
+        Compression::from_hbase_name(name).map_err(|e| Fail::Illegal(e.to_string()))?;
+    if substituted {
+        log::warn!(
+            "compression {} of family {} is stored as {} (cellbase has no {} codec)",
+            name,
+            String::from_utf8_lossy(family),
+            c.hbase_name(),
+            name.to_ascii_uppercase()
+        );
+    }
+    Ok(c)
+}
+
 /// HBase's `colDescFromThrift`.
 fn family_from_thrift(cd: &ColumnDescriptor) -> Result<FamilyDescriptor, Fail> {
     let mut name = cd.name.as_slice();
@@ -242,20 +268,7 @@ fn family_from_thrift(cd: &ColumnDescriptor) -> Result<FamilyDescriptor, Fail> {
     let compression = if cd.compression.is_empty() {
         Compression::None
     } else {
-        let (c, substituted) = Compression::from_hbase_name(&cd.compression)
-            .map_err(|e| Fail::Illegal(e.to_string()))?;
-        if substituted {
-            // No reply field can carry a warning: the gateway's log says it
-            // (docs/SEMANTICS.md, "Compression").
-            log::warn!(
-                "compression {} of family {} is stored as {} (cellbase has no {} codec)",
-                cd.compression,
-                String::from_utf8_lossy(name),
-                c.hbase_name(),
-                cd.compression.to_ascii_uppercase()
-            );
-        }
-        c
+        compression_named(&cd.compression, name)?
     };
     // HBase's `BloomType.valueOf`; Thrift1's ColumnDescriptor has no CONFIGURATION, so a
     // ROWPREFIX_FIXED_LENGTH family lacks its prefix length and is refused as HBase's table

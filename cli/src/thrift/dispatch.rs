@@ -1,8 +1,9 @@
 //! The dispatcher: a call's method name picks its typed handler from the method table
 //! (`methods.rs`), whose result becomes the method's result struct.
-use super::call::{CallCtx, Fail};
+use super::call::Fail;
 use super::methods::*;
 use super::protocol::Value;
+use super::server::Gateway;
 use super::service::Service;
 use super::types::Fields;
 
@@ -16,44 +17,71 @@ pub enum Dispatch {
 }
 
 /// Decodes `f` as method `M`'s arguments, runs `handler` and encodes its result struct.
-fn call<'a, M: Method<'a>>(
+pub(crate) fn call<'a, M: Method<'a>>(
     f: Fields<'a>,
     handler: impl FnOnce(M) -> Result<M::Success, Fail>,
 ) -> Vec<(i16, Value)> {
     result_struct(handler(M::decode(f)), M::THROWS)
 }
 
-/// Writes `Service::dispatch` from the method table: one match arm per method.
+/// Writes `dispatch` of a gateway's service type from its method table: one match arm per
+/// method (`hbase_methods!(define_dispatch for Service;)`).
 macro_rules! define_dispatch {
-    ($(
+    (for $svc:ty; $(
         $ret:ident $(<$($ret_arg:ident),+>)?
             $wire:ident ( $($arg:tt)* ) $(throws ($($ex:ident),+))? => $args:ident, $handler:ident;
     )*) => {
-        impl Service {
+        impl $svc {
             /// Runs one call and builds its result struct, within `ctx`'s reply budget.
             pub fn dispatch(
                 &self,
                 method: &str,
-                args: &[(i16, Value)],
-                ctx: &mut CallCtx,
-            ) -> Dispatch {
-                let f = Fields(args);
-                Dispatch::Reply(match method {
-                    $(<$args<'_> as Method<'_>>::NAME => {
-                        call(f, |a: $args<'_>| self.$handler(a, ctx))
+                args: &[(i16, $crate::thrift::protocol::Value)],
+                ctx: &mut $crate::thrift::call::CallCtx,
+            ) -> $crate::thrift::dispatch::Dispatch {
+                use $crate::thrift::methods::Method as _;
+                let f = $crate::thrift::types::Fields(args);
+                $crate::thrift::dispatch::Dispatch::Reply(match method {
+                    $($args::NAME => {
+                        $crate::thrift::dispatch::call(f, |a: $args<'_>| self.$handler(a, ctx))
                     })*
-                    _ => return Dispatch::UnknownMethod,
+                    _ => return $crate::thrift::dispatch::Dispatch::UnknownMethod,
                 })
             }
         }
     };
 }
+pub(crate) use define_dispatch;
 
-hbase_methods!(define_dispatch);
+hbase_methods!(define_dispatch for Service;);
+
+impl Gateway for Service {
+    fn dispatch(
+        &self,
+        method: &str,
+        args: &[(i16, Value)],
+        ctx: &mut super::call::CallCtx,
+    ) -> Dispatch {
+        Service::dispatch(self, method, args, ctx)
+    }
+
+    fn scanners(&self) -> &super::scanners::ScannerRegistry {
+        &self.scanners
+    }
+
+    fn db(&self) -> &cellbase::Db {
+        &self.db
+    }
+
+    fn into_db(self) -> cellbase::Db {
+        self.db
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::thrift::call::CallCtx;
     use crate::thrift::call::ReplyBudget;
     use crate::thrift::protocol::T_STRUCT;
     use cellbase::Db;

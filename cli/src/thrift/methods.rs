@@ -16,7 +16,6 @@ use super::types::{
     BatchMutation, ColumnDescriptor, Fields, FromFields, Mutation, TAppend, TIncrement, TScan,
     exception,
 };
-use std::marker::PhantomData;
 
 /// The exceptions of `Hbase.thrift`, numbered by their field id in a result struct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +108,12 @@ impl<'a> Arg<'a> for &'a [u8] {
     }
 }
 
+impl<'a> Arg<'a> for bool {
+    fn arg(f: &Fields<'a>, id: i16) -> Option<Self> {
+        f.bool(id)
+    }
+}
+
 impl<'a> Arg<'a> for i32 {
     fn arg(f: &Fields<'a>, id: i16) -> Option<Self> {
         f.i32(id)
@@ -143,12 +148,14 @@ impl<'a, T: FromFields<'a>> Arg<'a> for Vec<T> {
 /// The Rust type of an IDL argument type (borrowing from the request for `'a`).
 macro_rules! arg_ty {
     (Text) => { &'a [u8] };
+    (bool) => { bool };
     (i32) => { i32 };
     (i64) => { i64 };
-    (list<$t:ident>) => { Vec<arg_ty!($t)> };
+    (list<$t:ident>) => { Vec<$crate::thrift::methods::arg_ty!($t)> };
     (ColumnDescriptor) => { ColumnDescriptor };
     ($t:ident) => { $t<'a> };
 }
+pub(crate) use arg_ty;
 
 /// The Rust type of an IDL result type: strings, lists, maps and structs are encoded by the
 /// handler as a [`Value`].
@@ -166,11 +173,12 @@ macro_rules! ret_ty {
         i64
     };
     ($($idl:tt)+) => {
-        Value
+        $crate::thrift::protocol::Value
     };
 }
+pub(crate) use ret_ty;
 
-/// Writes each method's args struct and its [`Method`] impl.
+/// Writes each method's args struct and its [`Method`] impl (for either gateway's table).
 macro_rules! define_args {
     ($(
         $ret:ident $(<$($ret_arg:ident),+>)?
@@ -185,24 +193,26 @@ macro_rules! define_args {
                     "`", stringify!($id), ": ", stringify!($kind $(<$elem>)?), " ",
                     stringify!($field), "`."
                 )]
-                pub $field: Option<arg_ty!($kind $(<$elem>)?)>,
+                pub $field: Option<$crate::thrift::methods::arg_ty!($kind $(<$elem>)?)>,
             )*
-            request: PhantomData<&'a [u8]>,
+            request: std::marker::PhantomData<&'a [u8]>,
         }
 
-        impl<'a> Method<'a> for $args<'a> {
+        impl<'a> $crate::thrift::methods::Method<'a> for $args<'a> {
             const NAME: &'static str = stringify!($wire);
-            const THROWS: &'static [Exception] = &[$($(Exception::$ex),+)?];
-            type Success = ret_ty!($ret $(<$($ret_arg),+>)?);
-            fn decode(_f: Fields<'a>) -> Self {
+            const THROWS: &'static [$crate::thrift::methods::Exception] =
+                &[$($($crate::thrift::methods::Exception::$ex),+)?];
+            type Success = $crate::thrift::methods::ret_ty!($ret $(<$($ret_arg),+>)?);
+            fn decode(_f: $crate::thrift::types::Fields<'a>) -> Self {
                 $args {
-                    $($field: Arg::arg(&_f, $id),)*
-                    request: PhantomData,
+                    $($field: $crate::thrift::methods::Arg::arg(&_f, $id),)*
+                    request: std::marker::PhantomData,
                 }
             }
         }
     )*};
 }
+pub(crate) use define_args;
 
 /// The table: every method the gateway answers, as `Hbase.thrift` declares it (happybase's
 /// 0.98-era copy, thrift-gateway.md §1.2–1.4, plus upstream's `getTableNamesWithIsTableEnabled`,
@@ -210,8 +220,9 @@ macro_rules! define_args {
 /// `result method(id: type name, …) throws (…) => ArgsStruct, handler;`, where the handler is
 /// a method of `Service` taking the args struct and the call's context.
 macro_rules! hbase_methods {
-    ($then:ident) => {
+    ($then:ident $($pre:tt)*) => {
         $then! {
+            $($pre)*
             // ---- table admin (admin.rs) ----
             list<Text> getTableNames()
                 throws (IOError) => GetTableNamesArgs, get_table_names;

@@ -11,17 +11,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use cellbase_thrift::{memory, protocol, transport};
-mod admin;
+pub(crate) mod admin;
 pub mod call;
 pub mod dispatch;
 pub mod methods;
-mod reads;
+pub(crate) mod reads;
 pub mod scanners;
 mod scans;
 pub mod server;
 pub mod service;
 pub mod types;
-mod writes;
+pub(crate) mod writes;
 
 /// Arguments of `cellbase thrift`. Every limit must be at least 1 (0 is refused with a usage
 /// error), except `--idle-timeout-secs`, where 0 means "never"; docs/THRIFT.md lists them.
@@ -91,6 +91,25 @@ pub struct ThriftArgs {
 
 /// Runs `cellbase thrift`: opens the database, binds, prints `listening on ADDR` and serves.
 pub fn run(args: ThriftArgs) -> ExitCode {
+    run_gateway(args, "thrift", |db, args, addr| {
+        service::Service::new(
+            db,
+            Duration::from_secs(args.scanner_idle_secs),
+            crate::to_usize(args.max_scanners),
+            crate::to_usize(args.max_scanners_per_connection),
+            addr.port(),
+        )
+    })
+}
+
+/// Runs a Thrift gateway (`cellbase thrift` or `cellbase thrift2`, named `name` in its
+/// messages): checks the flags, opens the database, binds, builds the service with `make`,
+/// prints `listening on ADDR`, serves until SIGTERM or SIGINT, then closes the database.
+pub(crate) fn run_gateway<S: server::Gateway>(
+    args: ThriftArgs,
+    name: &'static str,
+    make: impl FnOnce(cellbase::Db, &ThriftArgs, std::net::SocketAddr) -> S,
+) -> ExitCode {
     let bounds = crate::at_least(
         "max-reply-memory-mib",
         args.max_reply_memory_mib,
@@ -130,7 +149,7 @@ pub fn run(args: ThriftArgs) -> ExitCode {
                     std::thread::sleep(Duration::from_secs(secs));
                     if let Err(e) = db.save_traffic() {
                         if !matches!(e, cellbase::Error::Closed) {
-                            crate::stderr_line!("thrift: saving the recorded traffic failed: {e}");
+                            crate::stderr_line!("{name}: saving the recorded traffic failed: {e}");
                         }
                         return;
                     }
@@ -148,13 +167,7 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         Ok(a) => a,
         Err(e) => return crate::fail(format!("cannot read the bound address: {e}")),
     };
-    let service = Arc::new(service::Service::new(
-        db,
-        Duration::from_secs(args.scanner_idle_secs),
-        crate::to_usize(args.max_scanners),
-        crate::to_usize(args.max_scanners_per_connection),
-        addr.port(),
-    ));
+    let service = Arc::new(make(db, &args, addr));
     if let Err(e) = server::announce(addr) {
         return crate::output::write_error_exit(&e);
     }
@@ -171,7 +184,7 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         max_request_memory: mib(args.max_request_memory_mib),
     };
     crate::stderr_line!(
-        "cellbase thrift {}: database {}, listening on {addr} (buffered or framed, binary or \
+        "cellbase {name} {}: database {}, listening on {addr} (buffered or framed, binary or \
          compact); limits: message {} MiB, reply {} MiB, request memory {} MiB, reply memory {} \
          MiB, {} connections ({} per client), {} scanners ({} per connection), message deadline \
          {} s",
@@ -188,30 +201,32 @@ pub fn run(args: ThriftArgs) -> ExitCode {
         args.message_deadline_secs,
     );
     let info = match args.info_port {
-        Some(port) => match crate::info::InfoServer::start(&args.bind, port, service.db.clone()) {
-            Ok(info) => {
-                crate::stderr_line!(
-                    "thrift: info server on http://{}/ (/metrics, /jmx)",
-                    info.addr()
-                );
-                Some(info)
+        Some(port) => {
+            match crate::info::InfoServer::start(&args.bind, port, service.db().clone()) {
+                Ok(info) => {
+                    crate::stderr_line!(
+                        "{name}: info server on http://{}/ (/metrics, /jmx)",
+                        info.addr()
+                    );
+                    Some(info)
+                }
+                Err(e) => {
+                    return crate::fail(format!(
+                        "cannot bind the info port {}:{port}: {e}",
+                        args.bind
+                    ));
+                }
             }
-            Err(e) => {
-                return crate::fail(format!(
-                    "cannot bind the info port {}:{port}: {e}",
-                    args.bind
-                ));
-            }
-        },
+        }
         None => None,
     };
     let stop = Arc::new(server::Stop::default());
-    if let Err(e) = watch_signals(&stop, addr) {
+    if let Err(e) = watch_signals(&stop, addr, name) {
         return crate::fail(format!("cannot watch for SIGTERM/SIGINT: {e}"));
     }
     let busy = match server::serve_until(listener, service.clone(), cfg, &stop) {
         Ok(busy) => busy,
-        Err(e) => return crate::fail(format!("thrift server failed: {e}")),
+        Err(e) => return crate::fail(format!("{name} server failed: {e}")),
     };
     // The info server holds a handle of the database: it stops first.
     if let Some(info) = info {
@@ -220,9 +235,9 @@ pub fn run(args: ThriftArgs) -> ExitCode {
     // The connection threads are gone (or the grace period ran out): close the database
     // cleanly, so the next open replays nothing.
     match Arc::try_unwrap(service) {
-        Ok(service) => match service.close() {
+        Ok(service) => match server::Gateway::into_db(service).close() {
             Ok(()) => {
-                crate::stderr_line!("thrift: stopped; database closed cleanly");
+                crate::stderr_line!("{name}: stopped; database closed cleanly");
                 ExitCode::SUCCESS
             }
             Err(e) => crate::fail(format!("closing the database failed: {e}")),
@@ -239,17 +254,21 @@ pub fn run(args: ThriftArgs) -> ExitCode {
 /// ours runs in the handler), begins the stop and connects to the listener once to wake its
 /// accept loop.
 #[cfg(unix)]
-fn watch_signals(stop: &Arc<server::Stop>, addr: std::net::SocketAddr) -> std::io::Result<()> {
+fn watch_signals(
+    stop: &Arc<server::Stop>,
+    addr: std::net::SocketAddr,
+    gateway: &'static str,
+) -> std::io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])?;
     let stop = stop.clone();
     std::thread::Builder::new()
-        .name("thrift-signals".into())
+        .name(format!("{gateway}-signals"))
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
                 let name = if sig == SIGTERM { "SIGTERM" } else { "SIGINT" };
                 crate::stderr_line!(
-                    "thrift: {name}: stopping (no new connections; requests being served finish)"
+                    "{gateway}: {name}: stopping (no new connections; requests being served finish)"
                 );
                 stop.begin();
                 let wake = match addr.ip() {
@@ -269,6 +288,10 @@ fn watch_signals(stop: &Arc<server::Stop>, addr: std::net::SocketAddr) -> std::i
 
 /// Without Unix signals the gateway stops only when killed.
 #[cfg(not(unix))]
-fn watch_signals(_stop: &Arc<server::Stop>, _addr: std::net::SocketAddr) -> std::io::Result<()> {
+fn watch_signals(
+    _stop: &Arc<server::Stop>,
+    _addr: std::net::SocketAddr,
+    _gateway: &'static str,
+) -> std::io::Result<()> {
     Ok(())
 }

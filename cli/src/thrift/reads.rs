@@ -1,7 +1,7 @@
 //! Row read handlers: cells of one column (`get`, `getVer`, `getVerTs`), whole rows
 //! (`getRow*`, `getRows*`) and `getRowOrBefore`. A `*Ts` read sees the time range `[0, ts)`,
 //! and every reply is counted against the call's reply budget as it is built.
-use super::call::{CallCtx, Fail, cells_reply_bytes, row_reply_bytes};
+use super::call::{CallCtx, Fail, ReplyBudget, cells_reply_bytes, row_reply_bytes};
 use super::methods::{
     GetArgs, GetRowArgs, GetRowOrBeforeArgs, GetRowTsArgs, GetRowWithColumnsArgs,
     GetRowWithColumnsTsArgs, GetRowsArgs, GetRowsTsArgs, GetRowsWithColumnsArgs,
@@ -14,7 +14,7 @@ use cellbase::{Get, LATEST_TIMESTAMP, Scan};
 
 type R<T> = Result<T, Fail>;
 
-/// The most rows a `getRows*` call reads per `Table::get_many` batch.
+/// The most rows a `getRows*` or `getMultiple` call reads per `Table::get_many` batch.
 const MAX_ROWS_PER_BATCH: usize = 256;
 
 /// The rows a `getRow*` or `getRows*` call names.
@@ -193,30 +193,46 @@ impl Service {
             }
             g
         };
-        let mut out = Vec::new();
-        // `Table::get_many` in batches, the reply charged row by row. A batch is read before
-        // it is charged, so batches are sized to the budget left by the largest row seen so
-        // far (the first batch is one row): a call naming one huge row many times stops at
-        // the cap after reading about one row more, as with a Get per row.
-        let mut largest = 0usize;
-        let mut at = 0;
-        while at < rows.len() {
-            let n = if at == 0 {
-                1
-            } else {
-                (ctx.budget.remaining() / largest.max(1)).clamp(1, MAX_ROWS_PER_BATCH)
-            };
-            let chunk = &rows[at..rows.len().min(at + n)];
-            at += chunk.len();
-            for r in t.get_many(chunk.iter().map(|row| get(row)).collect())? {
-                let bytes = row_reply_bytes(&r);
-                largest = largest.max(bytes);
-                if !r.is_empty() {
-                    ctx.budget.charge(bytes)?;
-                    out.push(trow_result(&r, false));
-                }
-            }
-        }
+        let gets = rows.iter().map(|row| get(row)).collect();
+        let out = read_batched(&t, gets, &mut ctx.budget, |r| {
+            (!r.is_empty()).then(|| trow_result(r, false))
+        })?;
         Ok(Value::List(T_STRUCT, out))
     }
+}
+
+/// Runs `gets` with `Table::get_many` in batches, charging the reply row by row, and encodes
+/// each row with `encode` (`None`: left out, uncharged), in request order (both gateways'
+/// multi-row reads: `getRows*`, `getMultiple`).
+///
+/// A batch is read before it is charged, so batches are sized to the budget left by the
+/// largest row seen so far (the first batch is one row): a call naming one huge row many
+/// times stops at the cap after reading about one row more, as with a Get per row.
+pub(crate) fn read_batched(
+    t: &cellbase::Table,
+    gets: Vec<Get>,
+    budget: &mut ReplyBudget,
+    encode: impl Fn(&cellbase::RowResult) -> Option<Value>,
+) -> R<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut largest = 0usize;
+    let mut first = true;
+    let mut gets = gets.into_iter().peekable();
+    while gets.peek().is_some() {
+        let n = if first {
+            1
+        } else {
+            (budget.remaining() / largest.max(1)).clamp(1, MAX_ROWS_PER_BATCH)
+        };
+        first = false;
+        for r in t.get_many(gets.by_ref().take(n).collect())? {
+            let bytes = row_reply_bytes(&r);
+            largest = largest.max(bytes);
+            if let Some(v) = encode(&r) {
+                budget.charge(bytes)?;
+                out.push(v);
+            }
+        }
+    }
+    Ok(out)
 }

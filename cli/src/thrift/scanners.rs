@@ -2,7 +2,6 @@
 //! caps, and batches cut at the reply budget.
 use super::call::{Fail, ReplyBudget, row_reply_bytes};
 use super::protocol::Value;
-use super::types::trow_result;
 use cellbase::{RowResult, Scanner};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,9 +13,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How a scanner's rows go on the wire: Thrift1's `TRowResult` (map or sorted list) or
+/// Thrift2's `TResult`, chosen when the scanner is opened.
+pub type RowEncoder = fn(&RowResult) -> Value;
+
 struct OpenScanner {
     scanner: Scanner,
-    sorted: bool,
+    encode: RowEncoder,
     /// A row read but left out of the last batch because the reply was full.
     pending: Option<RowResult>,
 }
@@ -137,7 +140,12 @@ impl ScannerRegistry {
         gone.len()
     }
 
-    pub(crate) fn insert(&self, scanner: Scanner, sorted: bool, owner: u64) -> Result<i32, Fail> {
+    pub(crate) fn insert(
+        &self,
+        scanner: Scanner,
+        encode: RowEncoder,
+        owner: u64,
+    ) -> Result<i32, Fail> {
         self.expire(Instant::now());
         let mut g = lock(&self.inner);
         if g.open.len() >= self.max_open {
@@ -166,7 +174,7 @@ impl ScannerRegistry {
             Slot {
                 scanner: Arc::new(Mutex::new(OpenScanner {
                     scanner,
-                    sorted,
+                    encode,
                     pending: None,
                 })),
                 last_used: Instant::now(),
@@ -196,7 +204,7 @@ impl ScannerRegistry {
             slot.scanner.clone()
         };
         let mut s = lock(&s);
-        let sorted = s.sorted;
+        let encode = s.encode;
         let mut rows = Vec::new();
         let mut delivered = 0;
         while delivered < n.max(0) {
@@ -218,7 +226,7 @@ impl ScannerRegistry {
                 s.pending = Some(r);
                 break;
             }
-            rows.push(trow_result(&r, sorted));
+            rows.push(encode(&r));
             delivered += 1;
         }
         drop(s);
@@ -244,7 +252,12 @@ impl ScannerRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::thrift::types::trow_result;
     use cellbase::{Db, FamilyDescriptor, Put, Scan, TableDescriptor};
+
+    fn unsorted(r: &RowResult) -> Value {
+        trow_result(r, false)
+    }
 
     #[test]
     fn scanner_ids_are_global_and_idle_scanners_expire() {
@@ -255,12 +268,16 @@ mod tests {
         t.put(Put::new("r").add("cf", "q", "v")).unwrap();
         let idle = Duration::from_secs(60);
         let reg = ScannerRegistry::new(idle, 2, 2);
-        let a = reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap();
-        let b = reg.insert(t.scan(Scan::new()).unwrap(), true, 1).unwrap();
+        let a = reg
+            .insert(t.scan(Scan::new()).unwrap(), unsorted, 0)
+            .unwrap();
+        let b = reg
+            .insert(t.scan(Scan::new()).unwrap(), unsorted, 1)
+            .unwrap();
         assert_eq!((a, b), (0, 1));
         // The cap on open scanners.
         assert!(matches!(
-            reg.insert(t.scan(Scan::new()).unwrap(), false, 2),
+            reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 2),
             Err(Fail::Io(_))
         ));
         let mut budget = ReplyBudget::standalone(1 << 20);
@@ -280,7 +297,8 @@ mod tests {
         assert!(!reg.remove(b));
         // Ids keep increasing after expiry.
         assert_eq!(
-            reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap(),
+            reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 0)
+                .unwrap(),
             2
         );
     }
@@ -295,9 +313,10 @@ mod tests {
             .unwrap();
         let reg = ScannerRegistry::new(Duration::from_secs(600), 5, 3);
         for _ in 0..3 {
-            reg.insert(t.scan(Scan::new()).unwrap(), false, 7).unwrap();
+            reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 7)
+                .unwrap();
         }
-        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), false, 7) else {
+        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 7) else {
             panic!("a fourth scanner on one connection must be refused");
         };
         assert!(
@@ -305,9 +324,12 @@ mod tests {
             "{m}"
         );
         // Another connection still gets its own, up to the global cap.
-        reg.insert(t.scan(Scan::new()).unwrap(), false, 8).unwrap();
-        let id = reg.insert(t.scan(Scan::new()).unwrap(), false, 8).unwrap();
-        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), false, 9) else {
+        reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 8)
+            .unwrap();
+        let id = reg
+            .insert(t.scan(Scan::new()).unwrap(), unsorted, 8)
+            .unwrap();
+        let Err(Fail::Io(m)) = reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 9) else {
             panic!("the global cap must hold");
         };
         assert!(m.contains("--max-scanners") && m.contains('5'), "{m}");
@@ -315,7 +337,8 @@ mod tests {
         assert_eq!(reg.release_owner(7), 3);
         assert_eq!(reg.len(), 2);
         assert_eq!(reg.release_owner(7), 0);
-        reg.insert(t.scan(Scan::new()).unwrap(), false, 9).unwrap();
+        reg.insert(t.scan(Scan::new()).unwrap(), unsorted, 9)
+            .unwrap();
         // Closing one by id frees its per-connection slot too.
         assert!(reg.remove(id));
         assert_eq!(reg.release_owner(8), 1);
@@ -333,7 +356,9 @@ mod tests {
                 .unwrap();
         }
         let reg = ScannerRegistry::new(Duration::from_secs(600), 5, 5);
-        let id = reg.insert(t.scan(Scan::new()).unwrap(), false, 0).unwrap();
+        let id = reg
+            .insert(t.scan(Scan::new()).unwrap(), unsorted, 0)
+            .unwrap();
         let mut got = 0;
         let mut calls = 0;
         loop {
@@ -352,7 +377,7 @@ mod tests {
         t.put(Put::new("s").add("cf", "q", vec![b'y'; 10_000]))
             .unwrap();
         let id = reg
-            .insert(t.scan(Scan::new().start_row("s")).unwrap(), false, 0)
+            .insert(t.scan(Scan::new().start_row("s")).unwrap(), unsorted, 0)
             .unwrap();
         let mut budget = ReplyBudget::standalone(3_500);
         let Err(Fail::Io(m)) = reg.next_rows(id, 1, &mut budget) else {

@@ -8,8 +8,9 @@ use super::methods::{
     ScannerOpenWithStopTsArgs,
 };
 use super::protocol::{T_STRUCT, Value};
+use super::scanners::RowEncoder;
 use super::service::{Service, utf8};
-use super::types::split_column;
+use super::types::{split_column, trow_result};
 use cellbase::{Filter, LATEST_TIMESTAMP, Scan};
 
 type R<T> = Result<T, Fail>;
@@ -103,7 +104,12 @@ impl Service {
 
     fn open(&self, t: &cellbase::Table, s: Scan, sorted: bool, conn: u64) -> R<i32> {
         let scanner = t.scan(s)?;
-        self.scanners.insert(scanner, sorted, conn)
+        let encode: RowEncoder = if sorted {
+            |r| trow_result(r, true)
+        } else {
+            |r| trow_result(r, false)
+        };
+        self.scanners.insert(scanner, encode, conn)
     }
 
     pub(super) fn scanner_get(&self, a: ScannerGetArgs<'_>, ctx: &mut CallCtx) -> R<Value> {

@@ -1,12 +1,16 @@
 //! The TCP listener (a thread per connection) and the per-connection message loop: read a call,
-//! dispatch it within its reply budget, write the reply.
+//! dispatch it within its reply budget, write the reply. Both gateways run on it: `cellbase
+//! thrift` (the Thrift1 `Hbase` service) and `cellbase thrift2` (`THBaseService`) are each a
+//! [`Gateway`], and share the accept loop, the connection slots, transport and protocol
+//! detection, the request and reply budgets, the message deadline, the scanner registry's
+//! expiry and release, and the stop.
 use super::call::{CallCtx, ReplyBudget};
 use super::dispatch::Dispatch;
 use super::memory::{RequestPool, Reservation};
 use super::protocol::{
-    Limits, MSG_CALL, MSG_EXCEPTION, MSG_ONEWAY, MSG_REPLY, ProtoError, encode_message,
+    Limits, MSG_CALL, MSG_EXCEPTION, MSG_ONEWAY, MSG_REPLY, ProtoError, Value, encode_message,
 };
-use super::service::Service;
+use super::scanners::ScannerRegistry;
 use super::transport::{Replay, detect, read_message_metered, write_message};
 use super::types::{
     APP_INTERNAL_ERROR, APP_INVALID_MESSAGE_TYPE, APP_PROTOCOL_ERROR, APP_UNKNOWN_METHOD,
@@ -25,6 +29,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking holder cannot leave these maps half-updated in a way that matters more than
     // refusing every later call would, so poisoning is ignored.
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A Thrift service served by [`serve_until`]: its method table and the state every
+/// connection shares.
+pub trait Gateway: Send + Sync + 'static {
+    /// Runs one call (decoded arguments of method `method`) within `ctx`'s reply budget.
+    fn dispatch(&self, method: &str, args: &[(i16, Value)], ctx: &mut CallCtx) -> Dispatch;
+    /// The open scanners: the server expires idle ones and releases a connection's scanners
+    /// when it closes.
+    fn scanners(&self) -> &ScannerRegistry;
+    /// The database served (the info server reads its metrics).
+    fn db(&self) -> &cellbase::Db;
+    /// The database, once no connection uses the service any more (the stop closes it).
+    fn into_db(self) -> cellbase::Db
+    where
+        Self: Sized;
 }
 
 /// Server settings. Every limit is at least 1 (`cellbase thrift` refuses 0); see
@@ -108,15 +128,19 @@ impl Stop {
 }
 
 /// Accepts connections forever, each on its own thread.
-pub fn serve(listener: TcpListener, service: Arc<Service>, cfg: Config) -> std::io::Result<()> {
+pub fn serve<S: Gateway>(
+    listener: TcpListener,
+    service: Arc<S>,
+    cfg: Config,
+) -> std::io::Result<()> {
     serve_until(listener, service, cfg, &Arc::new(Stop::default())).map(|_| ())
 }
 
 /// Accepts connections, each on its own thread, until `stop` begins; then waits up to
 /// [`STOP_GRACE`] for the connections to finish. Returns how many were still running then.
-pub fn serve_until(
+pub fn serve_until<S: Gateway>(
     listener: TcpListener,
-    service: Arc<Service>,
+    service: Arc<S>,
     cfg: Config,
     stop: &Arc<Stop>,
 ) -> std::io::Result<usize> {
@@ -198,7 +222,7 @@ pub fn serve_until(
                 let _guard = guard;
                 let id = conn.id;
                 log::info!(target: "cellbase::thrift", "connection {id} from {peer} opened");
-                match handle_connection(stream, &service, &conn) {
+                match handle_connection(stream, &*service, &conn) {
                     Ok(()) => {
                         log::info!(target: "cellbase::thrift", "connection {id} from {peer} closed");
                     }
@@ -304,9 +328,9 @@ impl Read for DeadlineStream {
 
 /// Serves one connection until the peer closes it, sends something undecodable or misses a
 /// deadline.
-pub fn handle_connection(
+pub fn handle_connection<S: Gateway + ?Sized>(
     stream: TcpStream,
-    service: &Service,
+    service: &S,
     conn: &ConnConfig,
 ) -> std::io::Result<()> {
     let _ = stream.set_nodelay(true);

@@ -65,7 +65,7 @@ impl Service {
     }
 }
 
-pub(super) fn utf8(b: &[u8]) -> Option<&str> {
+pub(crate) fn utf8(b: &[u8]) -> Option<&str> {
     std::str::from_utf8(b).ok()
 }
 

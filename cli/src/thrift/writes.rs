@@ -241,7 +241,7 @@ impl Service {
 /// latency hides this; happybase's `test_atomic_counters` (inc, get, `counter_set`, inc)
 /// relies on it. Waiting out the gap keeps "a write issued after an acknowledged increment
 /// lands on top". Cells more than 5 ms ahead (explicit future timestamps) are not waited for.
-fn commit_wait(r: &RowResult) {
+pub(crate) fn commit_wait(r: &RowResult) {
     let Some(newest) = r.cells().iter().map(|c| c.timestamp()).max() else {
         return;
     };
