@@ -77,6 +77,18 @@ impl<'a> Fields<'a> {
         })
     }
 
+    /// The value of `key` in the `map<binary, binary>` field `id` (an operation's
+    /// `attributes`).
+    pub fn map_value(&self, id: i16, key: &[u8]) -> Option<&'a [u8]> {
+        self.find(id).find_map(|v| match v {
+            Value::Map(_, _, kv) => kv.iter().find_map(|(k, v)| match (k, v) {
+                (Value::Binary(k), Value::Binary(v)) if k.as_slice() == key => Some(v.as_slice()),
+                _ => None,
+            }),
+            _ => None,
+        })
+    }
+
     /// A list (or set) of structs; non-struct elements are skipped.
     pub fn struct_list(&self, id: i16) -> Option<Vec<Fields<'a>>> {
         self.find(id).find_map(|v| match v {

@@ -99,9 +99,26 @@ pub fn get_from_thrift(g: &TGet<'_>) -> R<Get> {
     Ok(out)
 }
 
+/// The `_ttl` attribute as a duration: HBase reads it with `Bytes.toLong`, which refuses any
+/// length but 8; a negative TTL is refused too (cellbase's TTLs are durations).
+fn ttl(raw: Option<&[u8]>) -> R<Option<std::time::Duration>> {
+    let Some(raw) = raw else { return Ok(None) };
+    let ms = <[u8; 8]>::try_from(raw)
+        .map(i64::from_be_bytes)
+        .map_err(|_| {
+            Fail::Illegal(format!(
+                "attribute _ttl must be an 8-byte long (milliseconds), got {} bytes",
+                raw.len()
+            ))
+        })?;
+    let ms = u64::try_from(ms)
+        .map_err(|_| Fail::Illegal(format!("attribute _ttl must not be negative, got {ms}")))?;
+    Ok(Some(std::time::Duration::from_millis(ms)))
+}
+
 /// `putFromThrift`: a cell's own timestamp wins over the TPut's; without either the server
-/// stamps it.
-pub fn put_from_thrift(p: &TPut<'_>) -> Put {
+/// stamps it; the `_ttl` attribute is the cells' TTL [TTL-3].
+pub fn put_from_thrift(p: &TPut<'_>) -> R<Put> {
     let mut out = Put::new(p.row);
     for cv in &p.column_values {
         out = match cv.timestamp.or(p.timestamp) {
@@ -112,7 +129,10 @@ pub fn put_from_thrift(p: &TPut<'_>) -> Put {
     if let Some(d) = durability(p.durability) {
         out = out.durability(d);
     }
-    out
+    if let Some(t) = ttl(p.ttl)? {
+        out = out.ttl(t);
+    }
+    Ok(out)
 }
 
 /// One column of a TDelete by its delete type (`deleteFromThrift`).
@@ -167,7 +187,7 @@ pub fn row_mutations_from_thrift(m: &TRowMutations<'_>) -> R<Vec<Mutation>> {
     let mut out = Vec::with_capacity(m.mutations.len());
     for mu in &m.mutations {
         if let Some(p) = &mu.put {
-            out.push(Mutation::Put(put_from_thrift(p)));
+            out.push(Mutation::Put(put_from_thrift(p)?));
         }
         if let Some(d) = &mu.delete {
             out.push(Mutation::Delete(delete_from_thrift(d)?));
@@ -214,21 +234,27 @@ pub fn scan_from_thrift(s: &TScan<'_>) -> R<Scan> {
 }
 
 /// `incrementFromThrift` (durability: see docs/THRIFT2.md).
-pub fn increment_from_thrift(i: &TIncrement<'_>) -> Increment {
+pub fn increment_from_thrift(i: &TIncrement<'_>) -> R<Increment> {
     let mut out = Increment::new(i.row);
     for c in &i.columns {
         out = out.add(c.family, c.qualifier, c.amount);
     }
-    out
+    if let Some(t) = ttl(i.ttl)? {
+        out = out.ttl(t);
+    }
+    Ok(out)
 }
 
 /// `appendFromThrift`.
-pub fn append_from_thrift(a: &TAppend<'_>) -> Append {
+pub fn append_from_thrift(a: &TAppend<'_>) -> R<Append> {
     let mut out = Append::new(a.row);
     for c in &a.columns {
         out = out.add(c.family, c.qualifier, c.value);
     }
-    out
+    if let Some(t) = ttl(a.ttl)? {
+        out = out.ttl(t);
+    }
+    Ok(out)
 }
 
 /// `resultFromHBase`: `TResult {1: row, 2: columnValues, 3: stale, 4: partial}`. A row with

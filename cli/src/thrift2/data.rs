@@ -100,7 +100,7 @@ impl Thrift2Service {
 
     pub(super) fn put(&self, a: PutArgs<'_>, _: &mut CallCtx) -> R<()> {
         let t = self.table(a.table)?;
-        t.put(put_from_thrift(&need(a.tput, "tput")?))?;
+        t.put(put_from_thrift(&need(a.tput, "tput")?)?)?;
         Ok(())
     }
 
@@ -109,7 +109,7 @@ impl Thrift2Service {
         let puts: Vec<_> = need(a.tputs, "tputs")?
             .iter()
             .map(put_from_thrift)
-            .collect();
+            .collect::<R<_>>()?;
         if !puts.is_empty() {
             t.put_all(puts)?;
         }
@@ -140,7 +140,7 @@ impl Thrift2Service {
         let t = self.table(a.table)?;
         let (row, family) = (need(a.row, "row")?, need(a.family, "family")?);
         let q = a.qualifier.unwrap_or_default();
-        let put = put_from_thrift(&need(a.tput, "tput")?);
+        let put = put_from_thrift(&need(a.tput, "tput")?)?;
         let cam = condition(row, family, q, CompareOp::Equal, a.value).then_put(put);
         Ok(t.check_and_mutate(cam)?)
     }
@@ -176,7 +176,7 @@ impl Thrift2Service {
     pub(super) fn increment(&self, a: IncrementArgs<'_>, ctx: &mut CallCtx) -> R<Value> {
         let t = self.table(a.table)?;
         let inc = need(a.tincrement, "tincrement")?;
-        let r = t.increment(increment_from_thrift(&inc))?;
+        let r = t.increment(increment_from_thrift(&inc)?)?;
         commit_wait(&r);
         self.mutation_result(&r, inc.return_results, ctx)
     }
@@ -184,7 +184,7 @@ impl Thrift2Service {
     pub(super) fn append(&self, a: AppendArgs<'_>, ctx: &mut CallCtx) -> R<Value> {
         let t = self.table(a.table)?;
         let app = need(a.tappend, "tappend")?;
-        let r = t.append(append_from_thrift(&app))?;
+        let r = t.append(append_from_thrift(&app)?)?;
         commit_wait(&r);
         self.mutation_result(&r, app.return_results, ctx)
     }

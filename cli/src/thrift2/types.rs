@@ -6,6 +6,11 @@
 use crate::thrift::protocol::Value;
 use crate::thrift::types::{Fields, FromFields};
 
+/// The operation attribute HBase's `Mutation.setTTL` sets (`_ttl`: the TTL in milliseconds as
+/// an 8-byte big-endian long); `ThriftUtilities` copies a mutation's attributes over, so a
+/// Thrift2 client sets a per-cell TTL with it [TTL-3].
+pub const TTL_ATTRIBUTE: &[u8] = b"_ttl";
+
 /// The binary keys and values of map field `id` (other entries skipped).
 pub fn bin_map<'a>(f: &Fields<'a>, id: i16) -> Vec<(&'a [u8], &'a [u8])> {
     f.0.iter()
@@ -186,6 +191,8 @@ pub struct TPut<'a> {
     pub column_values: Vec<TColumnValue<'a>>,
     /// 3: timestamp (of the cells without their own).
     pub timestamp: Option<i64>,
+    /// 5: attributes["_ttl"] (`Mutation.setTTL`).
+    pub ttl: Option<&'a [u8]>,
     /// 6: durability (TDurability).
     pub durability: Option<i32>,
 }
@@ -196,6 +203,7 @@ impl<'a> FromFields<'a> for TPut<'a> {
             row: f.bin(1).unwrap_or_default(),
             column_values: structs(&f, 2).unwrap_or_default(),
             timestamp: f.i64(3),
+            ttl: f.map_value(5, TTL_ATTRIBUTE),
             durability: f.i32(6),
         }
     }
@@ -235,6 +243,8 @@ pub struct TIncrement<'a> {
     pub row: &'a [u8],
     /// 2: columns.
     pub columns: Vec<TColumnIncrement<'a>>,
+    /// 4: attributes["_ttl"] (`Mutation.setTTL`).
+    pub ttl: Option<&'a [u8]>,
     /// 5: durability.
     pub durability: Option<i32>,
     /// 7: returnResults (absent: true, HBase's default).
@@ -246,6 +256,7 @@ impl<'a> FromFields<'a> for TIncrement<'a> {
         TIncrement {
             row: f.bin(1).unwrap_or_default(),
             columns: structs(&f, 2).unwrap_or_default(),
+            ttl: f.map_value(4, TTL_ATTRIBUTE),
             durability: f.i32(5),
             return_results: f.bool(7).unwrap_or(true),
         }
@@ -259,6 +270,8 @@ pub struct TAppend<'a> {
     pub row: &'a [u8],
     /// 2: columns.
     pub columns: Vec<TColumnValue<'a>>,
+    /// 3: attributes["_ttl"] (`Mutation.setTTL`).
+    pub ttl: Option<&'a [u8]>,
     /// 4: durability.
     pub durability: Option<i32>,
     /// 6: returnResults (absent: true, HBase's default).
@@ -270,6 +283,7 @@ impl<'a> FromFields<'a> for TAppend<'a> {
         TAppend {
             row: f.bin(1).unwrap_or_default(),
             columns: structs(&f, 2).unwrap_or_default(),
+            ttl: f.map_value(3, TTL_ATTRIBUTE),
             durability: f.i32(4),
             return_results: f.bool(6).unwrap_or(true),
         }

@@ -15,6 +15,7 @@
 //! The cases write explicit timestamps wherever time matters, so the gateway's system clock
 //! and the embedded database's agree; TTL cases write cells whose timestamps are hours old.
 
+#[allow(dead_code)]
 #[path = "../gateway_process/mod.rs"]
 mod gateway_process;
 
@@ -198,6 +199,7 @@ conformance!(
     ttl::family_ttl_hides_old_cells_at_once,
     ttl::min_versions_keep_expired_versions_visible,
     ttl::cell_ttl_expires_a_put,
+    ttl::increment_and_append_ttl,
     filters::compare_filters_read_cell_op_expected,
     filters::single_column_value_filter_defaults,
     filters::prefix_page_and_column_filters,

@@ -70,3 +70,27 @@ pub fn cell_ttl_expires_a_put(b: &Backend) {
     assert!(t.get(Get::new("r")).unwrap().is_empty());
     assert!(!t.get(Get::new("s")).unwrap().is_empty());
 }
+
+/// [TTL-3] An Increment's and an Append's TTL expire the cells they write (HBase's
+/// `Mutation.setTTL`): written with a 1 ms TTL, they are gone once 1 ms has passed.
+pub fn increment_and_append_ttl(b: &Backend) {
+    let t = b.table(1);
+    t.increment(Increment::new("r").add("f", "kept", 1))
+        .unwrap();
+    t.increment(
+        Increment::new("r")
+            .add("f", "n", 1)
+            .ttl(Duration::from_millis(1)),
+    )
+    .unwrap();
+    t.append(
+        Append::new("r")
+            .add("f", "s", "ab")
+            .ttl(Duration::from_millis(1)),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let r = t.get(Get::new("r")).unwrap();
+    assert!(r.value("f", "n").is_none() && r.value("f", "s").is_none());
+    assert!(r.value("f", "kept").is_some());
+}
