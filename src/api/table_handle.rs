@@ -50,6 +50,7 @@ macro_rules! local_only {
 
 impl Table {
     /// The table name.
+    #[inline]
     pub fn name(&self) -> &str {
         both!(self, name())
     }
@@ -59,6 +60,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] for a bad row, zero versions or a bad time range;
     /// [`Error::NoSuchFamily`] [GET-1]; [`Error::Corruption`] when a file is damaged.
+    #[inline]
     pub fn get(&self, g: Get) -> Result<RowResult> {
         both!(self, get(g))
     }
@@ -67,6 +69,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::get`].
+    #[inline]
     pub fn exists(&self, g: Get) -> Result<bool> {
         both!(self, exists(g))
     }
@@ -76,6 +79,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] for zero versions, a bad time range, oversized start/stop
     /// rows, or a raw scan naming columns [SCAN-RAW-1]; [`Error::NoSuchFamily`].
+    #[inline]
     pub fn scan(&self, s: Scan) -> Result<Scanner> {
         both!(self, scan(s))
     }
@@ -86,6 +90,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::scan`].
+    #[inline]
     pub fn scan_salted(&self, s: Scan, buckets: u16) -> Result<Scanner> {
         local_only!(self, scan_salted(s, buckets))
     }
@@ -94,6 +99,7 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::Io`] / [`Error::Corruption`] from writing or reading files.
+    #[inline]
     pub fn flush(&self) -> Result<()> {
         local_only!(self, flush())
     }
@@ -105,6 +111,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::flush`].
+    #[inline]
     pub fn compact(&self) -> Result<()> {
         local_only!(self, compact())
     }
@@ -115,6 +122,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::flush`].
+    #[inline]
     pub fn major_compact(&self) -> Result<()> {
         local_only!(self, major_compact())
     }
@@ -128,6 +136,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] when `at` equals its region's start key (or is not a valid
     /// row); I/O errors from the flushes and compactions.
+    #[inline]
     pub fn split(&self, at: Option<&[u8]>) -> Result<()> {
         local_only!(self, split(at))
     }
@@ -141,6 +150,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::flush`].
+    #[inline]
     pub fn run_split_check(&self) -> Result<Vec<Vec<u8>>> {
         local_only!(self, run_split_check())
     }
@@ -150,11 +160,13 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] for unknown names, the same region twice, or regions that are
     /// not adjacent.
+    #[inline]
     pub fn merge(&self, region_a: &str, region_b: &str) -> Result<()> {
         local_only!(self, merge(region_a, region_b))
     }
 
     /// Every region in key order with its metrics.
+    #[inline]
     pub fn regions(&self) -> Vec<RegionInfo> {
         both!(self, regions())
     }
@@ -165,6 +177,7 @@ impl Table {
     /// [`Error::InvalidArgument`] for an empty or oversized row, no cells, a negative
     /// timestamp or an oversized cell; [`Error::NoSuchFamily`]; [`Error::TableDisabled`];
     /// [`Error::Poisoned`] or [`Error::Io`] when the log write fails.
+    #[inline]
     pub fn put(&self, p: Put) -> Result<()> {
         both!(self, put(p))
     }
@@ -193,6 +206,7 @@ impl Table {
     /// assert_eq!(t.scan(Scan::new())?.count(), 1000);
     /// # Ok::<(), cellbase::Error>(())
     /// ```
+    #[inline]
     pub fn bulk_load(&self, puts: impl IntoIterator<Item = Put>) -> Result<u64> {
         local_only!(self, bulk_load(puts))
     }
@@ -201,6 +215,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::bulk_load`].
+    #[inline]
     pub fn bulk_load_with_memory(
         &self,
         puts: impl IntoIterator<Item = Put>,
@@ -214,6 +229,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::put`] for a closed database or a disabled table.
+    #[inline]
     pub fn bulk_loader(&self) -> Result<crate::api::table::BulkLoader> {
         local_only!(self, bulk_loader())
     }
@@ -222,6 +238,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::bulk_loader`].
+    #[inline]
     pub fn bulk_loader_with_memory(&self, budget: usize) -> Result<crate::api::table::BulkLoader> {
         local_only!(self, bulk_loader_with_memory(budget))
     }
@@ -230,6 +247,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::put`]; puts before the failing one stay applied.
+    #[inline]
     pub fn put_all(&self, ps: impl IntoIterator<Item = Put>) -> Result<()> {
         both!(self, put_all(ps))
     }
@@ -239,6 +257,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] for a bad row, a negative timestamp or `up_to` combined with
     /// a family or column; [`Error::NoSuchFamily`] [DEL-8]; as [`Table::put`] for the log.
+    #[inline]
     pub fn delete(&self, d: Delete) -> Result<()> {
         both!(self, delete(d))
     }
@@ -249,6 +268,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] when a mutation names another row or is invalid;
     /// [`Error::NoSuchFamily`] when any names an unknown family (nothing is written).
+    #[inline]
     pub fn mutate_row(&self, row: impl AsRef<[u8]>, ms: Vec<Mutation>) -> Result<()> {
         both!(self, mutate_row(row, ms))
     }
@@ -261,6 +281,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] with no condition or no action, or an action on another row
     /// [CAM-5]; [`Error::NoSuchFamily`] for an unknown family in a condition or action.
+    #[inline]
     pub fn check_and_mutate(&self, c: CheckAndMutate) -> Result<bool> {
         both!(self, check_and_mutate(c))
     }
@@ -271,6 +292,7 @@ impl Table {
     /// # Errors
     /// [`Error::NotACounter`] when a current value is not 8 bytes wide (nothing is written);
     /// [`Error::NoSuchFamily`]; [`Error::InvalidArgument`] for a bad row or no columns.
+    #[inline]
     pub fn increment(&self, i: Increment) -> Result<RowResult> {
         both!(self, increment(i))
     }
@@ -281,6 +303,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] when a result exceeds `max_cell_size` [LIM-5], for a bad row
     /// or no columns; [`Error::NoSuchFamily`].
+    #[inline]
     pub fn append(&self, a: Append) -> Result<RowResult> {
         both!(self, append(a))
     }
@@ -311,6 +334,7 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::get`], for the first bad Get (nothing is read then).
+    #[inline]
     pub fn get_many(&self, gets: Vec<Get>) -> Result<Vec<RowResult>> {
         both!(self, get_many(gets))
     }
@@ -319,6 +343,7 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an unknown region name; as [`Table::flush`].
+    #[inline]
     pub fn flush_region(&self, region: &str) -> Result<()> {
         local_only!(self, flush_region(region))
     }
@@ -329,6 +354,7 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::NoSuchFamily`]; as [`Table::compact`].
+    #[inline]
     pub fn compact_family(&self, family: &[u8], major: bool) -> Result<()> {
         local_only!(self, compact_family(family, major))
     }
@@ -339,6 +365,7 @@ impl Table {
     /// # Errors
     /// [`Error::InvalidArgument`] for an unknown region name; [`Error::NoSuchFamily`]; as
     /// [`Table::compact`].
+    #[inline]
     pub fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
         local_only!(self, compact_region(region, family, major))
     }
@@ -349,11 +376,13 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an unknown region name; I/O errors.
+    #[inline]
     pub fn truncate_region(&self, region: &str) -> Result<()> {
         local_only!(self, truncate_region(region))
     }
 
     /// What compactions of the table run now (HBase's `Admin.getCompactionState`).
+    #[inline]
     pub fn compaction_state(&self) -> CompactionState {
         both!(self, compaction_state())
     }
