@@ -106,7 +106,7 @@ impl Db {
     }
 
     /// The traffic recorded since open (per region, per interval: read and write requests),
-    /// when [`DbOptions::traffic_recording`] turned recording on; `None` otherwise.
+    /// when [`DbOptions::traffic_recording`](crate::DbOptions::traffic_recording) turned recording on; `None` otherwise.
     pub fn traffic(&self) -> Option<Traffic> {
         both!(self, traffic())
     }

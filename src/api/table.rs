@@ -352,7 +352,7 @@ pub(crate) fn region_name(table: &str, r: &Region) -> String {
     )
 }
 
-/// A bulk load fed one put at a time ([`Table::bulk_loader`]): nothing is visible until
+/// A bulk load fed one put at a time ([`Table::bulk_loader`](crate::Table::bulk_loader)): nothing is visible until
 /// [`BulkLoader::finish`], which makes every cell visible at once; a loader dropped without
 /// `finish` loads nothing.
 pub struct BulkLoader {
@@ -372,10 +372,10 @@ impl std::fmt::Debug for BulkLoader {
 }
 
 impl BulkLoader {
-    /// Adds a put's cells (validated as [`Table::put`] validates them).
+    /// Adds a put's cells (validated as [`Table::put`](crate::Table::put) validates them).
     ///
     /// # Errors
-    /// As [`Table::put`] for an invalid put (the loader stays usable; that put is not added);
+    /// As [`Table::put`](crate::Table::put) for an invalid put (the loader stays usable; that put is not added);
     /// [`Error::Io`] when spilling to a temporary file fails.
     pub fn add(&mut self, p: &crate::api::ops::Put) -> Result<()> {
         self.table.validate_put(&self.desc, p)?;
@@ -394,7 +394,7 @@ impl BulkLoader {
     /// of cells loaded.
     ///
     /// # Errors
-    /// As [`Table::bulk_load`] (nothing is loaded).
+    /// As [`Table::bulk_load`](crate::Table::bulk_load) (nothing is loaded).
     pub fn finish(self) -> Result<u64> {
         self.table.db.bulk_load(&self.table.shared, self.sorter)
     }

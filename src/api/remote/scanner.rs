@@ -76,14 +76,13 @@ impl RemoteScanner {
     /// Closes the server's scanner and returns the connection to the pool.
     fn close(&mut self) {
         self.done = true;
-        if let (Some(mut conn), Some(id)) = (self.conn.take(), self.id.take()) {
-            if self
+        if let (Some(mut conn), Some(id)) = (self.conn.take(), self.id.take())
+            && self
                 .client
                 .call_on(&mut conn, "closeScanner", vec![(1, Value::I32(id))])
                 .is_ok()
-            {
-                self.client.give_back(conn);
-            }
+        {
+            self.client.give_back(conn);
         }
     }
 }

@@ -113,7 +113,10 @@ fn cmp(c: &Comparator) -> Result<String> {
 
 fn write(f: &Filter, out: &mut String) -> Result<()> {
     match f {
-        Filter::Prefix(p) => call("PrefixFilter", out, |a| Ok(a.push(q(p)?))),
+        Filter::Prefix(p) => call("PrefixFilter", out, |a| {
+            a.push(q(p)?);
+            Ok(())
+        }),
         Filter::Row(o, c)
         | Filter::Family(o, c)
         | Filter::Qualifier(o, c)
@@ -159,7 +162,10 @@ fn write(f: &Filter, out: &mut String) -> Result<()> {
                 Ok(())
             })
         }
-        Filter::ColumnPrefix(p) => call("ColumnPrefixFilter", out, |a| Ok(a.push(q(p)?))),
+        Filter::ColumnPrefix(p) => call("ColumnPrefixFilter", out, |a| {
+            a.push(q(p)?);
+            Ok(())
+        }),
         Filter::ColumnRange {
             min,
             min_inclusive,
@@ -172,10 +178,16 @@ fn write(f: &Filter, out: &mut String) -> Result<()> {
             a.push(max_inclusive.to_string());
             Ok(())
         }),
-        Filter::Page(n) => call("PageFilter", out, |a| Ok(a.push(n.to_string()))),
+        Filter::Page(n) => call("PageFilter", out, |a| {
+            a.push(n.to_string());
+            Ok(())
+        }),
         Filter::FirstKeyOnly => call("FirstKeyOnlyFilter", out, |_| Ok(())),
         Filter::KeyOnly => call("KeyOnlyFilter", out, |_| Ok(())),
-        Filter::KeyOnlyValueLength => call("KeyOnlyFilter", out, |a| Ok(a.push("true".into()))),
+        Filter::KeyOnlyValueLength => call("KeyOnlyFilter", out, |a| {
+            a.push("true".into());
+            Ok(())
+        }),
         Filter::Timestamps(ts) => call("TimestampsFilter", out, |a| {
             a.extend(ts.iter().map(i64::to_string));
             Ok(())
@@ -186,9 +198,10 @@ fn write(f: &Filter, out: &mut String) -> Result<()> {
             }
             Ok(())
         }),
-        Filter::ColumnCountGet(n) => {
-            call("ColumnCountGetFilter", out, |a| Ok(a.push(n.to_string())))
-        }
+        Filter::ColumnCountGet(n) => call("ColumnCountGetFilter", out, |a| {
+            a.push(n.to_string());
+            Ok(())
+        }),
         Filter::ColumnPagination { limit, offset } => call("ColumnPaginationFilter", out, |a| {
             a.extend([limit.to_string(), offset.to_string()]);
             Ok(())
@@ -196,7 +209,10 @@ fn write(f: &Filter, out: &mut String) -> Result<()> {
         Filter::ColumnPaginationFrom { .. } => {
             Err(unsupported("ColumnPaginationFilter with a column offset"))
         }
-        Filter::InclusiveStop(r) => call("InclusiveStopFilter", out, |a| Ok(a.push(q(r)?))),
+        Filter::InclusiveStop(r) => call("InclusiveStopFilter", out, |a| {
+            a.push(q(r)?);
+            Ok(())
+        }),
         Filter::DependentColumn {
             family,
             qualifier,
