@@ -18,20 +18,12 @@ WORK=${REST_TESTS_DIR:-$TARGET/rest-tests}
 mkdir -p "$WORK"
 start=$(date +%s)
 
-PY=${PYTHON:-}
-if [ -z "$PY" ]; then
-    if command -v python3.11 >/dev/null 2>&1; then PY=python3.11; else PY=python3; fi
-fi
+# shellcheck source=../.ci/gateway-lib.sh
+. "$ROOT/.ci/gateway-lib.sh"
 
 # 1. The virtual environment, rebuilt only when requirements.txt changes.
 VENV="$WORK/venv"
-STAMP="$VENV/.requirements"
-if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$HERE/requirements.txt" "$STAMP"; then
-    rm -rf "$VENV"
-    "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
-    cp "$HERE/requirements.txt" "$STAMP"
-fi
+make_venv "$VENV" "$HERE/requirements.txt"
 
 # 2. The suite: our tests plus the client's own, from the installed wheel.
 SUITE="$WORK/suite"
@@ -63,34 +55,17 @@ DESELECT_ARGS=()
 for d in "${DESELECT[@]}"; do DESELECT_ARGS+=(--deselect "$d"); done
 
 # 3. The server binary.
-if [ -n "${CELLBASE_BIN:-}" ]; then
-    BIN=$CELLBASE_BIN
-else
-    (cd "$ROOT" && cargo build --release -q -p cellbase-cli)
-    BIN="$TARGET/release/cellbase"
-fi
+cellbase_bin
 
-SERVER_PID=""
 DATA=$(mktemp -d "$WORK/data.XXXXXX")
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    stop_gateway
     rm -rf "$DATA"
 }
 trap cleanup EXIT
 
 # 4. A fresh gateway on a free port.
-"$BIN" rest --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
-SERVER_PID=$!
-port=""
-for _ in $(seq 1 300); do
-    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
-    if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    echo "cellbase rest did not start:"; cat "$DATA/server.err"
-    exit 1
-fi
+start_gateway rest "$DATA"
 
 set +e
 (cd "$SUITE" && CELLBASE_REST="http://127.0.0.1:$port" \

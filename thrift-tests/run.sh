@@ -19,20 +19,12 @@ MODES=${MODES:-"buffered:binary framed:binary buffered:compact framed:compact"}
 mkdir -p "$WORK"
 start=$(date +%s)
 
-PY=${PYTHON:-}
-if [ -z "$PY" ]; then
-    if command -v python3.11 >/dev/null 2>&1; then PY=python3.11; else PY=python3; fi
-fi
+# shellcheck source=../.ci/gateway-lib.sh
+. "$ROOT/.ci/gateway-lib.sh"
 
 # 1. The virtual environment, rebuilt only when requirements.txt changes.
 VENV="$WORK/venv"
-STAMP="$VENV/.requirements"
-if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$HERE/requirements.txt" "$STAMP"; then
-    rm -rf "$VENV"
-    "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
-    cp "$HERE/requirements.txt" "$STAMP"
-fi
+make_venv "$VENV" "$HERE/requirements.txt"
 
 # 2. happybase's own tests from its sdist (downloaded once; never committed).
 SDIST="$WORK/dl/happybase-1.3.0.tar.gz"
@@ -47,17 +39,11 @@ SUITE="$WORK/src/happybase-1.3.0"
 cp "$HERE/conftest.py" "$SUITE/tests/conftest.py"
 
 # 3. The server binary.
-if [ -n "${CELLBASE_BIN:-}" ]; then
-    BIN=$CELLBASE_BIN
-else
-    (cd "$ROOT" && cargo build --release -q -p cellbase-cli)
-    BIN="$TARGET/release/cellbase"
-fi
+cellbase_bin
 
-SERVER_PID=""
 DATA=""
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    stop_gateway
     if [ -n "$DATA" ]; then rm -rf "$DATA"; fi
 }
 trap cleanup EXIT
@@ -69,19 +55,7 @@ for mode in $MODES; do
     transport=${mode%%:*}
     protocol=${mode##*:}
     DATA=$(mktemp -d "$WORK/data.XXXXXX")
-    : >"$DATA/server.out"
-    "$BIN" thrift --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
-    SERVER_PID=$!
-    port=""
-    for _ in $(seq 1 300); do
-        port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
-        if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
-        sleep 0.1
-    done
-    if [ -z "$port" ]; then
-        echo "cellbase thrift did not start:"; cat "$DATA/server.err"
-        exit 1
-    fi
+    start_gateway thrift "$DATA"
     set +e
     out=$(cd "$SUITE" && HAPPYBASE_HOST=127.0.0.1 HB_TEST_PORT="$port" \
         HAPPYBASE_TRANSPORT="$transport" HB_TEST_PROTOCOL="$protocol" \
@@ -97,9 +71,7 @@ for mode in $MODES; do
     else
         summary+="$transport/$protocol: $passed/$EXPECTED passed"$'\n'
     fi
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
+    stop_gateway
     rm -rf "$DATA"
     DATA=""
 done
@@ -126,9 +98,7 @@ else
     failed=1
     summary+="info port: FAILED"$'\n'
 fi
-kill "$SERVER_PID" 2>/dev/null || true
-wait "$SERVER_PID" 2>/dev/null || true
-SERVER_PID=""
+stop_gateway
 rm -rf "$DATA"
 DATA=""
 

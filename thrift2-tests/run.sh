@@ -17,53 +17,27 @@ EXPECTED=52
 mkdir -p "$WORK"
 start=$(date +%s)
 
-PY=${PYTHON:-}
-if [ -z "$PY" ]; then
-    if command -v python3.11 >/dev/null 2>&1; then PY=python3.11; else PY=python3; fi
-fi
+# shellcheck source=../.ci/gateway-lib.sh
+. "$ROOT/.ci/gateway-lib.sh"
 
 # 1. The virtual environment, rebuilt only when requirements.txt changes. thbase goes in with
 # --no-deps: its declared enum34 / typing backports break Python 3.11.
 VENV="$WORK/venv"
-STAMP="$VENV/.requirements"
-if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$HERE/requirements.txt" "$STAMP"; then
-    rm -rf "$VENV"
-    "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps thbase==1.3.14
-    cp "$HERE/requirements.txt" "$STAMP"
-fi
+make_venv "$VENV" "$HERE/requirements.txt" --no-deps thbase==1.3.14
 
 # 2. The server binary.
-if [ -n "${CELLBASE_BIN:-}" ]; then
-    BIN=$CELLBASE_BIN
-else
-    (cd "$ROOT" && cargo build --release -q -p cellbase-cli)
-    BIN="$TARGET/release/cellbase"
-fi
+cellbase_bin
 
-SERVER_PID=""
 DATA=""
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    stop_gateway
     if [ -n "$DATA" ]; then rm -rf "$DATA"; fi
 }
 trap cleanup EXIT
 
 # 3. One server on a free port over a fresh directory; the tests use their own tables per mode.
 DATA=$(mktemp -d "$WORK/data.XXXXXX")
-"$BIN" thrift2 --db "$DATA/db" --port 0 >"$DATA/server.out" 2>"$DATA/server.err" &
-SERVER_PID=$!
-port=""
-for _ in $(seq 1 300); do
-    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$DATA/server.out" 2>/dev/null | head -n1 || true)
-    if [ -n "$port" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    echo "cellbase thrift2 did not start:"; cat "$DATA/server.err"
-    exit 1
-fi
+start_gateway thrift2 "$DATA"
 
 failed=0
 set +e
