@@ -213,6 +213,7 @@ conformance!(
     cam::check_and_delete_and_mutation_lists,
     scans::start_stop_and_prefix,
     scans::reversed_scans,
+    scans::reversed_prefix_scans,
     scans::limit_batch_and_caching,
     scans::columns_versions_and_time_ranges,
     scans::per_family_time_ranges,

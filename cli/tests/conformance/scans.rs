@@ -42,6 +42,28 @@ pub fn reversed_scans(b: &Backend) {
     );
 }
 
+/// [SCAN-2] [SCAN-REV-1] A reversed prefix scan returns the prefix's rows, descending, and
+/// nothing outside it (not the row equal to the prefix's stop row either).
+pub fn reversed_prefix_scans(b: &Backend) {
+    let t = b.table(1);
+    for row in ["a", "a1", "b", "b1", "b2", "bz", "c", "c1"] {
+        t.put(Put::new(row).add_at("f", "a", 1, row)).unwrap();
+    }
+    assert_eq!(
+        scan_rows(&t, Scan::new().prefix("b").reversed(true)),
+        ["bz", "b2", "b1", "b"]
+    );
+    assert_eq!(
+        scan_rows(&t, Scan::new().prefix("b").reversed(true).limit(2)),
+        ["bz", "b2"]
+    );
+    assert_eq!(
+        scan_rows(&t, Scan::new().prefix("c1").reversed(true)),
+        ["c1"]
+    );
+    assert!(scan_rows(&t, Scan::new().prefix("d").reversed(true)).is_empty());
+}
+
 /// [SCAN-3] [SCAN-4] Limits, batches of cells, and scans longer than one round trip.
 pub fn limit_batch_and_caching(b: &Backend) {
     let t = b.table(1);

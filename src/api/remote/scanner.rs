@@ -20,11 +20,21 @@ pub(crate) struct RemoteScanner {
     rows: u32,
     buffered: VecDeque<RowResult>,
     done: bool,
+    /// A reversed prefix scan's prefix: rows above it are skipped, the first row below it
+    /// ends the scan.
+    prefix: Option<Vec<u8>>,
 }
 
 impl RemoteScanner {
-    /// Opens a scanner on `table` for the `TScan` `tscan`.
-    pub(crate) fn open(client: Arc<Client>, table: &str, tscan: Value, rows: u32) -> Result<Self> {
+    /// Opens a scanner on `table` for the `TScan` `tscan`, fetching `rows` rows per round
+    /// trip; `prefix` for a reversed prefix scan (see `RemoteTable::scan`).
+    pub(crate) fn open(
+        client: Arc<Client>,
+        table: &str,
+        tscan: Value,
+        rows: u32,
+        prefix: Option<Vec<u8>>,
+    ) -> Result<Self> {
         let mut conn = client.open_conn()?;
         let id = client.call_on(
             &mut conn,
@@ -46,6 +56,7 @@ impl RemoteScanner {
             rows,
             buffered: VecDeque::new(),
             done: false,
+            prefix,
         })
     }
 
@@ -92,7 +103,17 @@ impl Iterator for RemoteScanner {
     fn next(&mut self) -> Option<Result<RowResult>> {
         loop {
             if let Some(r) = self.buffered.pop_front() {
-                return Some(Ok(r));
+                match &self.prefix {
+                    Some(p) if !r.row().starts_with(p) => {
+                        if r.row() < p.as_slice() {
+                            self.buffered.clear();
+                            self.close();
+                            return None;
+                        }
+                        continue;
+                    }
+                    _ => return Some(Ok(r)),
+                }
             }
             if self.done {
                 return None;

@@ -431,14 +431,35 @@ impl RemoteTable {
             return Err(Error::invalid("versions must be positive"));
         }
         let caching = self.client.options().scanner_caching;
+        let limit = s.limit;
+        // A reversed prefix scan [SCAN-2] [SCAN-REV-1]: TScan has no prefix, and a reversed
+        // scan's bounds are [stop, start] with the start inclusive, so no pair of rows bounds
+        // exactly the prefix's rows. The scan starts at the prefix's stop row instead (one row
+        // too many at most: that row itself) and ends at the first row below the prefix; the
+        // scanner drops what is outside it.
+        let (s, keep) = match (&s.prefix, s.reversed) {
+            (Some(p), true) => {
+                let p = p.clone();
+                let mut r = s;
+                r.start = std::mem::take(&mut r.stop);
+                r.limit = r.limit.map(|l| l.saturating_add(1));
+                (r, Some(p))
+            }
+            _ => (s, None),
+        };
         let tscan = encode::scan(&s, caching)?;
         let rows = match s.limit {
             Some(l) => caching.min(u32::try_from(l).unwrap_or(u32::MAX)).max(1),
             None => caching,
         };
-        let inner =
-            crate::api::remote::RemoteScanner::open(self.client.clone(), &self.name, tscan, rows)?;
-        Ok(Scanner::remote(inner, s.limit))
+        let inner = crate::api::remote::RemoteScanner::open(
+            self.client.clone(),
+            &self.name,
+            tscan,
+            rows,
+            keep,
+        )?;
+        Ok(Scanner::remote(inner, limit))
     }
 
     pub(crate) fn put(&self, p: Put) -> Result<()> {
