@@ -7,6 +7,7 @@ use super::schema::{
     family_from_thrift, namespace_to_thrift, table_from_thrift, table_to_thrift, ttable_name,
 };
 use super::service::{Thrift2Service, table_name, text};
+use super::types::{TColumnFamilyDescriptor, TTableName};
 use crate::thrift::admin::{drop_disabled_table, region_id};
 use crate::thrift::call::{CallCtx, Fail};
 use crate::thrift::protocol::{T_BOOL, T_STRUCT, Value};
@@ -320,18 +321,7 @@ impl Thrift2Service {
 
     /// HBase's `addColumnFamily`: a family of that name must not exist yet.
     pub(super) fn add_column_family(&self, a: AddColumnFamilyArgs<'_>, _: &mut CallCtx) -> R<()> {
-        let name = table_name(a.table_name.as_ref())?;
-        let column = a
-            .column
-            .ok_or_else(|| Fail::Io("missing argument column".into()))?;
-        let f = family_from_thrift(&column)?;
-        if self.db.describe(&name)?.get_family(&f.name).is_some() {
-            return Err(Fail::Io(format!(
-                "Column family '{}' in table '{name}' already exists so cannot be added",
-                String::from_utf8_lossy(&f.name)
-            )));
-        }
-        Ok(self.db.alter_family(&name, f)?)
+        self.alter_column_family(a.table_name.as_ref(), a.column, true)
     }
 
     /// HBase's `modifyColumnFamily`: the family must exist; its descriptor is replaced.
@@ -340,18 +330,31 @@ impl Thrift2Service {
         a: ModifyColumnFamilyArgs<'_>,
         _: &mut CallCtx,
     ) -> R<()> {
-        let name = table_name(a.table_name.as_ref())?;
-        let column = a
-            .column
-            .ok_or_else(|| Fail::Io("missing argument column".into()))?;
+        self.alter_column_family(a.table_name.as_ref(), a.column, false)
+    }
+
+    /// Adds (`adding`) or replaces a family, with HBase's messages when it exists already or
+    /// does not exist.
+    fn alter_column_family(
+        &self,
+        table: Option<&TTableName<'_>>,
+        column: Option<TColumnFamilyDescriptor<'_>>,
+        adding: bool,
+    ) -> R<()> {
+        let name = table_name(table)?;
+        let column = column.ok_or_else(|| Fail::Io("missing argument column".into()))?;
         let f = family_from_thrift(&column)?;
-        if self.db.describe(&name)?.get_family(&f.name).is_none() {
-            return Err(Fail::Io(format!(
-                "Column family '{}' does not exist",
-                String::from_utf8_lossy(&f.name)
-            )));
+        let family = String::from_utf8_lossy(&f.name).into_owned();
+        match (
+            self.db.describe(&name)?.get_family(&f.name).is_some(),
+            adding,
+        ) {
+            (true, true) => Err(Fail::Io(format!(
+                "Column family '{family}' in table '{name}' already exists so cannot be added"
+            ))),
+            (false, false) => Err(Fail::Io(format!("Column family '{family}' does not exist"))),
+            _ => Ok(self.db.alter_family(&name, f)?),
         }
-        Ok(self.db.alter_family(&name, f)?)
     }
 
     pub(super) fn delete_column_family(
