@@ -37,15 +37,14 @@ pub fn compare_filters_read_cell_op_expected(b: &Backend) {
     );
     assert_eq!(cells, cells_gt_4());
     assert_eq!(
-        scan_cells(
-            &t,
-            Scan::new()
-                .start_row("a1")
-                .stop_row("a2")
-                .filter(Filter::Family(CompareOp::Equal, bin("g")))
-        ),
+        a1_cells(&t, Filter::Family(CompareOp::Equal, bin("g"))),
         ["a1/g:c1@1=c"]
     );
+}
+
+/// The cells of row `a1` a filter lets through.
+fn a1_cells(t: &Table, f: Filter) -> Vec<String> {
+    scan_cells(t, Scan::new().start_row("a1").stop_row("a2").filter(f))
 }
 
 /// Cells with a value above "4" in [`rows`], in scan order.
@@ -103,35 +102,14 @@ pub fn prefix_page_and_column_filters(b: &Backend) {
         ["a1", "a2", "b1"]
     );
     assert_eq!(
-        scan_cells(
-            &t,
-            Scan::new()
-                .start_row("a1")
-                .stop_row("a2")
-                .filter(Filter::ColumnPrefix(b"c".to_vec()))
-        ),
+        a1_cells(&t, Filter::ColumnPrefix(b"c".to_vec())),
         ["a1/g:c1@1=c"]
     );
+    assert_eq!(a1_cells(&t, Filter::FirstKeyOnly), ["a1/f:p@1=p"]);
     assert_eq!(
-        scan_cells(
+        a1_cells(
             &t,
-            Scan::new()
-                .start_row("a1")
-                .stop_row("a2")
-                .filter(Filter::FirstKeyOnly)
-        ),
-        ["a1/f:p@1=p"]
-    );
-    assert_eq!(
-        scan_cells(
-            &t,
-            Scan::new()
-                .start_row("a1")
-                .stop_row("a2")
-                .filter(Filter::All(vec![
-                    Filter::KeyOnly,
-                    Filter::ColumnPrefix(b"q".to_vec())
-                ]))
+            Filter::All(vec![Filter::KeyOnly, Filter::ColumnPrefix(b"q".to_vec())])
         ),
         ["a1/f:q@1="]
     );

@@ -82,9 +82,8 @@ pub fn limit_batch_and_caching(b: &Backend) {
     assert_eq!(batched, [2, 1, 2, 1]);
 }
 
-/// [GET-1] [SCAN-5] Columns, versions and time ranges on scans.
-pub fn columns_versions_and_time_ranges(b: &Backend) {
-    let t = b.table(3);
+/// Row `r` with `f:a` and `g:c` at timestamps 1, 2 and 3.
+fn three_versions(t: &Table) {
     for ts in 1..=3 {
         t.put(
             Put::new("r")
@@ -93,6 +92,12 @@ pub fn columns_versions_and_time_ranges(b: &Backend) {
         )
         .unwrap();
     }
+}
+
+/// [GET-1] [SCAN-5] Columns, versions and time ranges on scans.
+pub fn columns_versions_and_time_ranges(b: &Backend) {
+    let t = b.table(3);
+    three_versions(&t);
     assert_eq!(scan_cells(&t, Scan::new().column("f", "a")), ["r/f:a@3=v"]);
     assert_eq!(
         scan_cells(&t, Scan::new().family("g").max_versions(2)),
@@ -110,14 +115,7 @@ pub fn columns_versions_and_time_ranges(b: &Backend) {
 /// [SCAN-5] A family's own time range replaces the scan's for that family.
 pub fn per_family_time_ranges(b: &Backend) {
     let t = b.table(3);
-    for ts in 1..=3 {
-        t.put(
-            Put::new("r")
-                .add_at("f", "a", ts, "v")
-                .add_at("g", "c", ts, "v"),
-        )
-        .unwrap();
-    }
+    three_versions(&t);
     assert_eq!(
         scan_cells(
             &t,
