@@ -50,13 +50,7 @@ impl Service {
 
     /// The table named `name`; a name that is not UTF-8 names no table.
     pub(super) fn table(&self, name: &[u8]) -> Result<Table, Fail> {
-        let n = utf8(name).ok_or_else(|| {
-            Fail::Io(format!(
-                "table {} does not exist",
-                String::from_utf8_lossy(name)
-            ))
-        })?;
-        Ok(self.db.table(n)?)
+        named_table(&self.db, name)
     }
 
     /// The table a `tableName` argument names.
@@ -72,4 +66,15 @@ pub(crate) fn utf8(b: &[u8]) -> Option<&str> {
 /// A required argument: `IllegalArgument` ("missing argument WHAT") when absent.
 pub(super) fn need<T>(arg: Option<T>, what: &str) -> Result<T, Fail> {
     arg.ok_or_else(|| Fail::Illegal(format!("missing argument {what}")))
+}
+
+/// The table `name` names in `db` (both gateways); a name that is not UTF-8 names no table.
+pub fn named_table(db: &cellbase::Db, name: &[u8]) -> Result<Table, Fail> {
+    let n = utf8(name).ok_or_else(|| {
+        Fail::Io(format!(
+            "table {} does not exist",
+            String::from_utf8_lossy(name)
+        ))
+    })?;
+    Ok(db.table(n)?)
 }

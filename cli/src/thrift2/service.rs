@@ -52,13 +52,7 @@ impl Thrift2Service {
     /// The table a `table` argument (`ns:qualifier`, or `qualifier` in `default`) names.
     pub(super) fn table(&self, name: Option<&[u8]>) -> Result<Table, Fail> {
         let name = name.ok_or_else(|| Fail::Io("missing argument table".into()))?;
-        let n = utf8(name).ok_or_else(|| {
-            Fail::Io(format!(
-                "table {} does not exist",
-                String::from_utf8_lossy(name)
-            ))
-        })?;
-        Ok(self.db.table(n)?)
+        crate::thrift::service::named_table(&self.db, name)
     }
 }
 

@@ -271,16 +271,8 @@ pub(crate) fn table(d: &TableDescriptor) -> Value {
             Value::List(T_STRUCT, d.families().iter().map(family).collect()),
         ),
     ];
-    if let Some(dur) = d.table_durability() {
-        s.push((
-            4,
-            Value::I32(match dur {
-                Durability::SkipWal => 1,
-                Durability::AsyncWal => 2,
-                Durability::SyncWal => 3,
-                Durability::FsyncWal => 4,
-            }),
-        ));
+    if let Some(dur) = super::encode::durability(d.table_durability()) {
+        s.push((4, dur));
     }
     Value::Struct(s)
 }
@@ -295,17 +287,12 @@ pub(crate) fn table_from(v: &Value) -> Result<TableDescriptor> {
             d = d.family(family_from(f)?);
         }
     }
-    if let Some(dur) = int(s, 4) {
-        let dur = match dur {
-            1 => Some(Durability::SkipWal),
-            2 => Some(Durability::AsyncWal),
-            3 => Some(Durability::SyncWal),
-            4 => Some(Durability::FsyncWal),
-            _ => None,
-        };
-        if let Some(dur) = dur {
-            d = d.durability(dur);
-        }
+    // TDurability USE_DEFAULT (0) or a value this version does not know: the default.
+    if let Some(Ok(Some(dur))) = int(s, 4)
+        .and_then(|c| u8::try_from(c).ok())
+        .map(Durability::from_code)
+    {
+        d = d.durability(dur);
     }
     Ok(d)
 }

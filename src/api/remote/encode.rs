@@ -147,16 +147,10 @@ pub(crate) fn scan(sc: &Scan, caching: u32) -> Result<Value> {
     Ok(Value::Struct(s))
 }
 
-/// `TDurability`.
-fn durability(d: Option<Durability>) -> Option<Value> {
-    d.map(|d| {
-        Value::I32(match d {
-            Durability::SkipWal => 1,
-            Durability::AsyncWal => 2,
-            Durability::SyncWal => 3,
-            Durability::FsyncWal => 4,
-        })
-    })
+/// `TDurability`: SKIP_WAL 1 .. FSYNC_WAL 4, the numbers of the descriptor encoding's
+/// durability code.
+pub(crate) fn durability(d: Option<Durability>) -> Option<Value> {
+    d.map(|d| Value::I32(i32::from(Durability::code(Some(d)))))
 }
 
 fn ttl_attributes(ttl: Option<Duration>) -> Option<Value> {
