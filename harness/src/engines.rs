@@ -19,6 +19,9 @@ pub struct Config {
     /// Block compression of cellbase and RocksDB by HBase's name (`--compression`; default
     /// NONE); fjall and sled stay uncompressed.
     pub compression: String,
+    /// Count block cache hits and misses where that is an option that costs speed (RocksDB's
+    /// statistics): on with `--memory-limit-mib` only.
+    pub statistics: bool,
 }
 
 /// YCSB field names: `field0`..`field9`.
@@ -50,6 +53,12 @@ pub trait Engine: Send + Sync {
     /// Calls `each` with the value of up to `n` entries from the first key >= `start`;
     /// returns how many it visited.
     fn scan_each(&self, start: &[u8], n: usize, each: &mut dyn FnMut(&[u8])) -> Res<usize>;
+    /// Block cache (hits, misses) since open, for engines that count them; `None` otherwise
+    /// (fjall 3 counts only with its experimental `metrics` cargo feature, which the harness
+    /// leaves off; sled has no such counters).
+    fn cache_counts(&self) -> Option<(u64, u64)> {
+        None
+    }
 
     /// YCSB insert of a whole record.
     fn rec_insert(&self, key: &[u8], fields: &[Vec<u8>]) -> Res<()> {
@@ -213,7 +222,7 @@ pub fn describe(name: &str, cfg: &Config) -> String {
 // ---------------------------------------------------------------------------------------------
 
 struct Cellbase {
-    _db: cellbase::Db,
+    db: cellbase::Db,
     table: cellbase::Table,
 }
 
@@ -254,11 +263,17 @@ impl Cellbase {
                 }))?
             }
         };
-        Ok(Cellbase { _db: db, table })
+        Ok(Cellbase { db, table })
     }
 }
 
 impl Engine for Cellbase {
+    fn cache_counts(&self) -> Option<(u64, u64)> {
+        // Only data blocks go through cellbase's block cache (index and Bloom blocks stay in
+        // memory from the file's open): the counters are data-block lookups.
+        let m = self.db.metrics();
+        Some((m.block_cache_hits, m.block_cache_misses))
+    }
     fn put(&self, key: &[u8], value: &[u8], sync: bool) -> Res<()> {
         let mut p = cellbase::Put::new(key).add(CB_FAMILY, CB_QUALIFIER, value);
         if sync {
@@ -347,6 +362,9 @@ impl Engine for Cellbase {
 #[cfg(feature = "rocksdb")]
 struct Rocks {
     db: rocksdb::DB,
+    /// The options the DB was opened with: their statistics object holds the tickers.
+    opts: rocksdb::Options,
+    statistics: bool,
     nosync: rocksdb::WriteOptions,
     sync: rocksdb::WriteOptions,
 }
@@ -374,11 +392,19 @@ impl Rocks {
         o.set_write_buffer_size(cfg.memtable_bytes as usize);
         o.set_max_background_jobs(cfg.background_threads as i32);
         o.set_block_based_table_factory(&bb);
+        if cfg.statistics {
+            // Tickers only (no histograms or timers): the cheapest level that counts the
+            // block cache's hits and misses.
+            o.enable_statistics();
+            o.set_statistics_level(rocksdb::statistics::StatsLevel::ExceptHistogramOrTimers);
+        }
         let db = rocksdb::DB::open(&o, dir)?;
         let mut sync = rocksdb::WriteOptions::default();
         sync.set_sync(true);
         Ok(Rocks {
             db,
+            opts: o,
+            statistics: cfg.statistics,
             nosync: rocksdb::WriteOptions::default(),
             sync,
         })
@@ -387,6 +413,17 @@ impl Rocks {
 
 #[cfg(feature = "rocksdb")]
 impl Engine for Rocks {
+    fn cache_counts(&self) -> Option<(u64, u64)> {
+        // Data blocks only, as cellbase's counters (index and filter blocks are not put in
+        // the block cache by default: cache_index_and_filter_blocks is off).
+        use rocksdb::statistics::Ticker;
+        self.statistics.then(|| {
+            (
+                self.opts.get_ticker_count(Ticker::BlockCacheDataHit),
+                self.opts.get_ticker_count(Ticker::BlockCacheDataMiss),
+            )
+        })
+    }
     fn put(&self, key: &[u8], value: &[u8], sync: bool) -> Res<()> {
         let wo = if sync { &self.sync } else { &self.nosync };
         self.db.put_opt(key, value, wo)?;

@@ -4,16 +4,18 @@
 //! binary (so peak RSS, write bytes and open time are per engine and workload), then writes
 //! report.md, report.json and SVG charts into `--out`. See README.md.
 
+mod cgroup;
 mod engines;
+mod measure;
 mod report;
 mod streams;
 
 use clap::{Parser, Subcommand};
-use engines::{Config, Engine, FIELDS, Res};
-use hdrhistogram::Histogram;
+use engines::{Config, FIELDS, Res};
+use measure::{Stats, dir_bytes, parallel, peak_rss_mb, proc_io};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use streams::{
     KeyChooser, Rng, ScrambledZipfian, Values, Zipfian, bench_key, missing_key, ycsb_key,
 };
@@ -84,6 +86,14 @@ struct Common {
     #[arg(long, default_value_t = 0.5)]
     #[serde(default = "all_random")]
     compression_ratio: f64,
+    /// Memory limit of each engine's processes, MiB, page cache included (0 = none): each
+    /// engine runs all its workloads in its own memory cgroup (v2 `memory.max` or v1
+    /// `memory.limit_in_bytes`, no swap), so reads go to storage once the data set is larger.
+    /// Needs root (or a delegated cgroup). The report then adds read bytes per operation and
+    /// block cache hit rates.
+    #[arg(long, default_value_t = 0)]
+    #[serde(default)]
+    memory_limit_mib: u64,
 }
 
 fn no_compression() -> String {
@@ -109,6 +119,7 @@ impl Common {
             background_threads: self.background_threads,
             cellbase_block_kb: self.cellbase_block_kb,
             compression: self.compression.clone(),
+            statistics: self.memory_limit_mib > 0,
         }
     }
 }
@@ -176,6 +187,7 @@ pub const YCSB: [&str; 7] = [
 
 /// One (engine, workload) measurement.
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(default)]
 pub struct RunResult {
     /// Engine name.
     pub engine: String,
@@ -221,6 +233,18 @@ pub struct RunResult {
     pub found: u64,
     /// YCSB: next insert key number after the run.
     pub insert_next: u64,
+    /// Bytes the process read from storage during the measured phase (/proc/self/io
+    /// read_bytes: page cache misses; open and close excluded).
+    pub read_bytes: u64,
+    /// read_bytes / ops: storage bytes read per operation (read amplification).
+    pub read_bytes_per_op: f64,
+    /// Block cache hits during the measured phase, where the engine counts them (cellbase:
+    /// `Db::metrics`; RocksDB: data-block tickers, with `--memory-limit-mib` only).
+    pub cache_hits: Option<u64>,
+    /// Block cache misses during the measured phase (same engines).
+    pub cache_misses: Option<u64>,
+    /// cache_hits / (hits + misses); `None` when not counted or no lookup happened.
+    pub cache_hit_rate: Option<f64>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -311,11 +335,22 @@ fn run(a: RunArgs) -> Res<()> {
         std::fs::create_dir_all(&data)?;
         insert_next.insert(e, a.common.records);
     }
+    // With --memory-limit-mib: one cgroup per engine for all its workloads, removed (after
+    // the children have exited) when `cgroups` is dropped, on error paths too.
+    let cgroups = cgroup::Cgroups::for_engines(&a.engines, a.common.memory_limit_mib)?;
+    let own = a.common.cache_mb + 2 * a.common.memtable_mb;
+    if a.common.memory_limit_mib > 0 && own >= a.common.memory_limit_mib {
+        eprintln!(
+            "warning: block cache + two memtables = {own} MiB, not below --memory-limit-mib {}: \
+             expect the OOM killer (lower --cache-mb / --memtable-mb)",
+            a.common.memory_limit_mib
+        );
+    }
     for w in &workloads {
         for e in &a.engines {
             let data = data_of(e);
             let c = &a.common;
-            let mut cmd = std::process::Command::new(&exe);
+            let mut cmd = cgroup::child_command(&exe, cgroups.get(e));
             cmd.arg("child")
                 .args(["--engine", e, "--workload", w])
                 .arg("--data")
@@ -332,6 +367,7 @@ fn run(a: RunArgs) -> Res<()> {
             cmd.args(["--cellbase-block-kb", &c.cellbase_block_kb.to_string()]);
             cmd.args(["--compression", &c.compression]);
             cmd.args(["--compression-ratio", &c.compression_ratio.to_string()]);
+            cmd.args(["--memory-limit-mib", &c.memory_limit_mib.to_string()]);
             // Write back what earlier runs left dirty in the page cache first, so that no run
             // pays for another engine's write-back (fdatasync latency suffers most).
             let _ = std::process::Command::new("sync").status();
@@ -354,6 +390,9 @@ fn run(a: RunArgs) -> Res<()> {
                 None => {
                     let why = if out.status.success() {
                         "no RESULT line".to_string()
+                    } else if cgroups.get(e).is_some() && out.status.code().is_none() {
+                        // Killed by a signal: under a memory limit most likely the OOM killer.
+                        format!("{}, memory limit {} MiB", out.status, c.memory_limit_mib)
                     } else {
                         out.status.to_string()
                     };
@@ -368,6 +407,7 @@ fn run(a: RunArgs) -> Res<()> {
     for e in &a.engines {
         let _ = std::fs::remove_dir_all(data_of(e));
     }
+    cgroups.remove()?;
     eprintln!("report: {}", a.out.join("report.md").display());
     if !failed.is_empty() {
         return Err(format!(
@@ -382,123 +422,6 @@ fn run(a: RunArgs) -> Res<()> {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-struct Io {
-    write_bytes: u64,
-    cancelled: u64,
-    wchar: u64,
-}
-
-fn proc_io() -> Io {
-    let s = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
-    let field = |n: &str| {
-        s.lines()
-            .find_map(|l| l.strip_prefix(n))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Io {
-        write_bytes: field("write_bytes:"),
-        cancelled: field("cancelled_write_bytes:"),
-        wchar: field("wchar:"),
-    }
-}
-
-fn peak_rss_mb() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
-}
-
-fn dir_bytes(p: &Path) -> u64 {
-    let mut total = 0;
-    if let Ok(rd) = std::fs::read_dir(p) {
-        for e in rd.flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_dir() => total += dir_bytes(&e.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
-}
-
-/// Per-thread measurements, merged after the run.
-struct Stats {
-    hist: Histogram<u64>,
-    max_write_ns: u64,
-    found: u64,
-}
-
-impl Stats {
-    fn new() -> Stats {
-        Stats {
-            hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
-            max_write_ns: 0,
-            found: 0,
-        }
-    }
-    fn record(&mut self, t: Instant, write: bool) {
-        let ns = t.elapsed().as_nanos().min(u64::MAX as u128) as u64;
-        self.hist.saturating_record(ns.max(1));
-        if write {
-            self.max_write_ns = self.max_write_ns.max(ns);
-        }
-    }
-    fn merge(&mut self, o: Stats) {
-        let _ = self.hist.add(&o.hist);
-        self.max_write_ns = self.max_write_ns.max(o.max_write_ns);
-        self.found += o.found;
-    }
-}
-
-/// Runs `per_thread` operations on each of `threads` threads; `op(engine, rng, values, stats)`.
-fn parallel<F>(
-    db: &dyn Engine,
-    threads: usize,
-    seed: u64,
-    compression_ratio: f64,
-    op: F,
-) -> Res<(Stats, Duration)>
-where
-    F: Fn(&dyn Engine, usize, &mut Rng, &mut Values, &mut Stats) -> Res<()> + Sync,
-{
-    // Each thread builds its generators and histogram (a 1 MiB value buffer: milliseconds)
-    // before the clock starts; all threads then start together at the barrier, so the time
-    // covers the operations only (as db_bench starts its per-thread stats after setup).
-    let ready = std::sync::Barrier::new(threads + 1);
-    let mut start = Instant::now();
-    let results: Vec<Res<Stats>> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..threads)
-            .map(|t| {
-                let (op, ready) = (&op, &ready);
-                s.spawn(move || -> Res<Stats> {
-                    let mut rng = Rng::new(seed.wrapping_add(t as u64 * 7919));
-                    let mut vals = Values::new(seed ^ (t as u64 + 1), compression_ratio);
-                    let mut st = Stats::new();
-                    ready.wait();
-                    op(db, t, &mut rng, &mut vals, &mut st)?;
-                    Ok(st)
-                })
-            })
-            .collect();
-        ready.wait();
-        start = Instant::now();
-        hs.into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("worker panicked".into())))
-            .collect()
-    });
-    let elapsed = start.elapsed();
-    let mut total = Stats::new();
-    for r in results {
-        total.merge(r?);
-    }
-    Ok((total, elapsed))
-}
 
 fn seed_of(base: u64, workload: &str) -> u64 {
     workload.bytes().fold(base ^ 0xA076_1D64_78BD_642F, |h, b| {
@@ -556,6 +479,10 @@ fn child(a: ChildArgs) -> Res<()> {
     let open_ms = t_open.elapsed().as_secs_f64() * 1e3;
     let kv = (16 + 100) as u64;
     let num = c.num;
+    // The measured phase's storage reads and block cache lookups: from here to the end of
+    // the operations (open and close excluded).
+    let run_io0 = proc_io();
+    let cache0 = db.cache_counts();
 
     let mut r = RunResult {
         engine: a.engine.clone(),
@@ -770,6 +697,15 @@ fn child(a: ChildArgs) -> Res<()> {
         }
         _ => return Err(format!("unknown workload {w:?}").into()),
     };
+    let run_io1 = proc_io();
+    r.read_bytes = run_io1.read_bytes.saturating_sub(run_io0.read_bytes);
+    r.read_bytes_per_op = r.read_bytes as f64 / r.ops.max(1) as f64;
+    if let (Some((h0, m0)), Some((h1, m1))) = (cache0, db.cache_counts()) {
+        let (h, m) = (h1.saturating_sub(h0), m1.saturating_sub(m0));
+        r.cache_hits = Some(h);
+        r.cache_misses = Some(m);
+        r.cache_hit_rate = (h + m > 0).then(|| h as f64 / (h + m) as f64);
+    }
     r.secs = elapsed.as_secs_f64();
     r.ops_per_sec = r.ops as f64 / r.secs.max(1e-9);
     r.found = stats.found;

@@ -259,6 +259,9 @@ pub fn write(
             }
         }
     }
+    if c.memory_limit_mib > 0 {
+        memory_limit(&mut md, c, engines, workloads, rs)?;
+    }
     writeln!(
         md,
         "\nCharts: `throughput-dbbench.svg`, `throughput-ycsb.svg`, `ratios.svg`.\n"
@@ -282,6 +285,90 @@ pub fn write(
         bar_chart("YCSB throughput (ops/s)", &yc, engines, rs),
     )?;
     std::fs::write(out.join("ratios.svg"), ratio_chart(workloads, &others, rs))?;
+    Ok(())
+}
+
+/// The `--memory-limit-mib` section: the limit, the data set against it, and per run the
+/// storage bytes read per operation and the block cache hit rate.
+fn memory_limit(
+    md: &mut String,
+    c: &Common,
+    engines: &[String],
+    workloads: &[String],
+    rs: &[RunResult],
+) -> Res<()> {
+    let limit = c.memory_limit_mib;
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    writeln!(md, "\n## Larger than memory: {limit} MiB limit\n")?;
+    writeln!(
+        md,
+        "Each engine ran all its workloads in its own memory cgroup limited to {limit} MiB \
+         (cgroup v2 `memory.max` with `memory.swap.max` 0, or v1 `memory.limit_in_bytes` \
+         with `memory.memsw.limit_in_bytes` equal to it): the process's memory and the page \
+         cache it fills count against it, so reads go to storage once the data set is larger. \
+         Block cache {} MiB, memtables {} MiB inside it.\n",
+        c.cache_mb, c.memtable_mb
+    )?;
+    // The data set: the largest live key+value bytes of any run, and each engine's largest
+    // data directory.
+    let logical = rs.iter().map(|r| r.logical_bytes).max().unwrap_or(0);
+    let mut sizes = Vec::new();
+    for e in engines {
+        let d = rs
+            .iter()
+            .filter(|r| &r.engine == e)
+            .map(|r| r.disk_bytes)
+            .max()
+            .unwrap_or(0);
+        sizes.push(format!("{e} {:.0} MiB", mib(d)));
+    }
+    writeln!(
+        md,
+        "Data set: {:.0} MiB of live keys and values = {:.2}x the limit (largest data \
+         directory per engine: {}).\n",
+        mib(logical),
+        mib(logical) / limit as f64,
+        sizes.join(", ")
+    )?;
+    if mib(logical) < 4.0 * limit as f64 {
+        writeln!(
+            md,
+            "**Warning: the data set is not at least 4x the limit** (issue 27's bar: N = 20 M \
+             keys or YCSB 5 M records for 256 MiB), so much of it stays cached and reads \
+             reach storage less often than they would at scale.\n"
+        )?;
+    }
+    writeln!(
+        md,
+        "Read B/op = bytes the process read from storage during the measured phase \
+         (/proc/self/io read_bytes: page cache misses, whole pages and readahead included) \
+         / operations: the read amplification. Cache hit rate = block cache hits / lookups \
+         in the measured phase (data blocks; cellbase from `Db::metrics`, RocksDB from its \
+         statistics tickers `rocksdb.block.cache.data.hit` / `.miss`; n/a = the engine does \
+         not count them: fjall, sled).\n"
+    )?;
+    writeln!(
+        md,
+        "| workload | engine | ops | read MiB | read B/op | cache hit rate |\n|---|---|---:|---:|---:|---:|"
+    )?;
+    for w in workloads {
+        for e in engines {
+            if let Some(r) = find(rs, e, w) {
+                let rate = match (r.cache_hit_rate, r.cache_hits) {
+                    (Some(x), _) => format!("{:.1} %", x * 100.0),
+                    (None, Some(_)) => "- (no lookups)".into(),
+                    (None, None) => "n/a".into(),
+                };
+                writeln!(
+                    md,
+                    "| {w} | {e} | {} | {:.1} | {:.0} | {rate} |",
+                    r.ops,
+                    mib(r.read_bytes),
+                    r.read_bytes_per_op
+                )?;
+            }
+        }
+    }
     Ok(())
 }
 
