@@ -329,15 +329,15 @@ fn run(a: RunArgs) -> Res<()> {
     // Runs whose child failed (exited non-zero or printed no result): the other runs go on
     // and the report is written, but the harness then exits non-zero.
     let mut failed: Vec<String> = Vec::new();
+    // With --memory-limit-mib: one cgroup per engine for all its workloads, removed (after
+    // the children have exited) when `cgroups` is dropped, on error paths too.
+    let cgroups = cgroup::Cgroups::for_engines(&a.engines, a.common.memory_limit_mib)?;
     for e in &a.engines {
         let data = data_of(e);
         let _ = std::fs::remove_dir_all(&data);
         std::fs::create_dir_all(&data)?;
         insert_next.insert(e, a.common.records);
     }
-    // With --memory-limit-mib: one cgroup per engine for all its workloads, removed (after
-    // the children have exited) when `cgroups` is dropped, on error paths too.
-    let cgroups = cgroup::Cgroups::for_engines(&a.engines, a.common.memory_limit_mib)?;
     let own = a.common.cache_mb + 2 * a.common.memtable_mb;
     if a.common.memory_limit_mib > 0 && own >= a.common.memory_limit_mib {
         eprintln!(
