@@ -36,9 +36,10 @@ struct Counts {
     calls: AtomicUsize,
 }
 
-/// Serves each connection on its own thread, answering calls with `script(method, n)` where
-/// `n` counts calls of every method so far.
-fn server(script: impl Fn(&str, usize) -> Act + Send + Sync + 'static) -> (String, Arc<Counts>) {
+/// Serves each connection on its own thread, answering calls with `script(method, args)`.
+fn server(
+    script: impl Fn(&str, &[(i16, Value)]) -> Act + Send + Sync + 'static,
+) -> (String, Arc<Counts>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = format!("thrift2://{}", l.local_addr().unwrap());
     let counts = Arc::new(Counts::default());
@@ -60,7 +61,10 @@ fn server(script: impl Fn(&str, usize) -> Act + Send + Sync + 'static) -> (Strin
     (addr, counts)
 }
 
-fn serve(s: TcpStream, script: &dyn Fn(&str, usize) -> Act, c: &Counts) {
+/// What the scripted server answers, given a call's method and arguments.
+type Script = dyn Fn(&str, &[(i16, Value)]) -> Act;
+
+fn serve(s: TcpStream, script: &Script, c: &Counts) {
     let mut w = s.try_clone().unwrap();
     let mut r = BufReader::new(s);
     loop {
@@ -72,9 +76,9 @@ fn serve(s: TcpStream, script: &dyn Fn(&str, usize) -> Act, c: &Counts) {
         ) else {
             return;
         };
-        let n = c.calls.fetch_add(1, Ordering::SeqCst);
+        c.calls.fetch_add(1, Ordering::SeqCst);
         let (name, seq) = (m.header.name.as_str(), m.header.seqid);
-        let bytes = match script(name, n) {
+        let bytes = match script(name, &m.body) {
             Act::Reply(body) => encode_message(Protocol::Binary, name, MSG_REPLY, seq, &body),
             Act::Exception(msg) => encode_message(
                 Protocol::Binary,
@@ -268,4 +272,113 @@ fn a_bad_address_is_refused_and_an_unreachable_one_is_an_io_error() {
         matches!(&e, Error::Io(_)) && e.to_string().contains(&port.to_string()),
         "{e}"
     );
+}
+
+/// A scripted table of rows r0..r9 behind openScanner / getScannerRows / closeScanner; the
+/// connection of the `drop_at`-th getScannerRows call (counting from 1) is dropped unanswered.
+fn scanning_server(drop_at: usize) -> (String, Arc<std::sync::Mutex<Vec<Vec<u8>>>>) {
+    let rows: Vec<Vec<u8>> = (0..10).map(|i| format!("r{i}").into_bytes()).collect();
+    let opened_at = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let state = Arc::new(std::sync::Mutex::new((
+        0usize,
+        std::collections::HashMap::new(),
+    )));
+    let o = opened_at.clone();
+    let (addr, _) = server(move |m, args| {
+        let mut st = state.lock().unwrap();
+        match m {
+            "tableExists" => ok_bool(true),
+            "openScanner" => {
+                let Some((_, Value::Struct(tscan))) = args.iter().find(|(i, _)| *i == 2) else {
+                    return Act::Drop;
+                };
+                let start = tscan
+                    .iter()
+                    .find_map(|(i, v)| match (i, v) {
+                        (1, Value::Binary(b)) => Some(b.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                o.lock().unwrap().push(start.clone());
+                let from = rows.iter().position(|r| *r >= start).unwrap_or(rows.len());
+                let id = st.1.len() as i32;
+                st.1.insert(id, from);
+                Act::Reply(vec![(0, Value::I32(id))])
+            }
+            "getScannerRows" => {
+                st.0 += 1;
+                if st.0 == drop_at {
+                    return Act::Drop;
+                }
+                let id = match args.iter().find(|(i, _)| *i == 1) {
+                    Some((_, Value::I32(id))) => *id,
+                    _ => return Act::Drop,
+                };
+                let n = match args.iter().find(|(i, _)| *i == 2) {
+                    Some((_, Value::I32(n))) => *n as usize,
+                    _ => 1,
+                };
+                let from = st.1[&id];
+                let to = (from + n).min(rows.len());
+                st.1.insert(id, to);
+                let results = rows[from..to]
+                    .iter()
+                    .map(|r| {
+                        let cell = Value::Struct(vec![
+                            (1, Value::bin("f")),
+                            (2, Value::bin("q")),
+                            (3, Value::bin(r)),
+                            (4, Value::I64(1)),
+                        ]);
+                        Value::Struct(vec![
+                            (1, Value::bin(r)),
+                            (2, Value::List(T_STRUCT, vec![cell])),
+                        ])
+                    })
+                    .collect();
+                Act::Reply(vec![(0, Value::List(T_STRUCT, results))])
+            }
+            "closeScanner" => Act::Reply(vec![]),
+            _ => Act::Drop,
+        }
+    });
+    (addr, opened_at)
+}
+
+fn rows_of(t: &cellbase::Table, s: cellbase::Scan) -> Result<Vec<String>, Error> {
+    t.scan(s)?
+        .map(|r| r.map(|r| String::from_utf8_lossy(r.row()).into_owned()))
+        .collect()
+}
+
+#[test]
+fn a_scan_resumes_after_its_connection_drops_without_losing_or_repeating_a_row() {
+    let (addr, opened_at) = scanning_server(2);
+    let db = Db::connect_with(&addr, fast(3).scanner_caching(3)).unwrap();
+    let t = db.table("t").unwrap();
+    let all: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+    assert_eq!(rows_of(&t, cellbase::Scan::new()).unwrap(), all);
+    // Reopened at the last row handed out (r2, the third of the first batch of 3).
+    assert_eq!(*opened_at.lock().unwrap(), [b"".to_vec(), b"r2".to_vec()]);
+}
+
+#[test]
+fn a_limited_scan_keeps_its_limit_across_a_resume() {
+    let (addr, _) = scanning_server(2);
+    let db = Db::connect_with(&addr, fast(3).scanner_caching(2)).unwrap();
+    let t = db.table("t").unwrap();
+    assert_eq!(
+        rows_of(&t, cellbase::Scan::new().limit(5)).unwrap(),
+        ["r0", "r1", "r2", "r3", "r4"]
+    );
+}
+
+#[test]
+fn a_filtered_scan_fails_instead_of_resuming() {
+    let (addr, opened_at) = scanning_server(2);
+    let db = Db::connect_with(&addr, fast(3).scanner_caching(3)).unwrap();
+    let t = db.table("t").unwrap();
+    let s = cellbase::Scan::new().filter(cellbase::Filter::Page(100));
+    assert!(matches!(rows_of(&t, s), Err(Error::Io(_))));
+    assert_eq!(opened_at.lock().unwrap().len(), 1);
 }

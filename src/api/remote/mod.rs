@@ -14,7 +14,7 @@ mod decode;
 mod encode;
 mod errors;
 mod options;
-mod scanner;
+pub(crate) mod scanner;
 mod table;
 
 pub use options::{RemoteOptions, RemoteProtocol, RemoteTransport};

@@ -7,6 +7,7 @@ use crate::api::db::{BackgroundErrors, Metrics, SnapshotInfo, Traffic};
 use crate::api::ops::{Append, CheckAndMutate, Delete, Get, Increment, Mutation, Put, Scan};
 use crate::api::remote::client::{Client, Idempotent};
 use crate::api::remote::options::RemoteOptions;
+use crate::api::remote::scanner::Resume;
 use crate::api::remote::{decode, encode};
 use crate::api::scanner::Scanner;
 use crate::api::table::RegionInfo;
@@ -452,12 +453,17 @@ impl RemoteTable {
             Some(l) => caching.min(u32::try_from(l).unwrap_or(u32::MAX)).max(1),
             None => caching,
         };
+        let resume = Resume {
+            allowed: s.filter.is_none() && s.batch.is_none(),
+            limit: s.limit,
+        };
         let inner = crate::api::remote::RemoteScanner::open(
             self.client.clone(),
             &self.name,
             tscan,
             rows,
             keep,
+            resume,
         )?;
         Ok(Scanner::remote(inner, limit))
     }
