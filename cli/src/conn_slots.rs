@@ -76,6 +76,41 @@ impl ConnectionSlots {
     }
 }
 
+impl ConnectionSlots {
+    /// The accept loop both gateways run: until `stopping()`, each accepted connection either
+    /// gets a slot and goes to `serve` with its guard, or is over a limit and goes to
+    /// `refuse`. A failed accept is reported and retried after 50 ms.
+    pub(crate) fn accept_each(
+        &self,
+        gateway: &str,
+        listener: &std::net::TcpListener,
+        stopping: impl Fn() -> bool,
+        mut refuse: impl FnMut(std::net::TcpStream, std::net::SocketAddr, Refused),
+        mut serve: impl FnMut(std::net::TcpStream, std::net::SocketAddr, SlotGuard),
+    ) {
+        for stream in listener.incoming() {
+            if stopping() {
+                break;
+            }
+            let stream = match stream {
+                Ok(s) => s,
+                Err(e) => {
+                    crate::stderr_line!("{gateway}: accept failed: {e}");
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    continue;
+                }
+            };
+            let Ok(peer) = stream.peer_addr() else {
+                continue;
+            };
+            match self.take(peer.ip()) {
+                Ok(guard) => serve(stream, peer, guard),
+                Err(r) => refuse(stream, peer, r),
+            }
+        }
+    }
+}
+
 /// Gives a connection slot back when the connection's thread ends.
 #[derive(Debug)]
 pub(crate) struct SlotGuard {

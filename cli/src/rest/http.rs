@@ -174,38 +174,23 @@ pub fn serve_until(
         cap: limits.max_reply_memory,
     });
     let next = AtomicU64::new(0);
-    for stream in listener.incoming() {
-        if stop.stopping() {
-            break;
-        }
-        let Ok(stream) = stream else {
-            std::thread::sleep(Duration::from_millis(50));
-            continue;
-        };
-        let Ok(peer) = stream.peer_addr() else {
-            continue;
-        };
+    let refuse = |mut s: std::net::TcpStream, peer, r: crate::conn_slots::Refused| {
+        log::warn!(
+            target: "cellbase::rest",
+            "refused a connection from {peer}: {} open ({} from this client)",
+            r.live,
+            r.from_client
+        );
+        // A short answer, so an HTTP client sees why; never waits on the client.
+        let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
+        let _ = write_response(
+            &mut s,
+            &Response::text(503, "Service Unavailable: too many connections"),
+            true,
+        );
+    };
+    let serve = |stream: std::net::TcpStream, peer: std::net::SocketAddr, guard| {
         let ip = peer.ip();
-        let guard = match slots.take(ip) {
-            Ok(g) => g,
-            Err(r) => {
-                log::warn!(
-                    target: "cellbase::rest",
-                    "refused a connection from {peer}: {} open ({} from this client)",
-                    r.live,
-                    r.from_client
-                );
-                // A short answer, so an HTTP client sees why; never waits on the client.
-                let mut s = stream;
-                let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
-                let _ = write_response(
-                    &mut s,
-                    &Response::text(503, "Service Unavailable: too many connections"),
-                    true,
-                );
-                continue;
-            }
-        };
         let id = next.fetch_add(1, Ordering::Relaxed);
         stop.register(id, &stream);
         let (handler, limits, pools, conn_stop) = (
@@ -227,7 +212,8 @@ pub fn serve_until(
         if let Err(e) = spawned {
             crate::stderr_line!("rest: cannot start a connection thread: {e}");
         }
-    }
+    };
+    slots.accept_each("rest", &listener, || stop.stopping(), refuse, serve);
     drop(listener);
     Ok(slots.wait_until_closed(STOP_GRACE))
 }

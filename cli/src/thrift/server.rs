@@ -167,38 +167,19 @@ pub fn serve_until<S: Gateway>(
                 }
             })?;
     }
-    for stream in listener.incoming() {
-        if stop.stopping() {
-            break;
-        }
-        let stream = match stream {
-            Ok(s) => s,
-            Err(e) => {
-                crate::stderr_line!("thrift: accept failed: {e}");
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        let Ok(peer) = stream.peer_addr() else {
-            continue;
-        };
-        let ip = peer.ip();
-        let guard = match slots.take(ip) {
-            Ok(g) => g,
-            Err(r) => {
-                // Closed at once: the client sees the connection end (or reset).
-                log::warn!(
-                    target: "cellbase::thrift",
-                    "refused a connection from {peer}: {} connections open ({} from this client; limits {} and {} per client)",
-                    r.live,
-                    r.from_client,
-                    cfg.max_connections,
-                    cfg.max_connections_per_client
-                );
-                drop(stream);
-                continue;
-            }
-        };
+    // Closed at once: the client sees the connection end (or reset).
+    let refuse = |stream: TcpStream, peer, r: crate::conn_slots::Refused| {
+        log::warn!(
+            target: "cellbase::thrift",
+            "refused a connection from {peer}: {} connections open ({} from this client; limits {} and {} per client)",
+            r.live,
+            r.from_client,
+            cfg.max_connections,
+            cfg.max_connections_per_client
+        );
+        drop(stream);
+    };
+    let serve = |stream: TcpStream, peer: std::net::SocketAddr, guard| {
         let service = service.clone();
         let limits = Limits {
             max_message: cfg.max_message,
@@ -241,7 +222,8 @@ pub fn serve_until<S: Gateway>(
         if let Err(e) = spawned {
             crate::stderr_line!("thrift: cannot start a connection thread: {e}");
         }
-    }
+    };
+    slots.accept_each("thrift", &listener, || stop.stopping(), refuse, serve);
     drop(listener);
     // Connections finish the request they serve; their read side is closed, so idle ones end.
     Ok(slots.wait_until_closed(STOP_GRACE))
