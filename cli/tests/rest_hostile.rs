@@ -15,21 +15,13 @@ use std::time::Duration;
 
 const J: &str = "application/json";
 
-fn status_kib(pid: u32, key: &str) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
-    s.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
-}
-
 /// The gateway is alive, its peak RSS under 1 GiB, and a fresh client is served.
 fn still_serving(s: &mut Server, case: &str) {
     assert!(
         s.child.try_wait().unwrap().is_none(),
         "{case}: the gateway died"
     );
-    let hwm = status_kib(s.child.id(), "VmHWM:");
+    let hwm = s.status_kib("VmHWM:");
     println!("{case}: gateway peak RSS {} MiB", hwm / 1024);
     assert!(
         hwm < 1 << 20,

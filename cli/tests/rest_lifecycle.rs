@@ -4,7 +4,6 @@
 #![cfg(unix)]
 mod rest_common;
 
-use cellbase_cli::tools::verify::verify_dir;
 use rest_common::*;
 use std::io::Write;
 use std::net::TcpStream;
@@ -32,21 +31,7 @@ fn sigterm_and_sigint_close_the_database_cleanly() {
         idle.write_all(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
             .unwrap();
         assert_eq!(s.stop_with(signal), Some(0), "{signal}: exit code");
-        let report = verify_dir(dir.path()).unwrap();
-        assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
-        assert_eq!(
-            report.wal_entries, 0,
-            "{signal}: log entries left to replay"
-        );
-        let db = cellbase::Db::open(dir.path()).unwrap();
-        let rows = db
-            .table("t")
-            .unwrap()
-            .scan(cellbase::Scan::new())
-            .unwrap()
-            .count();
-        assert_eq!(rows, 50, "{signal}");
-        db.close().unwrap();
+        closed_cleanly_with_50_rows(dir.path(), signal);
         drop(idle);
     }
 }

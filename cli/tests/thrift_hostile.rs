@@ -17,24 +17,14 @@ use thrift_common::*;
 
 const GIB_KIB: u64 = 1 << 20;
 
-/// A `VmXXX:` line of /proc/PID/status, in KiB.
-fn status_kib(pid: u32, key: &str) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
-    s.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
-}
-
 /// Asserts the gateway process is alive and its peak RSS stayed under 1 GiB; prints both.
 fn memory_bounded(server: &mut Server, case: &str) {
     assert!(
         server.child.try_wait().unwrap().is_none(),
         "{case}: the gateway died"
     );
-    let pid = server.child.id();
-    let rss = status_kib(pid, "VmRSS:");
-    let hwm = status_kib(pid, "VmHWM:");
+    let rss = server.status_kib("VmRSS:");
+    let hwm = server.status_kib("VmHWM:");
     println!(
         "{case}: gateway RSS now {} MiB, peak {} MiB",
         rss / 1024,
@@ -381,7 +371,7 @@ fn request_memory_flood(gw: Gw, extra: &[&str], case: &str, expect_bounded: bool
         sent.load(Ordering::SeqCst) >> 20,
         started.elapsed()
     );
-    let hwm = status_kib(server.child.id(), "VmHWM:");
+    let hwm = server.status_kib("VmHWM:");
     if expect_bounded {
         served_within_5s(gw, port, &format!("{case}, during"));
         memory_bounded(&mut server, &format!("{case}, during"));

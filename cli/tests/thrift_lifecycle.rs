@@ -58,21 +58,7 @@ fn sigterm_and_sigint_close_the_database_cleanly() {
         let code = server.stop_with(signal);
         assert_eq!(code, Some(0), "{gw:?} {signal}: exit code");
         // Nothing to replay: the close flushed the memstores and trimmed the log.
-        let report = verify_dir(dir.path()).unwrap();
-        assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
-        assert_eq!(
-            report.wal_entries, 0,
-            "{signal}: log entries left to replay"
-        );
-        let db = cellbase::Db::open(dir.path()).unwrap();
-        let rows = db
-            .table("t")
-            .unwrap()
-            .scan(cellbase::Scan::new())
-            .unwrap()
-            .count();
-        assert_eq!(rows, 50, "{signal}");
-        db.close().unwrap();
+        closed_cleanly_with_50_rows(dir.path(), signal);
         drop(c);
     }
 }

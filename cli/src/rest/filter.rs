@@ -47,6 +47,13 @@ fn u32_of(o: &Map<String, Value>, k: &str) -> R<u32> {
     u32::try_from(int(o, k)?).map_err(|_| format!("{k} is out of range"))
 }
 
+/// The array `k` of `o`, or `missing` as the error.
+fn list<'a>(o: &'a Map<String, Value>, k: &str, missing: &str) -> R<&'a Vec<Value>> {
+    o.get(k)
+        .and_then(Value::as_array)
+        .ok_or_else(|| missing.to_string())
+}
+
 fn flag(o: &Map<String, Value>, k: &str) -> Option<bool> {
     match o.get(k) {
         Some(Value::Bool(b)) => Some(*b),
@@ -91,9 +98,7 @@ fn comparator(o: &Map<String, Value>) -> R<Comparator> {
 }
 
 fn children(o: &Map<String, Value>, depth: usize) -> R<Vec<Filter>> {
-    o.get("filters")
-        .and_then(Value::as_array)
-        .ok_or("filter needs a \"filters\" list")?
+    list(o, "filters", "filter needs a \"filters\" list")?
         .iter()
         .map(|f| build(f, depth + 1))
         .collect()
@@ -155,20 +160,18 @@ fn build(v: &Value, depth: usize) -> R<Filter> {
         "KeyOnlyFilter" => Filter::KeyOnly,
         "InclusiveStopFilter" => Filter::InclusiveStop(bytes(o, "value")?),
         "MultipleColumnPrefixFilter" => Filter::MultipleColumnPrefix(
-            o.get("prefixes")
-                .and_then(Value::as_array)
-                .ok_or("MultipleColumnPrefixFilter needs \"prefixes\"")?
-                .iter()
-                .map(|p| unb64(p.as_str().unwrap_or_default(), "prefix"))
-                .collect::<R<_>>()?,
+            list(
+                o,
+                "prefixes",
+                "MultipleColumnPrefixFilter needs \"prefixes\"",
+            )?
+            .iter()
+            .map(|p| unb64(p.as_str().unwrap_or_default(), "prefix"))
+            .collect::<R<_>>()?,
         ),
         "MultiRowRangeFilter" => {
             let mut ranges = Vec::new();
-            for r in o
-                .get("ranges")
-                .and_then(Value::as_array)
-                .ok_or("MultiRowRangeFilter needs \"ranges\"")?
-            {
+            for r in list(o, "ranges", "MultiRowRangeFilter needs \"ranges\"")? {
                 let r = obj(r)?;
                 let row = |k: &str| -> R<Vec<u8>> {
                     match r.get(k).and_then(Value::as_str) {
@@ -231,20 +234,14 @@ fn build(v: &Value, depth: usize) -> R<Filter> {
         "SkipFilter" => Filter::Skip(one_child(o, depth)?),
         "WhileMatchFilter" => Filter::WhileMatch(one_child(o, depth)?),
         "TimestampsFilter" => Filter::Timestamps(
-            o.get("timestamps")
-                .and_then(Value::as_array)
-                .ok_or("TimestampsFilter needs \"timestamps\"")?
+            list(o, "timestamps", "TimestampsFilter needs \"timestamps\"")?
                 .iter()
                 .map(|t| t.as_i64().ok_or("a timestamp is not a long"))
                 .collect::<Result<_, _>>()?,
         ),
         "FuzzyRowFilter" => {
             let mut keys = Vec::new();
-            for k in o
-                .get("fuzzyKeys")
-                .and_then(Value::as_array)
-                .ok_or("FuzzyRowFilter needs \"fuzzyKeys\"")?
-            {
+            for k in list(o, "fuzzyKeys", "FuzzyRowFilter needs \"fuzzyKeys\"")? {
                 let k = obj(k)?;
                 keys.push((bytes(k, "key")?, bytes(k, "mask")?));
             }

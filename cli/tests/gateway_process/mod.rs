@@ -36,6 +36,16 @@ pub fn spawn(subcommand: &str, dir: &Path, extra: &[&str]) -> Server {
 }
 
 impl Server {
+    /// A `VmXXX:` line of the process's /proc/PID/status, in KiB.
+    pub fn status_kib(&self, key: &str) -> u64 {
+        let pid = self.child.id();
+        let s = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
+        s.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
+    }
+
     /// Sends `signal` (e.g. `-TERM`) with `kill` and waits, at most 30 s, for the exit code.
     pub fn stop_with(&mut self, signal: &str) -> Option<i32> {
         let status = std::process::Command::new("kill")
@@ -67,4 +77,25 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// After a stop by `signal`: the directory verifies clean with nothing left in the log to
+/// replay (the close flushed the memstores and trimmed the log), and table `t` holds its 50
+/// rows.
+pub fn closed_cleanly_with_50_rows(dir: &Path, signal: &str) {
+    let report = cellbase_cli::tools::verify::verify_dir(dir).unwrap();
+    assert_eq!(report.errors(), 0, "{signal}: {:?}", report.findings);
+    assert_eq!(
+        report.wal_entries, 0,
+        "{signal}: log entries left to replay"
+    );
+    let db = cellbase::Db::open(dir).unwrap();
+    let rows = db
+        .table("t")
+        .unwrap()
+        .scan(cellbase::Scan::new())
+        .unwrap()
+        .count();
+    assert_eq!(rows, 50, "{signal}");
+    db.close().unwrap();
 }

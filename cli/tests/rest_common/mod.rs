@@ -9,6 +9,8 @@ use std::time::Duration;
 #[path = "../gateway_process/mod.rs"]
 mod gateway_process;
 pub use gateway_process::Server;
+#[allow(unused_imports)]
+pub use gateway_process::closed_cleanly_with_50_rows;
 
 impl Server {
     /// Starts the gateway on port 0 over `dir` and reads the port from its first stdout line.
