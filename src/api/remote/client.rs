@@ -278,6 +278,16 @@ impl Client {
         }
     }
 
+    /// An idle connection of the pool, or a new one: a scanner's own connection (not counted
+    /// against `pool_size`; given back with [`Client::give_back`]).
+    pub(crate) fn idle_or_open(&self) -> Result<Conn> {
+        let idle = self.idle.lock().pop();
+        match idle {
+            Some(c) => Ok(c),
+            None => self.open_conn(),
+        }
+    }
+
     /// Takes back a connection a scanner held (kept idle when there is room).
     pub(crate) fn give_back(&self, conn: Conn) {
         let mut idle = self.idle.lock();

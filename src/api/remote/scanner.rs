@@ -1,6 +1,6 @@
 //! A remote scan: `openScanner`, then `getScannerRows` for `scanner_caching` rows at a time
-//! until the server returns none, then `closeScanner`. The scanner uses one connection of its
-//! own for its whole life (HBase's Thrift2 server keeps scanners per server, cellbase's per
+//! until the server returns none, then `closeScanner`. The scanner takes one connection (an
+//! idle one of the pool's, else a new one) for its whole life (HBase's Thrift2 server keeps scanners per server, cellbase's per
 //! connection), and closes the server's scanner when it ends or is dropped.
 //!
 //! When the connection fails midway, a scan without a filter or a batch size resumes, as
@@ -49,9 +49,13 @@ pub(crate) struct RemoteScanner {
     skip: Option<Vec<u8>>,
 }
 
-/// Opens a scanner for `tscan` on a new connection.
-fn open_on_server(client: &Client, table: &str, tscan: &[(i16, Value)]) -> Result<(Conn, i32)> {
-    let mut conn = client.open_conn()?;
+/// Opens a scanner for `tscan` on `conn`.
+fn open_on_server(
+    client: &Client,
+    mut conn: Conn,
+    table: &str,
+    tscan: &[(i16, Value)],
+) -> Result<(Conn, i32)> {
     let id = client.call_on(
         &mut conn,
         "openScanner",
@@ -86,7 +90,10 @@ impl RemoteScanner {
         let mut retries_left = client.options().retries;
         let mut backoff = client.options().retry_backoff;
         let (conn, id) = loop {
-            match open_on_server(&client, table, &tscan) {
+            match client
+                .idle_or_open()
+                .and_then(|c| open_on_server(&client, c, table, &tscan))
+            {
                 Err(Error::Io(_)) if retries_left > 0 => {
                     retries_left -= 1;
                     std::thread::sleep(backoff);
@@ -164,7 +171,9 @@ impl RemoteScanner {
             }
             self.skip = Some(last.clone());
         }
-        let (conn, id) = open_on_server(&self.client, &self.table, &self.tscan)?;
+        // A new connection: the pool's idle ones may have failed with the one that just did.
+        let conn = self.client.open_conn()?;
+        let (conn, id) = open_on_server(&self.client, conn, &self.table, &self.tscan)?;
         self.conn = Some(conn);
         self.id = Some(id);
         Ok(())
