@@ -13,6 +13,7 @@ use crate::engine::picker::{PickerConfig, pick};
 use crate::engine::region::{
     COMPACTING_MAJOR, COMPACTING_MINOR, Queued, Region, StoreFile, sort_newest_first,
 };
+use crate::engine::runs::{run_count, store_runs};
 use crate::engine::table::TableShared;
 use crate::model::cursor::CellCursor;
 use crate::model::key::KeyRef;
@@ -159,15 +160,30 @@ impl Engine {
                 self.compact_files(table, region, fd, chosen, kind, boundaries)?;
                 continue;
             }
-            let chosen: Vec<Arc<StoreFile>> = if major || has_references {
+            let chosen: Vec<Arc<StoreFile>> = if major {
                 oldest_first
+            } else if has_references {
+                // Only the files a split or merge shares with another region are rewritten
+                // (into files of this region's own rows); HBase rewrites the whole store, which
+                // after a split of a sequentially loaded region rewrites every byte of it
+                // (docs/SEMANTICS.md).
+                oldest_first
+                    .into_iter()
+                    .filter(|f| region.is_reference(f))
+                    .collect()
             } else {
-                let sizes: Vec<u64> = oldest_first.iter().map(|f| f.size()).collect();
-                let picked = pick(&sizes, &PickerConfig::with_flush_size(flush_size));
+                // The picker counts a sorted run as one file ([`crate::engine::runs`]).
+                let runs = store_runs(&oldest_first, fd, self.clock.now_millis());
+                let sizes: Vec<u64> = runs
+                    .iter()
+                    .map(|r| oldest_first[r.clone()].iter().map(|f| f.size()).sum())
+                    .collect();
+                let picked = pick(&sizes, &PickerConfig::with_flush_size(flush_size))
+                    .map(|p| runs[p.start].start..runs[p.end - 1].end);
                 log::debug!(
                     target: "cellbase::compaction",
-                    "picker for table '{}' region {} family {}: file sizes (oldest first) \
-                     {sizes:?} -> {}",
+                    "picker for table '{}' region {} family {}: run sizes (oldest first) \
+                     {sizes:?} of runs {runs:?} -> {}",
                     table.name,
                     region.id(),
                     crate::base::util::to_string_binary(family),
@@ -362,7 +378,7 @@ impl Engine {
 
 /// Whether a store needs a minor compaction (HBase's `needsCompaction`): a FIFO store when a
 /// file has expired whole, a date-tiered one when its picker selects files, any other with at
-/// least `compaction.min` (3) files. `files` newest first.
+/// least `compaction.min` (3) sorted runs (files, where no two are row-disjoint and clean). `files` newest first.
 pub(crate) fn needs_minor(
     fd: &FamilyDescriptor,
     files: &[Arc<StoreFile>],
@@ -377,7 +393,8 @@ pub(crate) fn needs_minor(
             let picker = PickerConfig::with_flush_size(flush_size);
             select_minor(&dt_files(&oldest_first), now, cfg, &picker, stuck).is_some()
         }
-        _ => files.len() >= 3,
+        // At least `compaction.min` sorted runs ([`crate::engine::runs`]).
+        _ => files.len() >= 3 && run_count(files, fd, now) >= 3,
     }
 }
 

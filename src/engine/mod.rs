@@ -29,6 +29,7 @@ pub(crate) mod read;
 pub(crate) mod recovery;
 pub(crate) mod region;
 pub mod repair;
+pub(crate) mod runs;
 pub(crate) mod snapshot;
 pub(crate) mod split;
 pub(crate) mod split_policy;

@@ -261,11 +261,16 @@ impl Engine {
         if self.opts.background_threads == 0 {
             return Ok(());
         }
-        let too_many = region
-            .current()
-            .files
-            .values()
-            .any(|l| l.len() > BLOCKING_STORE_FILES);
+        // Sorted runs count as one file each ([`crate::engine::runs`]): compacting them would
+        // not make reads any cheaper.
+        let desc = table.desc_arc();
+        let now = self.clock.now_millis();
+        let too_many = region.current().files.iter().any(|(fam, l)| {
+            l.len() > BLOCKING_STORE_FILES
+                && desc.get_family(fam).is_some_and(|fd| {
+                    crate::engine::runs::run_count(l, fd, now) > BLOCKING_STORE_FILES
+                })
+        });
         if too_many {
             let start = std::time::Instant::now();
             let res = self.compact_region(table, region, false);

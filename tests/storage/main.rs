@@ -12,6 +12,7 @@ mod faults;
 mod global_memstore;
 mod powerloss;
 mod recovery;
+mod runs;
 mod ttl;
 mod versions;
 

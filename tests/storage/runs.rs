@@ -1,0 +1,181 @@
+//! Sorted runs (src/engine/runs.rs): consecutive files whose rows do not overlap and that
+//! hold nothing a minor compaction drops count as one file for the exploring policy [REG-1];
+//! a minor compaction never rewrites a run into itself. After a split, a minor compaction
+//! rewrites only the files shared with the other daughter (docs/SEMANTICS.md).
+
+use super::open;
+use cellbase::*;
+use std::time::Duration;
+
+fn table_f(db: &Db, family: FamilyDescriptor) -> Table {
+    db.create_table(TableDescriptor::new("t").family(family))
+        .unwrap()
+}
+
+/// Writes rows `{prefix}0`..`{prefix}4` and flushes: one file holding only those rows.
+fn flush_rows(t: &Table, prefix: &str, value: &str) {
+    for i in 0..5 {
+        t.put(Put::new(format!("{prefix}{i}")).add("f", "q", value))
+            .unwrap();
+    }
+    t.flush().unwrap();
+}
+
+fn files(t: &Table) -> u32 {
+    t.regions().iter().map(|r| r.store_files).sum()
+}
+
+fn value(t: &Table, row: &str) -> Option<Vec<u8>> {
+    t.get(Get::new(row).column("f", "q"))
+        .unwrap()
+        .value("f", "q")
+        .map(<[u8]>::to_vec)
+}
+
+#[test]
+fn files_of_disjoint_rows_are_one_run_that_compact_leaves_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    // A sequential load: each flush holds rows after the previous one's.
+    for p in ["a", "b", "c", "d", "e", "f"] {
+        flush_rows(&t, p, "v1");
+    }
+    assert_eq!(files(&t), 6);
+    t.compact().unwrap();
+    let m = db.metrics();
+    assert_eq!(files(&t), 6, "one run: nothing to compact");
+    assert_eq!(
+        (
+            m.minor_compactions,
+            m.major_compactions,
+            m.compaction_input_bytes
+        ),
+        (0, 0, 0),
+        "no byte rewritten"
+    );
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 30);
+    assert_eq!(value(&t, "c3").as_deref(), Some(&b"v1"[..]));
+
+    // A file sharing a row with the run is a run of its own: two runs, still nothing to do.
+    t.put(Put::new("b2").add("f", "q", "v2")).unwrap();
+    t.flush().unwrap();
+    t.compact().unwrap();
+    assert_eq!(files(&t), 7, "two runs: below compaction.min (3)");
+    // A file of a row no other file holds joins the run before it (the second one).
+    t.put(Put::new("e9").add("f", "q", "v3")).unwrap();
+    t.flush().unwrap();
+    t.compact().unwrap();
+    assert_eq!(files(&t), 8, "still two runs");
+    // A third run: every run qualifies, so every file is compacted (a major compaction).
+    t.put(Put::new("e9").add("f", "q", "v4")).unwrap();
+    t.flush().unwrap();
+    t.compact().unwrap();
+    assert_eq!(files(&t), 1);
+    let m = db.metrics();
+    assert_eq!(m.major_compactions, 1);
+    assert!(m.compaction_input_bytes > 0);
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 31);
+    assert_eq!(value(&t, "b2").as_deref(), Some(&b"v2"[..]));
+    assert_eq!(value(&t, "e9").as_deref(), Some(&b"v4"[..]));
+    assert_eq!(value(&t, "a0").as_deref(), Some(&b"v1"[..]));
+}
+
+/// A file holding a delete marker has something a compaction drops (the cells it masks, and
+/// itself in a major one [DEL-11]): it never joins a run.
+#[test]
+fn a_file_with_a_delete_marker_is_a_run_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    flush_rows(&t, "a", "v1");
+    for i in 0..5 {
+        t.put(Put::new(format!("b{i}")).add("f", "q", "v1"))
+            .unwrap();
+    }
+    t.delete(Delete::new("b1")).unwrap();
+    t.flush().unwrap();
+    flush_rows(&t, "c", "v1");
+    assert_eq!(files(&t), 3);
+    t.compact().unwrap();
+    assert_eq!(files(&t), 1, "three runs: compacted");
+    assert_eq!(value(&t, "b1"), None);
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 14);
+    // The major compaction dropped the marker with the Put it masked [DEL-11].
+    let raw = t.scan(Scan::new().raw(true)).unwrap().count();
+    assert_eq!(raw, 14);
+}
+
+/// A file holding a cell past the family's TTL has something a compaction drops [TTL-5]: it
+/// never joins a run.
+#[test]
+fn a_file_with_expired_cells_is_a_run_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f").ttl(Duration::from_secs(10)));
+    flush_rows(&t, "a", "v1");
+    // The middle file's cells are older: they expire first.
+    for i in 0..5 {
+        t.put(Put::new(format!("b{i}")).add_at("f", "q", 995_000, "old"))
+            .unwrap();
+    }
+    t.flush().unwrap();
+    flush_rows(&t, "c", "v1");
+    t.compact().unwrap();
+    assert_eq!(files(&t), 3, "nothing expired yet: one run");
+    clock.advance(Duration::from_secs(6));
+    t.compact().unwrap();
+    assert_eq!(
+        files(&t),
+        1,
+        "the middle file's cells expired: three runs, compacted"
+    );
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 10);
+    assert_eq!(value(&t, "b0"), None);
+}
+
+/// After a split, each daughter's minor compaction rewrites only the file the daughters
+/// share (the one holding the split row); the files wholly on one side stay as they are.
+#[test]
+fn after_a_split_only_the_shared_file_is_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    flush_rows(&t, "a", "v1");
+    flush_rows(&t, "b", "v1");
+    let before_c = t.regions()[0].store_file_bytes;
+    flush_rows(&t, "c", "v1");
+    let c_bytes = t.regions()[0].store_file_bytes - before_c;
+    flush_rows(&t, "d", "v1");
+    t.split(Some(b"c2")).unwrap();
+    let regions = t.regions();
+    assert_eq!(regions.len(), 2);
+    // Left: a, b and the shared c; right: the shared c and d.
+    assert_eq!(
+        regions.iter().map(|r| r.store_files).collect::<Vec<_>>(),
+        [3, 2]
+    );
+    t.compact().unwrap();
+    let m = db.metrics();
+    assert_eq!(
+        m.compaction_input_bytes,
+        2 * c_bytes,
+        "each daughter read only the shared file"
+    );
+    assert_eq!(
+        (m.minor_compactions, m.major_compactions),
+        (2, 0),
+        "each daughter: a minor compaction of 1 of its files"
+    );
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 20);
+    for row in ["a0", "b4", "c0", "c1", "c2", "c4", "d3"] {
+        assert_eq!(value(&t, row).as_deref(), Some(&b"v1"[..]), "{row}");
+    }
+    // No references are left: the daughters can split again.
+    t.split(Some(b"a3")).unwrap();
+    assert_eq!(t.regions().len(), 3);
+}
