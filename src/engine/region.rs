@@ -10,7 +10,9 @@
 //! Invariants: every cell in the region's memstores and files has a row in `[start, end)`;
 //! files of a family are ordered newest first (highest max sequence id first).
 
+use crate::engine::runs::{RunFile, group_runs};
 use crate::read::matcher::FamilyTimeRanges;
+use crate::read::run_cursor::RunCursor;
 use crate::read::source::SourceCursor;
 use crate::storage::memstore::{MemCursor, MemStore};
 use crate::storage::sst::{CachePolicy, SstReader};
@@ -518,16 +520,38 @@ impl RegionVersion {
             if !wanted(fam) {
                 continue;
             }
-            for f in list.iter().filter(|f| file_may_match(f, sel)) {
-                if in_place {
-                    out.push(cursor(f));
-                } else {
-                    files.push(f);
-                }
+            files.extend(list.iter().filter(|f| file_may_match(f, sel)));
+        }
+        if !in_place {
+            files.sort_by_key(|f| f.recency());
+        }
+        if sel.get_row.is_some() || files.len() < 2 {
+            // A Get reads only the files holding its row: no run to walk.
+            out.extend(files.into_iter().map(|f| cursor(f)));
+            return;
+        }
+        // A scan walks each run of consecutive (by recency) row-disjoint files with one
+        // cursor that opens one file at a time.
+        let infos: Vec<RunFile<'_>> = files
+            .iter()
+            .map(|f| RunFile {
+                first_row: f.reader.meta().first_row(),
+                last_row: f.reader.meta().last_row(),
+                clean: true,
+            })
+            .collect();
+        for run in group_runs(&infos) {
+            if run.len() == 1 {
+                out.push(cursor(files[run.start]));
+            } else {
+                out.push(SourceCursor::Run(RunCursor::new(
+                    files[run]
+                        .iter()
+                        .map(|f| (Arc::clone(&f.reader), (sel.cache)(&f.family)))
+                        .collect(),
+                )));
             }
         }
-        files.sort_by_key(|f| f.recency());
-        out.extend(files.into_iter().map(|f| cursor(f)));
     }
 }
 

@@ -7,4 +7,5 @@ pub mod matcher;
 pub mod merge;
 pub(crate) mod query;
 pub(crate) mod row;
+pub(crate) mod run_cursor;
 pub(crate) mod source;

@@ -3,6 +3,7 @@
 
 use crate::base::error::Result;
 use crate::model::cursor::CellCursor;
+use crate::read::run_cursor::RunCursor;
 use crate::storage::memstore::MemCursor;
 use crate::storage::sst::SstCursor;
 
@@ -12,6 +13,8 @@ pub(crate) enum SourceCursor {
     Mem(MemCursor),
     /// One block file.
     File(SstCursor),
+    /// Block files whose rows do not overlap, one open at a time (a scan's sorted run).
+    Run(RunCursor),
 }
 
 impl CellCursor for SourceCursor {
@@ -20,6 +23,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(c) => c.valid(),
             SourceCursor::File(c) => c.valid(),
+            SourceCursor::Run(c) => c.valid(),
         }
     }
     #[inline]
@@ -27,6 +31,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(c) => c.key(),
             SourceCursor::File(c) => c.key(),
+            SourceCursor::Run(c) => c.key(),
         }
     }
     #[inline]
@@ -34,6 +39,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(c) => c.payload(),
             SourceCursor::File(c) => c.payload(),
+            SourceCursor::Run(c) => c.payload(),
         }
     }
     #[inline]
@@ -41,6 +47,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(c) => c.entry(),
             SourceCursor::File(c) => c.entry(),
+            SourceCursor::Run(c) => c.entry(),
         }
     }
     #[inline]
@@ -48,24 +55,28 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(c) => c.next(),
             SourceCursor::File(c) => c.next(),
+            SourceCursor::Run(c) => c.next(),
         }
     }
     fn seek(&mut self, target: &[u8]) -> Result<()> {
         match self {
             SourceCursor::Mem(c) => c.seek(target),
             SourceCursor::File(c) => c.seek(target),
+            SourceCursor::Run(c) => c.seek(target),
         }
     }
     fn seek_to_first(&mut self) -> Result<()> {
         match self {
             SourceCursor::Mem(c) => c.seek_to_first(),
             SourceCursor::File(c) => c.seek_to_first(),
+            SourceCursor::Run(c) => c.seek_to_first(),
         }
     }
     fn prev_row(&mut self, row: &[u8]) -> Result<Option<Vec<u8>>> {
         match self {
             SourceCursor::Mem(c) => c.prev_row(row),
             SourceCursor::File(c) => c.prev_row(row),
+            SourceCursor::Run(c) => c.prev_row(row),
         }
     }
     #[inline]
@@ -73,6 +84,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(_) => false,
             SourceCursor::File(c) => c.row_unchanged(),
+            SourceCursor::Run(c) => c.row_unchanged(),
         }
     }
     #[inline]
@@ -80,6 +92,7 @@ impl CellCursor for SourceCursor {
         match self {
             SourceCursor::Mem(_) => 0,
             SourceCursor::File(c) => c.shares(),
+            SourceCursor::Run(c) => c.shares(),
         }
     }
     /// A block file step decodes one entry; a seek searches the index and the block's restart
@@ -87,10 +100,10 @@ impl CellCursor for SourceCursor {
     fn steps_before_seek(&self) -> usize {
         match self {
             SourceCursor::Mem(_) => 0,
-            SourceCursor::File(_) => FILE_STEPS_BEFORE_SEEK,
+            SourceCursor::File(_) | SourceCursor::Run(_) => FILE_STEPS_BEFORE_SEEK,
         }
     }
 }
 
 /// `next` steps a merge tries on a block file cursor before seeking it forward.
-const FILE_STEPS_BEFORE_SEEK: usize = 2;
+pub(crate) const FILE_STEPS_BEFORE_SEEK: usize = 2;

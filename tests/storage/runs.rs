@@ -179,3 +179,91 @@ fn after_a_split_only_the_shared_file_is_rewritten() {
     t.split(Some(b"a3")).unwrap();
     assert_eq!(t.regions().len(), 3);
 }
+
+/// A scan walks a run with one cursor that opens only the file it is in: a short scan reads
+/// the blocks of one file, not one block of every file after its start row. Forward,
+/// reversed, bounded and over a memstore and an overlapping file, it returns what a scan of
+/// a single file would (checked against the rows written).
+#[test]
+fn scans_walk_a_run_one_file_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let prefixes = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    for p in prefixes {
+        flush_rows(&t, p, "v1");
+    }
+    assert_eq!(files(&t), 8);
+    let before = db.metrics().data_blocks_read;
+    let rows: Vec<Vec<u8>> = t
+        .scan(Scan::new().start_row("b3").limit(3))
+        .unwrap()
+        .map(|r| r.unwrap().row().to_vec())
+        .collect();
+    assert_eq!(rows, [&b"b3"[..], b"b4", b"c0"]);
+    let read = db.metrics().data_blocks_read - before;
+    assert!(read <= 2, "{read} data blocks read for 3 rows in 2 files");
+
+    // Rows of a memstore and of a file overlapping the run are merged in.
+    t.put(Put::new("c2").add("f", "q", "v2")).unwrap();
+    t.put(Put::new("e9").add("f", "q", "v2")).unwrap();
+    t.flush().unwrap();
+    t.put(Put::new("d0").add("f", "q", "v3")).unwrap();
+    t.put(Put::new("a9").add("f", "q", "v3")).unwrap();
+    let mut expected: Vec<(String, String)> = Vec::new();
+    for p in prefixes {
+        for i in 0..5 {
+            expected.push((format!("{p}{i}"), "v1".into()));
+        }
+    }
+    for (row, v) in [("c2", "v2"), ("e9", "v2"), ("d0", "v3"), ("a9", "v3")] {
+        match expected.iter_mut().find(|(r, _)| r == row) {
+            Some(e) => e.1 = v.into(),
+            None => expected.push((row.into(), v.into())),
+        }
+    }
+    expected.sort();
+    let got = |scan: Scan| -> Vec<(String, String)> {
+        t.scan(scan)
+            .unwrap()
+            .map(|r| {
+                let r = r.unwrap();
+                (
+                    String::from_utf8(r.row().to_vec()).unwrap(),
+                    String::from_utf8(r.value("f", "q").unwrap().to_vec()).unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(got(Scan::new()), expected);
+    let mut reversed = expected.clone();
+    reversed.reverse();
+    assert_eq!(got(Scan::new().reversed(true)), reversed);
+    let from_c1: Vec<_> = expected
+        .iter()
+        .filter(|(r, _)| r.as_str() >= "c1")
+        .cloned()
+        .collect();
+    assert_eq!(got(Scan::new().start_row("c1")), from_c1);
+    let c1_to_f2: Vec<_> = from_c1
+        .iter()
+        .filter(|(r, _)| r.as_str() < "f2")
+        .cloned()
+        .collect();
+    assert_eq!(got(Scan::new().start_row("c1").stop_row("f2")), c1_to_f2);
+    // Reversed from a row between two files of the run, and from one inside a file.
+    let down_from: Vec<_> = reversed
+        .iter()
+        .filter(|(r, _)| r.as_str() <= "e5")
+        .cloned()
+        .collect();
+    assert_eq!(got(Scan::new().reversed(true).start_row("e5")), down_from);
+    let down_from: Vec<_> = reversed
+        .iter()
+        .filter(|(r, _)| r.as_str() <= "b2")
+        .cloned()
+        .collect();
+    assert_eq!(got(Scan::new().reversed(true).start_row("b2")), down_from);
+    assert_eq!(got(Scan::new().start_row("z")), Vec::new());
+}
