@@ -278,7 +278,7 @@ impl Engine {
             log::warn!(
                 target: "cellbase::stall",
                 "flush of table '{}' region {} stalled {} ms: a store holds more than \
-                 {BLOCKING_STORE_FILES} files, compacted first",
+                 {BLOCKING_STORE_FILES} sorted runs, compacted first",
                 table.name,
                 region.id(),
                 start.elapsed().as_millis()
