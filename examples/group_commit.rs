@@ -11,7 +11,9 @@
 //!
 //! A leading `put` or `wal` runs only that half (e.g. under `perf stat`).
 
-use cellbase::testing::io::{FileKind, FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
+use cellbase::testing::io::{
+    FileKind, FileLock, FileSystem, MemFs, ReadAtFile, ReadableFile, WritableFile,
+};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;
@@ -64,6 +66,9 @@ impl FileSystem for SlowSync {
     }
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
         self.inner.open_read(path)
+    }
+    fn open_read_at(&self, path: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        self.inner.open_read_at(path)
     }
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {
         self.inner.read_all(path)

@@ -12,7 +12,9 @@
 //! `--ops N` runs like the harness's fillsync workloads: N puts split evenly over the threads,
 //! timed from spawning the threads to joining them (default: 1 second per run, 5 rounds,
 //! threads 1 2 4 8).
-use cellbase::testing::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{
+    FileKind, FileLock, FileSystem, ReadAtFile, ReadableFile, StdFs, WritableFile,
+};
 use cellbase::{Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use std::io;
 use std::path::Path;
@@ -58,6 +60,9 @@ impl FileSystem for C {
     }
     fn open_read(&self, p: &Path) -> io::Result<Arc<dyn ReadableFile>> {
         self.0.open_read(p)
+    }
+    fn open_read_at(&self, p: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        self.0.open_read_at(p)
     }
     fn read_all(&self, p: &Path) -> io::Result<Vec<u8>> {
         self.0.read_all(p)

@@ -13,7 +13,9 @@
 //! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*ycsb_load::load*' \
 //!     target/release/examples/ycsb_load 20000 0
 //! ```
-use cellbase::testing::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use cellbase::testing::io::{
+    FileKind, FileLock, FileSystem, ReadAtFile, ReadableFile, StdFs, WritableFile,
+};
 use cellbase::{Compression, Db, DbOptions, Durability, FamilyDescriptor, Put, TableDescriptor};
 use parking_lot::Mutex;
 use std::io;
@@ -95,6 +97,9 @@ impl FileSystem for Counting {
     }
     fn open_read(&self, p: &Path) -> io::Result<Arc<dyn ReadableFile>> {
         self.0.open_read(p)
+    }
+    fn open_read_at(&self, p: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        self.0.open_read_at(p)
     }
     fn read_all(&self, p: &Path) -> io::Result<Vec<u8>> {
         self.0.read_all(p)

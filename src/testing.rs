@@ -10,7 +10,8 @@
 /// [`crate::Db::open_with_fs`] opens a database on another implementation.
 pub mod io {
     pub use crate::base::io::{
-        FaultFs, FileKind, FileLock, FileSystem, MemFs, ReadableFile, StdFs, WritableFile,
+        FaultFs, FileKind, FileLock, FileSystem, MemFs, ReadAtFile, ReadableFile, StdFs,
+        WritableFile,
     };
 }
 

@@ -170,7 +170,7 @@ impl Engine {
             if !present.contains(&id) {
                 continue;
             }
-            let actual = fs.open_read(&p)?.bytes().len() as u64;
+            let actual = fs.open_read_at(&p)?.len();
             if actual < len {
                 return Err(Error::corruption(
                     &p,

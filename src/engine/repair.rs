@@ -417,7 +417,7 @@ impl Repair {
         let dropped = crate::engine::recovery::missing_segments(state, &present, &wal);
         for (&id, &len) in &state.wal_sealed.clone() {
             let p = crate::storage::wal::segment::segment_path(&wal, id);
-            if present.contains(&id) && (self.fs.read_all(&p)?.len() as u64) < len {
+            if present.contains(&id) && self.fs.open_read_at(&p)?.len() < len {
                 self.set_aside(
                     &p,
                     format!("log segment cut short of its synced {len} bytes"),

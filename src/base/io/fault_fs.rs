@@ -14,12 +14,16 @@
 //!   writing its block file, made deterministic);
 //! - [`FaultFs::crash_at`]: cut the power at the n-th mutating operation: it and every later
 //!   one fail (optionally after half-applying it, when it is an append), as if the machine died;
-//!   [`FaultFs::crash`] then drops everything not made durable (over a [`MemFs`] only).
+//!   [`FaultFs::crash`] then drops everything not made durable (over a [`MemFs`] only);
+//! - [`FaultFs::fail_read_at`]: fail the n-th positional read (of a file opened with
+//!   [`FileSystem::open_read_at`]), as a disk read error would. Reads are not mutating
+//!   operations: they are counted apart ([`FaultFs::positional_reads`]), with the largest
+//!   ([`FaultFs::largest_positional_read`]), so a test can bound a reader's buffers.
 //!
 //! Every such failure must reach the caller as an error, never a panic, and must never lose
 //! acknowledged data.
 
-use super::{FileKind, FileLock, FileSystem, MemFs, ReadableFile, WritableFile};
+use super::{FileKind, FileLock, FileSystem, MemFs, ReadAtFile, ReadableFile, WritableFile};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +40,9 @@ struct Counter {
     fail_sync_at: AtomicU64,
     tear_append_at: AtomicU64,
     crash_at: AtomicU64,
+    reads: AtomicU64,
+    largest_read: AtomicU64,
+    fail_read_at: AtomicU64,
     crash_tears: AtomicBool,
     crashed: AtomicBool,
     injected: AtomicU64,
@@ -137,6 +144,9 @@ impl FaultFs {
                 fail_sync_at: AtomicU64::new(NEVER),
                 tear_append_at: AtomicU64::new(NEVER),
                 crash_at: AtomicU64::new(NEVER),
+                reads: AtomicU64::new(0),
+                largest_read: AtomicU64::new(0),
+                fail_read_at: AtomicU64::new(NEVER),
                 crash_tears: AtomicBool::new(false),
                 crashed: AtomicBool::new(false),
                 injected: AtomicU64::new(0),
@@ -200,6 +210,22 @@ impl FaultFs {
         self.counter.crash_at.store(n, Ordering::SeqCst);
     }
 
+    /// Fails the positional read ([`ReadAtFile::read_exact_at`] of a file opened with
+    /// [`FileSystem::open_read_at`]) with this index (0-based, counted from creation).
+    pub fn fail_read_at(&self, n: u64) {
+        self.counter.fail_read_at.store(n, Ordering::SeqCst);
+    }
+
+    /// Positional reads performed (or failed) so far.
+    pub fn positional_reads(&self) -> u64 {
+        self.counter.reads.load(Ordering::SeqCst)
+    }
+
+    /// The most bytes one positional read asked for so far.
+    pub fn largest_positional_read(&self) -> u64 {
+        self.counter.largest_read.load(Ordering::SeqCst)
+    }
+
     /// True once the power was cut by [`FaultFs::crash_at`].
     pub fn power_lost(&self) -> bool {
         self.counter.crashed.load(Ordering::SeqCst)
@@ -225,7 +251,13 @@ impl FaultFs {
     /// Disarms every fault (the counters keep counting).
     pub fn disarm(&self) {
         let c = &self.counter;
-        for a in [&c.fail_at, &c.fail_sync_at, &c.tear_append_at, &c.crash_at] {
+        for a in [
+            &c.fail_at,
+            &c.fail_sync_at,
+            &c.tear_append_at,
+            &c.crash_at,
+            &c.fail_read_at,
+        ] {
             a.store(NEVER, Ordering::SeqCst);
         }
         c.crashed.store(false, Ordering::SeqCst);
@@ -281,6 +313,30 @@ impl WritableFile for FaultWritable {
     fn preallocate(&mut self, len: u64) -> io::Result<()> {
         self.counter.simple("preallocate", Op::Other)?;
         self.inner.preallocate(len)
+    }
+}
+
+struct FaultReadAt {
+    inner: Box<dyn ReadAtFile>,
+    counter: Arc<Counter>,
+}
+
+impl ReadAtFile for FaultReadAt {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let c = &self.counter;
+        let k = c.reads.fetch_add(1, Ordering::SeqCst);
+        c.largest_read.fetch_max(buf.len() as u64, Ordering::SeqCst);
+        if k == c.fail_read_at.load(Ordering::SeqCst) {
+            c.injected.fetch_add(1, Ordering::SeqCst);
+            return Err(io::Error::other(format!(
+                "injected fault: failed read {k} ({} bytes at offset {offset})",
+                buf.len()
+            )));
+        }
+        self.inner.read_exact_at(buf, offset)
     }
 }
 
@@ -343,6 +399,12 @@ impl FileSystem for FaultFs {
     }
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
         self.inner.open_read(path)
+    }
+    fn open_read_at(&self, path: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        Ok(Box::new(FaultReadAt {
+            inner: self.inner.open_read_at(path)?,
+            counter: self.counter.clone(),
+        }))
     }
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {
         self.inner.read_all(path)

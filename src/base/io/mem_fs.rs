@@ -14,12 +14,14 @@
 //! changes, as real filesystems may.
 //!
 //! Invariant checked on every call: a file that is open for reading (memory-mapped with
-//! [`super::StdFs`]) is never truncated or re-created; doing so is an error.
+//! [`super::StdFs`]) is never truncated or re-created; doing so is an error. A file open for
+//! positional reads ([`FileSystem::open_read_at`], no mapping) may be: its reads see the live
+//! bytes at the time of each read.
 
 mod handles;
 
-use super::{FileKind, FileLock, FileSystem, ReadableFile, WritableFile};
-use handles::{MemLock, MemReadable, MemWritable};
+use super::{FileKind, FileLock, FileSystem, ReadAtFile, ReadableFile, WritableFile};
+use handles::{MemLock, MemReadAt, MemReadable, MemWritable};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -450,6 +452,17 @@ impl FileSystem for MemFs {
         Ok(Arc::new(MemReadable {
             bytes: ino.data.clone(),
             _mapped: ino.readers.clone(),
+        }))
+    }
+
+    fn open_read_at(&self, path: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        let s = self.state.lock();
+        let ino = s.file(path)?;
+        Ok(Box::new(MemReadAt {
+            state: self.state.clone(),
+            ino,
+            epoch: s.epoch,
+            len: s.inodes[&ino].data.len() as u64,
         }))
     }
 

@@ -74,6 +74,25 @@ pub trait ReadableFile: Send + Sync + Debug {
     }
 }
 
+/// A file read with positional reads (`pread`) into the caller's buffers: no mapping, so
+/// nothing but those buffers stays resident, and the file may be truncated (through
+/// [`FileSystem::truncate`]) once the handle is dropped. For files read once in bounded pieces
+/// (the write-ahead log's replay reads each segment through a window of a few records).
+pub trait ReadAtFile: Send + Sync {
+    /// The file's length when it was opened.
+    fn len(&self) -> u64;
+    /// True when the file was empty when it was opened.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Fills `buf` with the file's bytes at `offset`.
+    ///
+    /// # Errors
+    /// `UnexpectedEof` when the range passes the end of the file; the OS's error for a failed
+    /// read.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+}
+
 /// Held while a directory is locked; dropping it releases the lock.
 pub trait FileLock: Send + Sync + Debug {
     /// Checks that the lock still guards what it was taken on: for a lock file, that the
@@ -126,6 +145,11 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
     /// Opens an immutable file for reading.
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>>;
+    /// Opens an existing file for positional reads, without mapping it (a file that may be
+    /// truncated after it was read, or is too large to hold).
+    /// Required, like [`FileSystem::lock_dir`], so that a wrapper cannot silently fall back to
+    /// a default that bypasses what it wraps.
+    fn open_read_at(&self, path: &Path) -> io::Result<Box<dyn ReadAtFile>>;
     /// Reads a whole file into memory.
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// Atomically renames `from` to `to` (durable only after [`FileSystem::sync_dir`]).

@@ -1,6 +1,6 @@
 //! The real filesystem. The only module that calls `std::fs`.
 
-use super::{FileKind, FileLock, FileSystem, ReadableFile, WritableFile};
+use super::{FileKind, FileLock, FileSystem, ReadAtFile, ReadableFile, WritableFile};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
@@ -81,6 +81,32 @@ impl ReadableFile for Mapped {
 
     fn prefers_read(&self) -> bool {
         cfg!(unix) && matches!(self, Mapped::Map(..))
+    }
+}
+
+/// A file read with `pread` (no mapping), its length taken when it was opened.
+struct StdReadAt {
+    file: File,
+    len: u64,
+}
+
+impl ReadAtFile for StdReadAt {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek};
+            let mut f = &self.file;
+            f.seek(io::SeekFrom::Start(offset))?;
+            f.read_exact(buf)
+        }
     }
 }
 
@@ -195,6 +221,13 @@ impl FileSystem for StdFs {
         #[expect(unsafe_code, reason = "memory-mapped reads of immutable block files")]
         let map = unsafe { memmap2::Mmap::map(&file)? };
         Ok(Arc::new(Mapped::Map(map, file)))
+    }
+
+    fn open_read_at(&self, path: &Path) -> io::Result<Box<dyn ReadAtFile>> {
+        regular_or_missing(path)?;
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Box::new(StdReadAt { file, len }))
     }
 
     fn read_all(&self, path: &Path) -> io::Result<Vec<u8>> {
@@ -344,6 +377,27 @@ mod tests {
         let e = dir.path().join("empty");
         StdFs.create(&e).unwrap();
         assert_eq!(StdFs.open_read(&e).unwrap().bytes(), b"");
+    }
+
+    #[test]
+    fn positional_reads_need_no_mapping_and_survive_truncation() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let mut w = StdFs.create(&p).unwrap();
+        w.append(b"0123456789").unwrap();
+        let r = StdFs.open_read_at(&p).unwrap();
+        assert_eq!((r.len(), r.is_empty()), (10, false));
+        let mut buf = [0u8; 4];
+        r.read_exact_at(&mut buf, 6).unwrap();
+        assert_eq!(&buf, b"6789");
+        let e = r.read_exact_at(&mut buf, 7).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        // The handle holds no mapping: the file can be truncated under it.
+        StdFs.truncate(&p, 3).unwrap();
+        r.read_exact_at(&mut buf[..3], 0).unwrap();
+        assert_eq!(&buf[..3], b"012");
+        assert!(StdFs.open_read_at(&dir.path().join("missing")).is_err());
+        assert!(StdFs.open_read_at(dir.path()).is_err());
     }
 
     #[test]

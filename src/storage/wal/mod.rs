@@ -5,7 +5,8 @@
 //! - [`Wal`]: one log per database, a directory of segment files `{id:010}.log`, appended with
 //!   group commit at three durability levels ([`WalSync`]), poisoned after any failed write or
 //!   sync.
-//! - [`replay()`]: recovery, truncating a torn tail of the newest segment.
+//! - [`replay()`]: recovery, truncating a torn tail of the newest segment; it reads each
+//!   segment through a bounded window (`window`), not whole.
 //!
 //! docs/FORMAT.md (section 3) describes the bytes.
 
@@ -13,8 +14,11 @@ pub mod entry;
 pub mod record;
 mod replay;
 pub mod segment;
+mod window;
 mod writer;
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 

@@ -8,7 +8,8 @@
 //! The checksum covers the length and type, so an all-zero region never validates (CRC32 of
 //! five zero bytes is not zero). [`read_records`] separates a *torn tail* (damage confined to the
 //! end of the file, as a crash mid-append leaves it) from corruption (damage followed by more
-//! data), see [`TailPolicy`].
+//! data), see [`TailPolicy`]. [`for_each_record`] does the same over a file read in pieces (WAL
+//! replay's window): both run the one framing implementation below over [`LogBytes`].
 
 use crate::base::codec::{self, Reader};
 use crate::base::error::{Error, Result};
@@ -86,6 +87,36 @@ pub fn encode_record_parts(out: &mut Vec<u8>, rtype: u8, a: &[u8], b: &[u8]) {
     out.extend_from_slice(b);
 }
 
+/// A log file's bytes as the framing reads them: the whole file in memory ([`read_records`]),
+/// or a bounded window over a file read with positional reads (replay's
+/// [`FileWindow`](super::window::FileWindow)). One framing implementation serves both.
+pub(crate) trait LogBytes {
+    /// The file's length.
+    fn len(&self) -> u64;
+    /// The `n` bytes at `pos`. The framing asks only for bytes inside the file, and for a
+    /// record's bytes only once its length is checked against the file and [`MAX_RECORD_LEN`].
+    fn get(&mut self, pos: u64, n: usize) -> Result<&[u8]>;
+}
+
+/// A whole file in memory.
+struct InMemory<'a>(&'a [u8]);
+
+impl LogBytes for InMemory<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn get(&mut self, pos: u64, n: usize) -> Result<&[u8]> {
+        usize::try_from(pos)
+            .ok()
+            .and_then(|p| self.0.get(p..p.checked_add(n)?))
+            .ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "read past end of file")
+                    .into()
+            })
+    }
+}
+
 /// Why one frame failed to parse.
 struct Damage {
     what: String,
@@ -94,90 +125,190 @@ struct Damage {
     at_eof: bool,
 }
 
-/// Parses the frame at `pos` (`pos < bytes.len()`); returns it and the offset after it.
-fn parse_frame(bytes: &[u8], pos: usize) -> std::result::Result<(LogRecord<'_>, usize), Damage> {
-    let rest = &bytes[pos..];
-    let mut r = Reader::new(rest);
-    let header = (r.u32("crc"), r.u32("len"), r.u8("type"));
-    let (Ok(crc), Ok(len), Ok(rtype)) = header else {
-        return Err(Damage {
-            what: format!("truncated record header ({} bytes)", rest.len()),
-            at_eof: true,
-        });
-    };
-    let len = len as usize;
-    if len > r.remaining() {
-        return Err(Damage {
-            what: format!(
-                "record length {len} runs past end of file ({} bytes left)",
-                r.remaining()
-            ),
-            at_eof: true,
-        });
-    }
-    if len > MAX_RECORD_LEN {
-        return Err(Damage {
-            what: format!("record length {len} exceeds limit {MAX_RECORD_LEN}"),
-            at_eof: false,
-        });
-    }
-    let Ok(payload) = r.take(len, "payload") else {
-        // Unreachable after the check above; reported as damage rather than a panic.
-        return Err(Damage {
-            what: "record payload out of bounds".into(),
-            at_eof: true,
-        });
-    };
-    let actual = codec::crc32_parts(&[&rest[4..8], &[rtype], payload]);
-    let next = pos + HEADER_LEN + len;
-    if actual != crc {
-        return Err(Damage {
-            what: format!("record checksum mismatch (stored {crc:#010x}, computed {actual:#010x})"),
-            at_eof: next == bytes.len(),
-        });
-    }
-    Ok((
-        LogRecord {
-            offset: pos as u64,
-            rtype,
-            payload,
-        },
-        next,
-    ))
+/// An intact frame: its offset, type and payload length (the payload follows its
+/// [`HEADER_LEN`]-byte header).
+#[derive(Clone, Copy)]
+struct Frame {
+    offset: u64,
+    rtype: u8,
+    len: usize,
 }
 
-/// The offset of the first intact frame starting in `bytes[from..from + 64 KiB]` whose
-/// payload is at most 1 MiB (the bounds keep a damaged file's scan cheap).
-fn intact_frame_after(bytes: &[u8], from: usize) -> Option<usize> {
-    const WINDOW: usize = 64 << 10;
-    const MAX_CANDIDATE: usize = 1 << 20;
-    let end = bytes.len().min(from.saturating_add(WINDOW));
-    (from..end).find(|&o| {
-        let Some(rest) = bytes.get(o..) else {
-            return false;
+impl Frame {
+    /// The offset after the frame.
+    fn end(self) -> u64 {
+        self.offset + (HEADER_LEN + self.len) as u64
+    }
+}
+
+/// Bytes the scans after a damage point read at once.
+const SCAN_CHUNK: usize = 64 << 10;
+
+/// The big-endian `u32` of (up to) four bytes.
+fn be_u32(b: &[u8]) -> u32 {
+    b.iter()
+        .take(4)
+        .fold(0, |acc, &x| (acc << 8) | u32::from(x))
+}
+
+/// Parses the frame at `pos` (`pos < src.len()`). The length field is checked against the
+/// bytes left in the file and against [`MAX_RECORD_LEN`] before the record's bytes are asked
+/// for, so a damaged length never makes a reader allocate.
+fn parse_frame(src: &mut dyn LogBytes, pos: u64) -> Result<std::result::Result<Frame, Damage>> {
+    let rest = src.len().saturating_sub(pos);
+    let truncated = || Damage {
+        what: format!("truncated record header ({rest} bytes)"),
+        at_eof: true,
+    };
+    if rest < HEADER_LEN as u64 {
+        return Ok(Err(truncated()));
+    }
+    let mut r = Reader::new(src.get(pos, HEADER_LEN)?);
+    let (Ok(crc), Ok(len), Ok(rtype)) = (r.u32("crc"), r.u32("len"), r.u8("type")) else {
+        return Ok(Err(truncated()));
+    };
+    let remaining = rest - HEADER_LEN as u64;
+    if u64::from(len) > remaining {
+        return Ok(Err(Damage {
+            what: format!("record length {len} runs past end of file ({remaining} bytes left)"),
+            at_eof: true,
+        }));
+    }
+    let len = len as usize;
+    if len > MAX_RECORD_LEN {
+        return Ok(Err(Damage {
+            what: format!("record length {len} exceeds limit {MAX_RECORD_LEN}"),
+            at_eof: false,
+        }));
+    }
+    let frame = Frame {
+        offset: pos,
+        rtype,
+        len,
+    };
+    // The checksum covers the length, the type and the payload: the frame after its crc.
+    let bytes = src.get(pos, HEADER_LEN + len)?;
+    let actual = codec::crc32(bytes.get(4..).unwrap_or_default());
+    if actual != crc {
+        return Ok(Err(Damage {
+            what: format!("record checksum mismatch (stored {crc:#010x}, computed {actual:#010x})"),
+            at_eof: frame.end() == src.len(),
+        }));
+    }
+    Ok(Ok(frame))
+}
+
+/// True when every byte from `pos` to the end of the file is zero (read in bounded pieces).
+pub(crate) fn zeros_from(src: &mut dyn LogBytes, mut pos: u64) -> Result<bool> {
+    while pos < src.len() {
+        let n = usize::try_from(src.len() - pos).map_or(SCAN_CHUNK, |left| left.min(SCAN_CHUNK));
+        if src.get(pos, n)?.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        pos += n as u64;
+    }
+    Ok(true)
+}
+
+/// The offset of the first intact frame starting in `[from, from + 64 KiB)` whose payload is
+/// at most 1 MiB (the bounds keep a damaged file's scan cheap).
+fn intact_frame_after(src: &mut dyn LogBytes, from: u64) -> Result<Option<u64>> {
+    const WINDOW: u64 = 64 << 10;
+    const MAX_CANDIDATE: u64 = 1 << 20;
+    let end = src.len().min(from.saturating_add(WINDOW));
+    for o in from..end {
+        let Some(remaining) = src.len().checked_sub(o + 8) else {
+            break; // no room for a crc and a length from here on
         };
-        let mut r = Reader::new(rest);
-        let (Ok(_), Ok(len)) = (r.u32("crc"), r.u32("len")) else {
-            return false;
-        };
-        let len = len as usize;
-        len <= MAX_CANDIDATE && len < r.remaining() && parse_frame(bytes, o).is_ok()
-    })
+        let len = u64::from(be_u32(src.get(o + 4, 4)?));
+        if len <= MAX_CANDIDATE && len < remaining && parse_frame(src, o)?.is_ok() {
+            return Ok(Some(o));
+        }
+    }
+    Ok(None)
 }
 
 /// True when every non-zero byte from `pos` on lies inside the frame whose header starts at
 /// `pos` (as far as its length field claims): a record torn by a crash in a preallocated file,
 /// whose unwritten part and the room after it read as zeros.
-fn torn_before_zeros(bytes: &[u8], pos: usize) -> bool {
-    let nonzero_end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-    let claimed_end = match bytes.get(pos + 4..pos + 8) {
-        Some(len) => {
-            let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
-            pos.saturating_add(HEADER_LEN).saturating_add(len)
-        }
-        None => bytes.len(),
+fn torn_before_zeros(src: &mut dyn LogBytes, pos: u64) -> Result<bool> {
+    let claimed_end = if src.len().saturating_sub(pos) >= 8 {
+        let len = u64::from(be_u32(src.get(pos + 4, 4)?));
+        pos.saturating_add(HEADER_LEN as u64).saturating_add(len)
+    } else {
+        src.len()
     };
-    claimed_end >= nonzero_end
+    // The frame claims everything before `claimed_end` (at least its header): every non-zero
+    // byte lies inside it when the bytes from there to the end are zeros.
+    zeros_from(src, claimed_end)
+}
+
+/// Whether damage `d` at `pos` is a torn tail under `policy`: then the length of the good
+/// prefix (`pos`), else [`Error::Corruption`] naming `path` and the offset.
+fn judge_damage(
+    src: &mut dyn LogBytes,
+    path: &Path,
+    policy: TailPolicy,
+    pos: u64,
+    d: Damage,
+) -> Result<u64> {
+    let torn_ok = match policy {
+        TailPolicy::TornTailAllowed => {
+            d.at_eof || zeros_from(src, pos)? || torn_before_zeros(src, pos)?
+        }
+        TailPolicy::TornFinalRecordOnly => {
+            (d.at_eof || zeros_from(src, pos)?)
+                && intact_frame_after(src, pos.saturating_add(1))?.is_none()
+        }
+        TailPolicy::Strict => false,
+    };
+    if torn_ok {
+        return Ok(pos);
+    }
+    Err(Error::corruption(
+        path,
+        format!("{} at offset {pos}", d.what),
+    ))
+}
+
+/// Every intact frame from the start, in order, up to the first damaged one: `each` gets each
+/// record (its payload borrowed from `src` for the call). Returns where the intact frames end
+/// and the damage there (`None` when the whole file is intact).
+fn frames_until_damage(
+    src: &mut dyn LogBytes,
+    each: &mut dyn FnMut(LogRecord<'_>),
+) -> Result<(u64, Option<Damage>)> {
+    let mut pos = 0u64;
+    while pos < src.len() {
+        match parse_frame(src, pos)? {
+            Ok(f) => {
+                let payload = src.get(f.offset + HEADER_LEN as u64, f.len)?;
+                each(LogRecord {
+                    offset: f.offset,
+                    rtype: f.rtype,
+                    payload,
+                });
+                pos = f.end();
+            }
+            Err(d) => return Ok((pos, Some(d))),
+        }
+    }
+    Ok((pos, None))
+}
+
+/// The records of `bytes` that [`frames_until_damage`] found, borrowing from `bytes`.
+fn records_at(bytes: &[u8], found: Vec<(u64, u8, usize)>) -> Vec<LogRecord<'_>> {
+    found
+        .into_iter()
+        .map(|(offset, rtype, len)| {
+            let start = offset as usize + HEADER_LEN;
+            LogRecord {
+                offset,
+                rtype,
+                payload: bytes.get(start..start + len).unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 /// Parses every record of a log file's bytes.
@@ -201,50 +332,64 @@ pub fn read_records<'a>(
     path: &Path,
     policy: TailPolicy,
 ) -> Result<(Vec<LogRecord<'a>>, u64)> {
-    let (out, pos, damage) = frames_until_damage(bytes);
-    let Some(d) = damage else {
-        return Ok((out, pos as u64));
+    let mut src = InMemory(bytes);
+    let mut found = Vec::new();
+    let (pos, damage) = frames_until_damage(&mut src, &mut |r| {
+        found.push((r.offset, r.rtype, r.payload.len()));
+    })?;
+    let valid_len = match damage {
+        None => pos,
+        Some(d) => judge_damage(&mut src, path, policy, pos, d)?,
     };
-    let torn = d.at_eof || bytes[pos..].iter().all(|&b| b == 0);
-    let torn_ok = match policy {
-        TailPolicy::TornTailAllowed => torn || torn_before_zeros(bytes, pos),
-        TailPolicy::TornFinalRecordOnly => {
-            torn && intact_frame_after(bytes, pos.saturating_add(1)).is_none()
-        }
-        TailPolicy::Strict => false,
-    };
-    if torn_ok {
-        return Ok((out, pos as u64));
-    }
-    Err(Error::corruption(
-        path,
-        format!("{} at offset {pos}", d.what),
-    ))
+    Ok((records_at(bytes, found), valid_len))
 }
 
-/// Every intact frame from the start, up to the first damaged one: the records, where they
-/// end, and the damage there (`None` when the whole file is intact).
-fn frames_until_damage(bytes: &[u8]) -> (Vec<LogRecord<'_>>, usize, Option<Damage>) {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        match parse_frame(bytes, pos) {
-            Ok((rec, next)) => {
-                out.push(rec);
-                pos = next;
-            }
-            Err(d) => return (out, pos, Some(d)),
+/// As [`read_records`], over bytes read in pieces (replay reads each WAL segment through a
+/// bounded window): `each` gets every record in file order, its payload borrowed for the call
+/// only, instead of a list. Returns `valid_len`, the byte length of the good prefix, with the
+/// same verdict on damage as [`read_records`].
+///
+/// Errors come in the order [`read_records`] and then a loop over its records would give
+/// them: the framing's corruption first, then the first error of `each`. After `each` fails,
+/// it is not called again but the rest of the file is still framed. Unlike that loop, `each`
+/// has already seen the records before a damage point that turns out to be corruption.
+pub(crate) fn for_each_record(
+    src: &mut dyn LogBytes,
+    path: &Path,
+    policy: TailPolicy,
+    mut each: impl FnMut(LogRecord<'_>) -> Result<()>,
+) -> Result<u64> {
+    let mut failed = None;
+    let (pos, damage) = frames_until_damage(src, &mut |r| {
+        if failed.is_none()
+            && let Err(e) = each(r)
+        {
+            failed = Some(e);
         }
+    })?;
+    let valid_len = match damage {
+        None => pos,
+        Some(d) => judge_damage(src, path, policy, pos, d)?,
+    };
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(valid_len),
     }
-    (out, pos, None)
 }
 
 /// The records before the first damage, for salvage: never an error. Returns the records,
 /// the length of the intact prefix and what the damage at its end is (`None` when the whole
 /// file is intact).
 pub fn records_before_damage(bytes: &[u8]) -> (Vec<LogRecord<'_>>, u64, Option<String>) {
-    let (out, pos, damage) = frames_until_damage(bytes);
-    (out, pos as u64, damage.map(|d| d.what))
+    let mut found = Vec::new();
+    let framed = frames_until_damage(&mut InMemory(bytes), &mut |r| {
+        found.push((r.offset, r.rtype, r.payload.len()));
+    });
+    match framed {
+        Ok((pos, damage)) => (records_at(bytes, found), pos, damage.map(|d| d.what)),
+        // Bytes in memory cannot fail to read; were it ever so, nothing is salvaged.
+        Err(e) => (Vec::new(), 0, Some(e.to_string())),
+    }
 }
 
 #[cfg(test)]

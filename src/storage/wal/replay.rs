@@ -15,11 +15,20 @@
 //! one (for example cut exactly at a record boundary, which its own framing cannot reveal) or a
 //! longer one is [`Error::Corruption`] naming the older segment and the offset where the
 //! difference starts. A missing predecessor (deleted once flushed) is not checked.
+//!
+//! Memory: each segment is read with positional reads through a bounded window
+//! ([`FileWindow`]: 1 MiB, grown to hold a longer record, at most the largest record the writer
+//! can write), never whole, so replay holds a window on top of what its visitor keeps. Entries
+//! reach the visitor as the window passes them: when a segment turns out to be damaged further
+//! on, the visitor has seen its entries before the damage, as it has seen every entry of the
+//! segments before it. The error is the same as if the segment had been read whole first:
+//! damage in its framing comes before an error of its header, its entries or the visitor.
 
 use crate::base::error::{Error, Result};
 use crate::base::io::FileSystem;
 use crate::storage::wal::record::{self, TailPolicy};
 use crate::storage::wal::segment::{self, REC_ENTRY, REC_SEGMENT_HEADER};
+use crate::storage::wal::window::FileWindow;
 use std::path::Path;
 
 /// What [`replay`] found.
@@ -107,14 +116,60 @@ fn replay_inner(
     for (i, &id) in ids.iter().enumerate() {
         let newest = i + 1 == ids.len();
         let path = segment::segment_path(dir, id);
-        let bytes = fs.read_all(&path)?;
         let policy = if newest {
             TailPolicy::TornTailAllowed
         } else {
             TailPolicy::Strict
         };
-        let (records, valid_len) = record::read_records(&bytes, &path, policy)?;
-        if records.is_empty() {
+        // Positional reads through a bounded window (no mapping: the file may be truncated
+        // below); the handle is closed before anything changes the file.
+        let file = fs.open_read_at(&path)?;
+        let file_len = file.len();
+        let mut window = FileWindow::new(file.as_ref());
+        let mut records = 0u64;
+        let mut max_seq = 0;
+        let valid_len = record::for_each_record(&mut window, &path, policy, |rec| {
+            let first = records == 0;
+            records += 1;
+            match (first, rec.rtype) {
+                (true, REC_SEGMENT_HEADER) => {
+                    let link = segment::check_segment_header(rec.payload, &path, id, rec.offset)?;
+                    if let (Some(link), Some((bid, blen))) = (link, before)
+                        && link.id == bid
+                    {
+                        check_link(dir, id, link.len, bid, blen)?;
+                    }
+                }
+                (true, t) => {
+                    return Err(Error::corruption(
+                        &path,
+                        format!("missing segment header (record type {t}) at offset 0"),
+                    ));
+                }
+                (false, REC_ENTRY) => {
+                    let (seq, payload) = segment::decode_entry(rec.payload, &path, rec.offset)?;
+                    max_seq = max_seq.max(seq);
+                    visit(seq, payload)?;
+                }
+                (false, t) => {
+                    return Err(Error::corruption(
+                        &path,
+                        format!("unexpected WAL record type {t} at offset {}", rec.offset),
+                    ));
+                }
+            }
+            Ok(())
+        })?;
+        // Zero bytes after the last record are the writer's preallocated room (or a record
+        // none of whose bytes reached the disk), not a torn record.
+        let torn = records > 0
+            && newest
+            && mutate
+            && valid_len < file_len
+            && !record::zeros_from(&mut window, valid_len)?;
+        drop(window);
+        drop(file);
+        if records == 0 {
             if !newest {
                 // Every segment's header is synced before the next segment is created, and a
                 // newest segment without one is removed below: an older headerless segment
@@ -131,52 +186,19 @@ fn replay_inner(
                 fs.remove(&path)?;
                 fs.sync_dir(dir)?;
             }
-            info.torn_tail_truncated |= !bytes.is_empty();
+            info.torn_tail_truncated |= file_len > 0;
             continue;
         }
-        let mut max_seq = 0;
-        for (j, rec) in records.iter().enumerate() {
-            match (j, rec.rtype) {
-                (0, REC_SEGMENT_HEADER) => {
-                    let link = segment::check_segment_header(rec.payload, &path, id, rec.offset)?;
-                    if let (Some(link), Some((bid, blen))) = (link, before)
-                        && link.id == bid
-                    {
-                        check_link(dir, id, link.len, bid, blen)?;
-                    }
-                }
-                (0, t) => {
-                    return Err(Error::corruption(
-                        &path,
-                        format!("missing segment header (record type {t}) at offset 0"),
-                    ));
-                }
-                (_, REC_ENTRY) => {
-                    let (seq, payload) = segment::decode_entry(rec.payload, &path, rec.offset)?;
-                    max_seq = max_seq.max(seq);
-                    visit(seq, payload)?;
-                }
-                (_, t) => {
-                    return Err(Error::corruption(
-                        &path,
-                        format!("unexpected WAL record type {t} at offset {}", rec.offset),
-                    ));
-                }
-            }
-        }
         if newest && mutate {
-            if valid_len < bytes.len() as u64 {
+            if valid_len < file_len {
                 fs.truncate(&path, valid_len)?;
-                // Zero bytes after the last record are the writer's preallocated room (or a
-                // record none of whose bytes reached the disk), not a torn record.
-                let tail = &bytes[usize::try_from(valid_len).unwrap_or(bytes.len())..];
-                info.torn_tail_truncated |= tail.iter().any(|&b| b != 0);
+                info.torn_tail_truncated |= torn;
             } else {
                 fs.open_append(&path)?.sync_data()?;
             }
         }
         info.segments.push((id, max_seq));
-        before = Some((id, bytes.len() as u64));
+        before = Some((id, file_len));
     }
     Ok(info)
 }

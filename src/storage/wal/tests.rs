@@ -3,7 +3,9 @@
 use super::segment::{self, segment_path};
 use super::*;
 use crate::base::error::Error;
-use crate::base::io::{FileKind, FileLock, FileSystem, ReadableFile, StdFs, WritableFile};
+use crate::base::io::{
+    FileKind, FileLock, FileSystem, ReadAtFile, ReadableFile, StdFs, WritableFile,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -731,6 +733,9 @@ impl FileSystem for AuditFs {
     fn open_read(&self, path: &Path) -> std::io::Result<Arc<dyn ReadableFile>> {
         StdFs.open_read(path)
     }
+    fn open_read_at(&self, path: &Path) -> std::io::Result<Box<dyn ReadAtFile>> {
+        StdFs.open_read_at(path)
+    }
     fn read_all(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         StdFs.read_all(path)
     }
@@ -954,6 +959,9 @@ impl FileSystem for FailFs {
     }
     fn open_read(&self, path: &Path) -> std::io::Result<Arc<dyn ReadableFile>> {
         StdFs.open_read(path)
+    }
+    fn open_read_at(&self, path: &Path) -> std::io::Result<Box<dyn ReadAtFile>> {
+        StdFs.open_read_at(path)
     }
     fn read_all(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         StdFs.read_all(path)
