@@ -289,8 +289,10 @@ impl Background {
                     r.clear_queued(Queued::Split);
                     res.map(|daughters| match daughters {
                         Some(ds) => {
+                            // A minor compaction: it rewrites the files the daughters share
+                            // (references), not every file (docs/SEMANTICS.md).
                             for d in ds {
-                                db.bg.submit(Job::MajorCompact(t.clone(), d));
+                                db.bg.submit(Job::Compact(t.clone(), d));
                             }
                         }
                         // No split after all: the compaction the flush skipped for it.

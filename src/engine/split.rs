@@ -162,7 +162,8 @@ impl Engine {
 
     /// The automatic split check of every region of `table`, run in the calling thread: each
     /// region the policy finds too big is split at its split point and both daughters are
-    /// major-compacted (what a background thread does after a flush). Returns the split rows.
+    /// compacted, which rewrites the files they share (what a background thread does after a
+    /// flush). Returns the split rows.
     pub(crate) fn split_check(&self, table: &Arc<TableShared>) -> Result<Vec<Vec<u8>>> {
         let mut rows = Vec::new();
         for region in table.region_list() {
@@ -172,7 +173,7 @@ impl Engine {
             if let Some(daughters) = self.split_region(table, &region, None)? {
                 rows.push(daughters[1].start().to_vec());
                 for d in &daughters {
-                    self.compact_region(table, d, true)?;
+                    self.compact_region(table, d, false)?;
                 }
             }
         }
