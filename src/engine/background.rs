@@ -45,7 +45,6 @@ pub(crate) enum Job {
     Compact(Arc<TableShared>, Arc<Region>),
     /// Split at the region's split point, then compact the daughters' references away.
     Split(Arc<TableShared>, Arc<Region>),
-    MajorCompact(Arc<TableShared>, Arc<Region>),
     /// Flush the largest memstores until all memstores together are below the global lower
     /// limit ([`crate::DbOptions::global_memstore_lower_limit`]).
     GlobalFlush,
@@ -70,7 +69,7 @@ impl Job {
     fn kind(&self) -> BgKind {
         match self {
             Job::Flush(..) | Job::GlobalFlush => BgKind::Flush,
-            Job::Compact(..) | Job::MajorCompact(..) => BgKind::Compaction,
+            Job::Compact(..) => BgKind::Compaction,
             Job::Split(..) => BgKind::Split,
             Job::Retry { job, .. } => job.kind(),
         }
@@ -79,7 +78,7 @@ impl Job {
     /// What the job works on, in words: `table 't' region 3`, or `the largest memstores`.
     fn subject(&self) -> String {
         match self {
-            Job::Flush(t, r) | Job::Compact(t, r) | Job::Split(t, r) | Job::MajorCompact(t, r) => {
+            Job::Flush(t, r) | Job::Compact(t, r) | Job::Split(t, r) => {
                 format!("table '{}' region {}", t.name, r.id())
             }
             Job::GlobalFlush => "the largest memstores (global memory pressure)".to_string(),
@@ -258,7 +257,6 @@ impl Background {
                 Job::GlobalFlush => Some(Job::GlobalFlush),
                 Job::Compact(t, r) => Some(Job::Compact(t.clone(), r.clone())),
                 Job::Split(t, r) => Some(Job::Split(t.clone(), r.clone())),
-                Job::MajorCompact(t, r) => Some(Job::MajorCompact(t.clone(), r.clone())),
                 Job::Retry { .. } => None,
             });
             let result = match job {
@@ -299,7 +297,6 @@ impl Background {
                         None => db.maybe_compact(&t, &r),
                     })
                 }
-                Some(Job::MajorCompact(t, r)) => db.compact_region(&t, &r, true),
                 Some(Job::Retry { .. }) => Ok(()), // unwrapped above
                 None if flushes_wal => {
                     // Noted once per run of failures: a poisoned log fails every 100 ms.

@@ -805,7 +805,7 @@ impl Model {
                     .iter()
                     .filter(|(_, cells)| cells.iter().any(|c| c.in_files && c.file == id));
                 let first = rows.next().map_or(&[][..], |(r, _)| r.as_slice());
-                let last = rows.last().map_or(first, |(r, _)| r.as_slice());
+                let last = rows.next_back().map_or(first, |(r, _)| r.as_slice());
                 let cells = || {
                     self.rows
                         .values()
