@@ -16,6 +16,7 @@ use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::region::{Queued, Region, StoreFile};
+use crate::engine::runs::{RunFile, group_runs};
 use crate::engine::split_policy::{
     FileSplitInfo, SplitPolicy, SplitPolicyConfig, SplitRowGrouping, choose_split_row, should_split,
 };
@@ -35,6 +36,56 @@ const PRE_FLUSH_SIZE: u64 = 5 << 20;
 /// outpaces the writers; the bound keeps a split from chasing a fast writer with ever more
 /// small files).
 const PRE_FLUSH_ROUNDS: usize = 2;
+
+/// What the split policy knows of a store's files (`oldest_first`): one [`FileSplitInfo`] per
+/// run of consecutive row-disjoint files ([`crate::engine::runs`]), as if the run were the one
+/// file a compaction would have made of it (HBase compacts such files, cellbase leaves them):
+/// its size is the run's, its mid row the middle of the run by size [SPLIT-2]. A store of
+/// small sequential files, each of one block, can then still split.
+fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>]) -> Vec<FileSplitInfo<'a>> {
+    let infos: Vec<RunFile<'a>> = oldest_first
+        .iter()
+        .map(|f| RunFile {
+            first_row: f.reader.meta().first_row(),
+            last_row: f.reader.meta().last_row(),
+            clean: true,
+        })
+        .collect();
+    group_runs(&infos)
+        .into_iter()
+        .map(|run| {
+            let mut files: Vec<&'a Arc<StoreFile>> = oldest_first[run].to_vec();
+            files.sort_by(|a, b| a.reader.meta().first_row().cmp(b.reader.meta().first_row()));
+            let size: u64 = files.iter().map(|f| f.size()).sum();
+            let first_row = files
+                .first()
+                .map_or(&[][..], |f| f.reader.meta().first_row());
+            let last_row = files.last().map_or(&[][..], |f| f.reader.meta().last_row());
+            // The file holding the middle byte of the run, and its mid row; when that is the
+            // run's first row (a first file of one block), the next file's first row.
+            let mut before = 0u64;
+            let mut mid_row: &[u8] = &[];
+            for (i, f) in files.iter().enumerate() {
+                if before + f.size() > size / 2 {
+                    mid_row = f.reader.mid_row().unwrap_or_default();
+                    if mid_row == first_row
+                        && let Some(next) = files.get(i + 1)
+                    {
+                        mid_row = next.reader.meta().first_row();
+                    }
+                    break;
+                }
+                before += f.size();
+            }
+            FileSplitInfo {
+                size,
+                first_row,
+                last_row,
+                mid_row,
+            }
+        })
+        .collect()
+}
 
 /// The files of `files` that hold rows in `[start, end)`.
 fn overlapping(files: &Files, start: &[u8], end: &[u8]) -> Files {
@@ -100,18 +151,12 @@ impl Engine {
             .files
             .values()
             .map(|list| {
-                // Oldest first, as the policy expects.
-                let infos = list
-                    .iter()
-                    .rev()
-                    .map(|f| FileSplitInfo {
-                        size: f.size(),
-                        first_row: f.reader.meta().first_row(),
-                        last_row: f.reader.meta().last_row(),
-                        mid_row: f.reader.mid_row().unwrap_or_default(),
-                    })
-                    .collect();
-                (list.iter().any(|f| region.is_reference(f)), infos)
+                // Oldest first, as the policy expects; a sorted run stands as one file.
+                let oldest_first: Vec<&Arc<StoreFile>> = list.iter().rev().collect();
+                (
+                    list.iter().any(|f| region.is_reference(f)),
+                    split_infos(&oldest_first),
+                )
             })
             .collect();
         let desc = table.desc_arc();

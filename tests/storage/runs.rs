@@ -267,3 +267,29 @@ fn scans_walk_a_run_one_file_at_a_time() {
     assert_eq!(got(Scan::new().reversed(true).start_row("b2")), down_from);
     assert_eq!(got(Scan::new().start_row("z")), Vec::new());
 }
+
+/// A store of small sequential files (one block each, so each file's own mid-key is its first
+/// row) still offers a split point: the run stands as the one file a compaction would have made
+/// of it, and its mid row is the middle of the run by size [SPLIT-2].
+#[test]
+fn a_run_of_one_block_files_still_splits_in_its_middle() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let prefixes = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    for p in prefixes {
+        flush_rows(&t, p, "v1");
+    }
+    assert_eq!(files(&t), 8);
+    t.split(None).unwrap();
+    let regions = t.regions();
+    assert_eq!(regions.len(), 2, "{regions:?}");
+    let boundary = regions[1].start_key.clone();
+    assert!(
+        [&b"d0"[..], b"e0"].contains(&boundary.as_slice()),
+        "split at {:?}, not the middle of the run",
+        String::from_utf8_lossy(&boundary)
+    );
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 40);
+}
