@@ -72,8 +72,10 @@ fn random_salt_gets_touch_every_bucket_hashed_salt_one() {
     let g = query(random, "get by natural key");
     assert!(g.plan.contains("random salt: 4 buckets"), "{}", g.plan);
     assert_eq!(g.mean_probes, 4.0, "one Get per bucket");
-    assert_eq!(g.mean_regions_touched, g.mean_regions_total);
-    assert!(g.mean_regions_touched >= 4.0);
+    // One region per bucket: each bucket's region, or, once a bucket's region has split (the
+    // run ends right at the split size, so it may), the one holding the key.
+    assert_eq!(g.mean_regions_touched, 4.0);
+    assert!(g.mean_regions_total >= 4.0);
     // Every Get still found its row (in exactly one of the buckets it tried).
     assert_eq!(g.mean_rows_matched, 1.0);
     let h = query(hashed, "get by natural key");

@@ -37,12 +37,16 @@ const PRE_FLUSH_SIZE: u64 = 5 << 20;
 /// small files).
 const PRE_FLUSH_ROUNDS: usize = 2;
 
+/// Files a minor compaction takes at least (`hbase.hstore.compaction.min`).
+const COMPACTION_MIN: usize = 3;
+
 /// What the split policy knows of a store's files (`oldest_first`): one [`FileSplitInfo`] per
-/// run of consecutive row-disjoint files ([`crate::engine::runs`]), as if the run were the one
-/// file a compaction would have made of it (HBase compacts such files, cellbase leaves them):
+/// run of at least [`COMPACTION_MIN`] consecutive row-disjoint files ([`crate::engine::runs`]),
+/// as if the run were the one file HBase's minor compaction would have made of it (cellbase
+/// leaves such files as they are), and one per other file:
 /// its size is the run's, its mid row the middle of the run by size [SPLIT-2]. A store of
 /// small sequential files, each of one block, can then still split.
-fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>]) -> Vec<FileSplitInfo<'a>> {
+fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>], block_size: u64) -> Vec<FileSplitInfo<'a>> {
     let infos: Vec<RunFile<'a>> = oldest_first
         .iter()
         .map(|f| RunFile {
@@ -53,29 +57,43 @@ fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>]) -> Vec<FileSplitInfo<'a>
         .collect();
     group_runs(&infos)
         .into_iter()
-        .map(|run| {
-            let mut files: Vec<&'a Arc<StoreFile>> = oldest_first[run].to_vec();
+        .flat_map(|run| {
+            // Fewer files than a minor compaction takes (HBase would have them as they are).
+            if run.len() < COMPACTION_MIN {
+                run.map(|i| vec![oldest_first[i]]).collect::<Vec<_>>()
+            } else {
+                vec![oldest_first[run].to_vec()]
+            }
+        })
+        .map(|mut files| {
             files.sort_by(|a, b| a.reader.meta().first_row().cmp(b.reader.meta().first_row()));
-            let size: u64 = files.iter().map(|f| f.size()).sum();
+            let size = run_size(&files);
             let first_row = files
                 .first()
                 .map_or(&[][..], |f| f.reader.meta().first_row());
             let last_row = files.last().map_or(&[][..], |f| f.reader.meta().last_row());
-            // The file holding the middle byte of the run, and its mid row; when that is the
-            // run's first row (a first file of one block), the next file's first row.
-            let mut before = 0u64;
-            let mut mid_row: &[u8] = &[];
-            for (i, f) in files.iter().enumerate() {
-                if before + f.size() > size / 2 {
-                    mid_row = f.reader.mid_row().unwrap_or_default();
-                    if mid_row == first_row
-                        && let Some(next) = files.get(i + 1)
-                    {
-                        mid_row = next.reader.meta().first_row();
+            // The row where the compacted file's middle block would start: none when its data
+            // would fit one block (its mid-key is then its first key, as for one small file);
+            // else the mid row of the file holding the run's middle data byte, or, when that is
+            // the run's first row (a first file of one block), the next file's first row.
+            let data: u64 = files.iter().map(|f| f.reader.data_end()).sum();
+            let mut mid_row: &[u8] = first_row;
+            if files.len() == 1 {
+                mid_row = files[0].reader.mid_row().unwrap_or_default();
+            } else if data > block_size {
+                let mut before = 0u64;
+                for (i, f) in files.iter().enumerate() {
+                    if before + f.reader.data_end() > data / 2 {
+                        mid_row = f.reader.mid_row().unwrap_or_default();
+                        if mid_row == first_row
+                            && let Some(next) = files.get(i + 1)
+                        {
+                            mid_row = next.reader.meta().first_row();
+                        }
+                        break;
                     }
-                    break;
+                    before += f.reader.data_end();
                 }
-                before += f.size();
             }
             FileSplitInfo {
                 size,
@@ -85,6 +103,44 @@ fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>]) -> Vec<FileSplitInfo<'a>
             }
         })
         .collect()
+}
+
+/// The size of the one file a compaction would make of a run: its files' data blocks plus the
+/// largest file's index, Bloom and meta (each small file of a run repeats those).
+fn run_size(files: &[&Arc<StoreFile>]) -> u64 {
+    let data: u64 = files.iter().map(|f| f.reader.data_end()).sum();
+    let overhead = files
+        .iter()
+        .map(|f| f.size().saturating_sub(f.reader.data_end()))
+        .max()
+        .unwrap_or(0);
+    data + overhead
+}
+
+/// A store's size for the split policy [SPLIT-1]: the sizes of its runs of at least
+/// [`COMPACTION_MIN`] files ([`run_size`]) and of its other files, so that a store of many
+/// small row-disjoint files (which cellbase does not compact, HBase does) splits when the
+/// compacted store would.
+fn store_split_size(newest_first: &[Arc<StoreFile>]) -> u64 {
+    let oldest_first: Vec<&Arc<StoreFile>> = newest_first.iter().rev().collect();
+    let infos: Vec<RunFile<'_>> = oldest_first
+        .iter()
+        .map(|f| RunFile {
+            first_row: f.reader.meta().first_row(),
+            last_row: f.reader.meta().last_row(),
+            clean: true,
+        })
+        .collect();
+    group_runs(&infos)
+        .into_iter()
+        .map(|run| {
+            if run.len() < COMPACTION_MIN {
+                oldest_first[run].iter().map(|f| f.size()).sum()
+            } else {
+                run_size(&oldest_first[run])
+            }
+        })
+        .sum()
 }
 
 /// The files of `files` that hold rows in `[start, end)`.
@@ -147,19 +203,22 @@ impl Engine {
     /// row is its first or last row, or when the cut row is the region's start.
     pub(crate) fn split_point(&self, table: &TableShared, region: &Region) -> Option<Vec<u8>> {
         let v = region.current();
+        let desc = table.desc_arc();
         let stores: Vec<(bool, Vec<FileSplitInfo<'_>>)> = v
             .files
-            .values()
-            .map(|list| {
+            .iter()
+            .map(|(family, list)| {
+                let block_size = desc
+                    .get_family(family)
+                    .map_or(64 << 10, |fd| u64::from(fd.block_size));
                 // Oldest first, as the policy expects; a sorted run stands as one file.
                 let oldest_first: Vec<&Arc<StoreFile>> = list.iter().rev().collect();
                 (
                     list.iter().any(|f| region.is_reference(f)),
-                    split_infos(&oldest_first),
+                    split_infos(&oldest_first, block_size),
                 )
             })
             .collect();
-        let desc = table.desc_arc();
         let grouping = match desc.table_split_policy() {
             RegionSplitPolicy::KeyPrefix { prefix_length } => {
                 SplitRowGrouping::Prefix(*prefix_length as usize)
@@ -195,11 +254,7 @@ impl Engine {
         }
         let cfg = self.split_policy(table);
         let v = region.current();
-        let sizes: Vec<u64> = v
-            .files
-            .values()
-            .map(|l| l.iter().map(|f| f.size()).sum())
-            .collect();
+        let sizes: Vec<u64> = v.files.values().map(|l| store_split_size(l)).collect();
         let has_refs = v.files.values().flatten().any(|f| region.is_reference(f));
         let count = table.region_count() as u32;
         should_split(&cfg, count, &sizes, has_refs, false, 0.0)

@@ -270,13 +270,15 @@ fn scans_walk_a_run_one_file_at_a_time() {
 
 /// A store of small sequential files (one block each, so each file's own mid-key is its first
 /// row) still offers a split point: the run stands as the one file a compaction would have made
-/// of it, and its mid row is the middle of the run by size [SPLIT-2].
+/// of it, and its mid row is the middle of the run by size [SPLIT-2]. Data that would fit one
+/// block after that compaction offers none, as one small file offers none.
 #[test]
 fn a_run_of_one_block_files_still_splits_in_its_middle() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    // Each file's five cells fit one 1 KiB block; the eight files' would need two.
+    let t = table_f(&db, FamilyDescriptor::new("f").block_size(1024));
     let prefixes = ["a", "b", "c", "d", "e", "f", "g", "h"];
     for p in prefixes {
         flush_rows(&t, p, "v1");
@@ -292,4 +294,19 @@ fn a_run_of_one_block_files_still_splits_in_its_middle() {
         String::from_utf8_lossy(&boundary)
     );
     assert_eq!(t.scan(Scan::new()).unwrap().count(), 40);
+}
+
+/// The same run with the default 64 KiB blocks: compacted, its 40 small cells would be one
+/// block, whose mid-key is its first key: no split point, as HBase's one compacted file.
+#[test]
+fn a_run_that_would_compact_into_one_block_does_not_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let db = open(dir.path(), &clock);
+    let t = table_f(&db, FamilyDescriptor::new("f"));
+    for p in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+        flush_rows(&t, p, "v1");
+    }
+    t.split(None).unwrap();
+    assert_eq!(t.regions().len(), 1);
 }

@@ -283,8 +283,9 @@ impl SstReader {
         self.index.len()
     }
 
-    /// Where the data region ends (for error offsets past the last block).
-    pub(super) fn data_end(&self) -> u64 {
+    /// Where the data region ends (for error offsets past the last block): the bytes of the
+    /// file's data blocks; the rest of the file is its index, Bloom, meta and trailer.
+    pub(crate) fn data_end(&self) -> u64 {
         self.data_end
     }
 
