@@ -188,7 +188,7 @@ fn main() {
             sorted.sort_unstable_by_key(|&i| key(i));
             for (n, i) in sorted.into_iter().enumerate() {
                 t.put(put(i)).unwrap();
-                if (n as u64 + 1) % (ROWS / 8) == 0 {
+                if (n as u64 + 1).is_multiple_of(ROWS / 8) {
                     t.flush().unwrap();
                 }
             }
