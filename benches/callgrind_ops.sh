@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Callgrind instruction counts of four operations through the public API (a Put with SyncWal, a
-# memstore Get, a block-file Get, a 100-row scan; plus a memstore scan), from
+# memstore Get, a block-file Get, a 100-row scan; plus a memstore scan and a scan over 8
+# row-disjoint files of a sequential load), from
 # examples/callgrind_ops.rs, so that two commits can be compared exactly on a noisy machine.
 #
 #   benches/callgrind_ops.sh [REV] [OUTDIR]
@@ -64,6 +65,7 @@ MEASUREMENTS=(
     "get_blockfile|callgrind_ops::measure_get*|callgrind_ops fileget|parse"
     "scan_100rows|callgrind_ops::measure_scan*|callgrind_ops scan|parse"
     "scan_100rows_memstore|callgrind_ops::measure_scan*|callgrind_ops memscan|parse"
+    "scan_100rows_8files_run|callgrind_ops::measure_scan*|callgrind_ops runscan|parse"
 )
 if [ "$SUPPLEMENTARY" = 1 ]; then
     MEASUREMENTS+=(

@@ -23,6 +23,9 @@
 //!   file fits the default block cache and is read once before); 20,000 Gets as `memget`.
 //! - `scan`: the `fileget` data; 2,000 scans of exactly 100 rows from random existing rows.
 //! - `memscan`: the `memget` data; the same 2,000 scans.
+//! - `runscan`: the rows written in key order and flushed every 2,500 rows, so the store holds 8
+//!   block files of disjoint row ranges (a sequential load; nothing compacted); the same 2,000
+//!   scans, each crossing at most one file boundary.
 //!
 //! Prints the mode, the number of measured operations and the rows/cells they returned.
 
@@ -178,7 +181,23 @@ fn main() {
             let (ops, rows) = measure_scan(&t, measured);
             (ops, rows, SCANS * SCAN_ROWS, layout(&t))
         }
-        _ => panic!("mode: put | memget | fileget | scan | memscan"),
+        "runscan" => {
+            let measured = scans(42);
+            let (_db, t) = open(Durability::SkipWal);
+            let mut sorted: Vec<u64> = (0..ROWS).collect();
+            sorted.sort_unstable_by_key(|&i| key(i));
+            for (n, i) in sorted.into_iter().enumerate() {
+                t.put(put(i)).unwrap();
+                if (n as u64 + 1).is_multiple_of(ROWS / 8) {
+                    t.flush().unwrap();
+                }
+            }
+            let warm: Vec<Get> = (0..ROWS).map(|i| Get::new(key(i))).collect();
+            assert_eq!(warm_get(&t, warm), ROWS);
+            let (ops, rows) = measure_scan(&t, measured);
+            (ops, rows, SCANS * SCAN_ROWS, layout(&t))
+        }
+        _ => panic!("mode: put | memget | fileget | scan | memscan | runscan"),
     };
     assert_eq!(out, expect, "{mode}: unexpected result count");
     println!("{mode}: {ops} ops, {out} cells/rows, layout {layout}");
