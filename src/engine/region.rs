@@ -520,13 +520,19 @@ impl RegionVersion {
             if !wanted(fam) {
                 continue;
             }
-            files.extend(list.iter().filter(|f| file_may_match(f, sel)));
+            for f in list.iter().filter(|f| file_may_match(f, sel)) {
+                // A Get reads only the files holding its row: no run to walk.
+                if in_place && sel.get_row.is_some() {
+                    out.push(cursor(f));
+                } else {
+                    files.push(f);
+                }
+            }
         }
         if !in_place {
             files.sort_by_key(|f| f.recency());
         }
         if sel.get_row.is_some() || files.len() < 2 {
-            // A Get reads only the files holding its row: no run to walk.
             out.extend(files.into_iter().map(|f| cursor(f)));
             return;
         }
@@ -544,12 +550,12 @@ impl RegionVersion {
             if run.len() == 1 {
                 out.push(cursor(files[run.start]));
             } else {
-                out.push(SourceCursor::Run(RunCursor::new(
+                out.push(SourceCursor::Run(Box::new(RunCursor::new(
                     files[run]
                         .iter()
                         .map(|f| (Arc::clone(&f.reader), (sel.cache)(&f.family)))
                         .collect(),
-                )));
+                ))));
             }
         }
     }
