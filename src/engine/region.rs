@@ -10,7 +10,7 @@
 //! Invariants: every cell in the region's memstores and files has a row in `[start, end)`;
 //! files of a family are ordered newest first (highest max sequence id first).
 
-use crate::engine::runs::{RunFile, group_runs};
+use crate::engine::runs::disjoint_runs;
 use crate::read::matcher::FamilyTimeRanges;
 use crate::read::run_cursor::RunCursor;
 use crate::read::source::SourceCursor;
@@ -538,15 +538,7 @@ impl RegionVersion {
         }
         // A scan walks each run of consecutive (by recency) row-disjoint files with one
         // cursor that opens one file at a time.
-        let infos: Vec<RunFile<'_>> = files
-            .iter()
-            .map(|f| RunFile {
-                first_row: f.reader.meta().first_row(),
-                last_row: f.reader.meta().last_row(),
-                clean: true,
-            })
-            .collect();
-        for run in group_runs(&infos) {
+        for run in disjoint_runs(&files) {
             if run.len() == 1 {
                 out.push(cursor(files[run.start]));
             } else {

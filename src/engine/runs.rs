@@ -85,6 +85,20 @@ pub(crate) fn store_runs(
     group_runs(&files)
 }
 
+/// Groups `files` (in order) into runs of consecutive row-disjoint files, whatever they hold:
+/// for reads and the split policy, where only the row ranges matter.
+pub(crate) fn disjoint_runs(files: &[&Arc<StoreFile>]) -> Vec<Range<usize>> {
+    let infos: Vec<RunFile<'_>> = files
+        .iter()
+        .map(|f| RunFile {
+            first_row: f.reader.meta().first_row(),
+            last_row: f.reader.meta().last_row(),
+            clean: true,
+        })
+        .collect();
+    group_runs(&infos)
+}
+
 /// How many runs a store's files (newest first, as a version lists them) make.
 pub(crate) fn run_count(newest_first: &[Arc<StoreFile>], fd: &FamilyDescriptor, now: i64) -> usize {
     let oldest_first: Vec<Arc<StoreFile>> = newest_first.iter().rev().cloned().collect();

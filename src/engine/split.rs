@@ -16,7 +16,7 @@ use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::region::{Queued, Region, StoreFile};
-use crate::engine::runs::{RunFile, group_runs};
+use crate::engine::runs::disjoint_runs;
 use crate::engine::split_policy::{
     FileSplitInfo, SplitPolicy, SplitPolicyConfig, SplitRowGrouping, choose_split_row, should_split,
 };
@@ -47,15 +47,7 @@ const COMPACTION_MIN: usize = 3;
 /// its size is the run's, its mid row the middle of the run by size [SPLIT-2]. A store of
 /// small sequential files, each of one block, can then still split.
 fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>], block_size: u64) -> Vec<FileSplitInfo<'a>> {
-    let infos: Vec<RunFile<'a>> = oldest_first
-        .iter()
-        .map(|f| RunFile {
-            first_row: f.reader.meta().first_row(),
-            last_row: f.reader.meta().last_row(),
-            clean: true,
-        })
-        .collect();
-    group_runs(&infos)
+    disjoint_runs(oldest_first)
         .into_iter()
         .flat_map(|run| {
             // Fewer files than a minor compaction takes (HBase would have them as they are).
@@ -123,15 +115,7 @@ fn run_size(files: &[&Arc<StoreFile>]) -> u64 {
 /// compacted store would.
 fn store_split_size(newest_first: &[Arc<StoreFile>]) -> u64 {
     let oldest_first: Vec<&Arc<StoreFile>> = newest_first.iter().rev().collect();
-    let infos: Vec<RunFile<'_>> = oldest_first
-        .iter()
-        .map(|f| RunFile {
-            first_row: f.reader.meta().first_row(),
-            last_row: f.reader.meta().last_row(),
-            clean: true,
-        })
-        .collect();
-    group_runs(&infos)
+    disjoint_runs(&oldest_first)
         .into_iter()
         .map(|run| {
             if run.len() < COMPACTION_MIN {
