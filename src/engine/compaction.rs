@@ -9,7 +9,7 @@ use crate::engine::Engine;
 use crate::engine::background::Job;
 use crate::engine::date_tiered::{DtFile, major_boundaries, select_minor};
 use crate::engine::output::Output;
-use crate::engine::picker::{PickerConfig, pick};
+use crate::engine::picker::{COMPACTION_MIN, PickerConfig, pick};
 use crate::engine::region::{
     COMPACTING_MAJOR, COMPACTING_MINOR, Queued, Region, StoreFile, sort_newest_first,
 };
@@ -378,7 +378,7 @@ impl Engine {
 
 /// Whether a store needs a minor compaction (HBase's `needsCompaction`): a FIFO store when a
 /// file has expired whole, a date-tiered one when its picker selects files, any other with at
-/// least `compaction.min` (3) sorted runs (files, where no two are row-disjoint and clean). `files` newest first.
+/// least `compaction.min` (3) sorted runs ([`crate::engine::runs`]). `files` newest first.
 pub(crate) fn needs_minor(
     fd: &FamilyDescriptor,
     files: &[Arc<StoreFile>],
@@ -393,8 +393,7 @@ pub(crate) fn needs_minor(
             let picker = PickerConfig::with_flush_size(flush_size);
             select_minor(&dt_files(&oldest_first), now, cfg, &picker, stuck).is_some()
         }
-        // At least `compaction.min` sorted runs ([`crate::engine::runs`]).
-        _ => files.len() >= 3 && run_count(files, fd, now) >= 3,
+        _ => files.len() >= COMPACTION_MIN && run_count(files, fd, now) >= COMPACTION_MIN,
     }
 }
 

@@ -3,6 +3,9 @@
 
 use std::ops::Range;
 
+/// Files a minor compaction takes at least (`hbase.hstore.compaction.min`, HBase's default).
+pub(crate) const COMPACTION_MIN: usize = 3;
+
 /// Compaction selection settings (`hbase.hstore.compaction.*`).
 #[derive(Debug, Clone, Copy)]
 pub struct PickerConfig {
@@ -22,7 +25,7 @@ impl PickerConfig {
     /// HBase's defaults with `min_size` = the memstore flush size.
     pub fn with_flush_size(flush_size: u64) -> Self {
         PickerConfig {
-            min_files: 3,
+            min_files: COMPACTION_MIN,
             max_files: 10,
             ratio: 1.2,
             min_size: flush_size,

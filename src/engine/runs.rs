@@ -12,6 +12,7 @@
 
 use crate::engine::region::StoreFile;
 use crate::model::schema::FamilyDescriptor;
+use crate::storage::sst::FileMeta;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -62,47 +63,50 @@ pub(crate) fn group_runs(files: &[RunFile<'_>]) -> Vec<Range<usize>> {
     runs
 }
 
+/// [`group_runs`] over store files in the order given, with `clean` telling from a file's meta
+/// whether it may join a run.
+fn runs_of<'a>(
+    files: impl Iterator<Item = &'a Arc<StoreFile>>,
+    clean: impl Fn(&FileMeta) -> bool,
+) -> Vec<Range<usize>> {
+    let infos: Vec<RunFile<'a>> = files
+        .map(|f| {
+            let m = f.reader.meta();
+            RunFile {
+                first_row: m.first_row(),
+                last_row: m.last_row(),
+                clean: clean(m),
+            }
+        })
+        .collect();
+    group_runs(&infos)
+}
+
+/// Whether a file of family `fd` holds cells and nothing a minor compaction drops at `now`
+/// ([`RunFile::clean`]).
+fn clean_at(fd: &FamilyDescriptor, now: i64) -> impl Fn(&FileMeta) -> bool {
+    let cutoff = fd.ttl_millis().map(|ttl| now.saturating_sub(ttl));
+    move |m| m.cell_count > 0 && m.delete_count == 0 && cutoff.is_none_or(|c| m.min_ts >= c)
+}
+
 /// The runs of a store's files (`oldest_first`) of family `fd` at time `now`.
 pub(crate) fn store_runs(
     oldest_first: &[Arc<StoreFile>],
     fd: &FamilyDescriptor,
     now: i64,
 ) -> Vec<Range<usize>> {
-    let cutoff = fd.ttl_millis().map(|ttl| now.saturating_sub(ttl));
-    let files: Vec<RunFile<'_>> = oldest_first
-        .iter()
-        .map(|f| {
-            let m = f.reader.meta();
-            RunFile {
-                first_row: m.first_row(),
-                last_row: m.last_row(),
-                clean: m.cell_count > 0
-                    && m.delete_count == 0
-                    && cutoff.is_none_or(|c| m.min_ts >= c),
-            }
-        })
-        .collect();
-    group_runs(&files)
+    runs_of(oldest_first.iter(), clean_at(fd, now))
 }
 
 /// Groups `files` (in order) into runs of consecutive row-disjoint files, whatever they hold:
 /// for reads and the split policy, where only the row ranges matter.
 pub(crate) fn disjoint_runs(files: &[&Arc<StoreFile>]) -> Vec<Range<usize>> {
-    let infos: Vec<RunFile<'_>> = files
-        .iter()
-        .map(|f| RunFile {
-            first_row: f.reader.meta().first_row(),
-            last_row: f.reader.meta().last_row(),
-            clean: true,
-        })
-        .collect();
-    group_runs(&infos)
+    runs_of(files.iter().copied(), |_| true)
 }
 
 /// How many runs a store's files (newest first, as a version lists them) make.
 pub(crate) fn run_count(newest_first: &[Arc<StoreFile>], fd: &FamilyDescriptor, now: i64) -> usize {
-    let oldest_first: Vec<Arc<StoreFile>> = newest_first.iter().rev().cloned().collect();
-    store_runs(&oldest_first, fd, now).len()
+    runs_of(newest_first.iter().rev(), clean_at(fd, now)).len()
 }
 
 #[cfg(test)]

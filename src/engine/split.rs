@@ -15,6 +15,7 @@
 use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::background::Job;
+use crate::engine::picker::COMPACTION_MIN;
 use crate::engine::region::{Queued, Region, StoreFile};
 use crate::engine::runs::disjoint_runs;
 use crate::engine::split_policy::{
@@ -37,71 +38,30 @@ const PRE_FLUSH_SIZE: u64 = 5 << 20;
 /// small files).
 const PRE_FLUSH_ROUNDS: usize = 2;
 
-/// Files a minor compaction takes at least (`hbase.hstore.compaction.min`).
-const COMPACTION_MIN: usize = 3;
-
-/// What the split policy knows of a store's files (`oldest_first`): one [`FileSplitInfo`] per
-/// run of at least [`COMPACTION_MIN`] consecutive row-disjoint files ([`crate::engine::runs`]),
-/// as if the run were the one file HBase's minor compaction would have made of it (cellbase
-/// leaves such files as they are), and one per other file:
-/// its size is the run's, its mid row the middle of the run by size [SPLIT-2]. A store of
-/// small sequential files, each of one block, can then still split.
-fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>], block_size: u64) -> Vec<FileSplitInfo<'a>> {
-    disjoint_runs(oldest_first)
-        .into_iter()
-        .flat_map(|run| {
-            // Fewer files than a minor compaction takes (HBase would have them as they are).
-            if run.len() < COMPACTION_MIN {
-                run.map(|i| vec![oldest_first[i]]).collect::<Vec<_>>()
-            } else {
-                vec![oldest_first[run].to_vec()]
-            }
-        })
-        .map(|mut files| {
+/// A store's files (`oldest_first`) as HBase's minor compactions would have left them: each
+/// run of at least [`COMPACTION_MIN`] consecutive row-disjoint files ([`crate::engine::runs`])
+/// as one group (the one file a compaction would make of it; cellbase leaves such files as
+/// they are), ascending by row, and every other file alone.
+fn compacted_groups<'a>(oldest_first: &[&'a Arc<StoreFile>]) -> Vec<Vec<&'a Arc<StoreFile>>> {
+    let mut groups = Vec::new();
+    for run in disjoint_runs(oldest_first) {
+        if run.len() < COMPACTION_MIN {
+            groups.extend(oldest_first[run].iter().map(|f| vec![*f]));
+        } else {
+            let mut files = oldest_first[run].to_vec();
             files.sort_by(|a, b| a.reader.meta().first_row().cmp(b.reader.meta().first_row()));
-            let size = run_size(&files);
-            let first_row = files
-                .first()
-                .map_or(&[][..], |f| f.reader.meta().first_row());
-            let last_row = files.last().map_or(&[][..], |f| f.reader.meta().last_row());
-            // The row where the compacted file's middle block would start: none when its data
-            // would fit one block (its mid-key is then its first key, as for one small file);
-            // else the mid row of the file holding the run's middle data byte, or, when that is
-            // the run's first row (a first file of one block), the next file's first row.
-            let data: u64 = files.iter().map(|f| f.reader.data_end()).sum();
-            let mut mid_row: &[u8] = first_row;
-            if files.len() == 1 {
-                mid_row = files[0].reader.mid_row().unwrap_or_default();
-            } else if data > block_size {
-                let mut before = 0u64;
-                for (i, f) in files.iter().enumerate() {
-                    if before + f.reader.data_end() > data / 2 {
-                        mid_row = f.reader.mid_row().unwrap_or_default();
-                        if mid_row == first_row
-                            && let Some(next) = files.get(i + 1)
-                        {
-                            mid_row = next.reader.meta().first_row();
-                        }
-                        break;
-                    }
-                    before += f.reader.data_end();
-                }
-            }
-            FileSplitInfo {
-                size,
-                first_row,
-                last_row,
-                mid_row,
-            }
-        })
-        .collect()
+            groups.push(files);
+        }
+    }
+    groups
 }
 
-/// The size of the one file a compaction would make of a run: its files' data blocks plus the
-/// largest file's index, Bloom and meta (each small file of a run repeats those).
-fn run_size(files: &[&Arc<StoreFile>]) -> u64 {
-    let data: u64 = files.iter().map(|f| f.reader.data_end()).sum();
-    let overhead = files
+/// The size of the one file a compaction would make of `group`: its files' data blocks plus
+/// the largest file's index, Bloom and meta (each small file of a run repeats those); a
+/// single file's own size.
+fn group_size(group: &[&Arc<StoreFile>]) -> u64 {
+    let data: u64 = group.iter().map(|f| f.reader.data_end()).sum();
+    let overhead = group
         .iter()
         .map(|f| f.size().saturating_sub(f.reader.data_end()))
         .max()
@@ -109,21 +69,56 @@ fn run_size(files: &[&Arc<StoreFile>]) -> u64 {
     data + overhead
 }
 
-/// A store's size for the split policy [SPLIT-1]: the sizes of its runs of at least
-/// [`COMPACTION_MIN`] files ([`run_size`]) and of its other files, so that a store of many
-/// small row-disjoint files (which cellbase does not compact, HBase does) splits when the
-/// compacted store would.
-fn store_split_size(newest_first: &[Arc<StoreFile>]) -> u64 {
-    let oldest_first: Vec<&Arc<StoreFile>> = newest_first.iter().rev().collect();
-    disjoint_runs(&oldest_first)
+/// What the split policy knows of a store ([`compacted_groups`], one [`FileSplitInfo`] per
+/// group) [SPLIT-2]. A group's mid row is where the compacted file's middle block would start:
+/// none (its first row) when its data would fit one block of `block_size`, as for one small
+/// file; else the mid row of the file holding the group's middle data byte, or, when that is
+/// the group's first row (a first file of one block), the next file's first row. So a store of
+/// small sequential files, each of one block, can still split.
+fn split_infos<'a>(oldest_first: &[&'a Arc<StoreFile>], block_size: u64) -> Vec<FileSplitInfo<'a>> {
+    compacted_groups(oldest_first)
         .into_iter()
-        .map(|run| {
-            if run.len() < COMPACTION_MIN {
-                oldest_first[run].iter().map(|f| f.size()).sum()
-            } else {
-                run_size(&oldest_first[run])
+        .map(|files| {
+            let first_row = files[0].reader.meta().first_row();
+            let data: u64 = files.iter().map(|f| f.reader.data_end()).sum();
+            let mid_row = match files.as_slice() {
+                [one] => one.reader.mid_row().unwrap_or_default(),
+                _ if data <= block_size => first_row,
+                _ => {
+                    let mut before = 0u64;
+                    let at = files
+                        .iter()
+                        .position(|f| {
+                            before += f.reader.data_end();
+                            before > data / 2
+                        })
+                        .unwrap_or(files.len() - 1);
+                    match files[at].reader.mid_row().unwrap_or_default() {
+                        mid if mid == first_row && at + 1 < files.len() => {
+                            files[at + 1].reader.meta().first_row()
+                        }
+                        mid => mid,
+                    }
+                }
+            };
+            FileSplitInfo {
+                size: group_size(&files),
+                first_row,
+                last_row: files[files.len() - 1].reader.meta().last_row(),
+                mid_row,
             }
         })
+        .collect()
+}
+
+/// A store's size for the split policy [SPLIT-1]: the sizes of its [`compacted_groups`], so
+/// that a store of many small row-disjoint files (which cellbase does not compact, HBase does)
+/// splits when the compacted store would.
+fn store_split_size(newest_first: &[Arc<StoreFile>]) -> u64 {
+    let oldest_first: Vec<&Arc<StoreFile>> = newest_first.iter().rev().collect();
+    compacted_groups(&oldest_first)
+        .iter()
+        .map(|g| group_size(g))
         .sum()
 }
 

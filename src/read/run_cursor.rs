@@ -122,9 +122,6 @@ impl CellCursor for RunCursor {
         }
         Ok(None)
     }
-    fn steps_before_seek(&self) -> usize {
-        crate::read::source::FILE_STEPS_BEFORE_SEEK
-    }
     #[inline]
     fn row_unchanged(&self) -> bool {
         !self.crossed && self.cur.as_ref().is_some_and(|c| c.row_unchanged())

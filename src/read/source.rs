@@ -108,4 +108,4 @@ impl CellCursor for SourceCursor {
 }
 
 /// `next` steps a merge tries on a block file cursor before seeking it forward.
-pub(crate) const FILE_STEPS_BEFORE_SEEK: usize = 2;
+const FILE_STEPS_BEFORE_SEEK: usize = 2;

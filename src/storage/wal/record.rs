@@ -144,11 +144,11 @@ impl Frame {
 /// Bytes the scans after a damage point read at once.
 const SCAN_CHUNK: usize = 64 << 10;
 
-/// The big-endian `u32` of (up to) four bytes.
-fn be_u32(b: &[u8]) -> u32 {
-    b.iter()
-        .take(4)
-        .fold(0, |acc, &x| (acc << 8) | u32::from(x))
+/// The length field of the frame header at `pos` (the file holds its four bytes).
+fn length_field(src: &mut dyn LogBytes, pos: u64) -> Result<u64> {
+    Ok(Reader::new(src.get(pos + 4, 4)?)
+        .u32("len")
+        .map_or(0, u64::from))
 }
 
 /// Parses the frame at `pos` (`pos < src.len()`). The length field is checked against the
@@ -220,7 +220,7 @@ fn intact_frame_after(src: &mut dyn LogBytes, from: u64) -> Result<Option<u64>> 
         let Some(remaining) = src.len().checked_sub(o + 8) else {
             break; // no room for a crc and a length from here on
         };
-        let len = u64::from(be_u32(src.get(o + 4, 4)?));
+        let len = length_field(src, o)?;
         if len <= MAX_CANDIDATE && len < remaining && parse_frame(src, o)?.is_ok() {
             return Ok(Some(o));
         }
@@ -233,7 +233,7 @@ fn intact_frame_after(src: &mut dyn LogBytes, from: u64) -> Result<Option<u64>> 
 /// whose unwritten part and the room after it read as zeros.
 fn torn_before_zeros(src: &mut dyn LogBytes, pos: u64) -> Result<bool> {
     let claimed_end = if src.len().saturating_sub(pos) >= 8 {
-        let len = u64::from(be_u32(src.get(pos + 4, 4)?));
+        let len = length_field(src, pos)?;
         pos.saturating_add(HEADER_LEN as u64).saturating_add(len)
     } else {
         src.len()
