@@ -293,7 +293,7 @@ impl Engine {
                     replayed_into.insert((table.id, region.id()));
                 }
                 if let Some((table, region)) = touched
-                    && region.current().active.size() >= table.flush_size(opts.memstore_flush_size)
+                    && region.active().size() >= table.flush_size(opts.memstore_flush_size)
                 {
                     let ctx = FileCtx {
                         fs: fs.as_ref(),

@@ -167,7 +167,7 @@ impl Engine {
             let Some((size, t, r)) = regions
                 .iter()
                 .filter(|(t, r)| !t.is_dropped() && !r.is_retired())
-                .map(|(t, r)| (r.current().active.size(), t, r))
+                .map(|(t, r)| (r.active().size(), t, r))
                 .max_by_key(|&(size, ..)| size)
             else {
                 break;
@@ -183,7 +183,7 @@ impl Engine {
     /// The per-region part of [`Engine::maybe_flush`].
     fn maybe_flush_region(&self, table: &Arc<TableShared>, region: &Arc<Region>) -> Result<()> {
         let flush_size = table.flush_size(self.opts.memstore_flush_size);
-        if region.current().active.size() < flush_size {
+        if region.active().size() < flush_size {
             return Ok(());
         }
         if self.opts.background_threads == 0 {

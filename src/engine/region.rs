@@ -357,21 +357,37 @@ impl Region {
         }
         let snap = v.active.clone();
         let seq = last_seq();
-        *v = Arc::new(RegionVersion {
+        let next = Arc::new(RegionVersion {
             active: Arc::new(snap.successor()),
             snapshot: Some(snap.clone()),
             snapshot_seq: seq,
             files: v.files.clone(),
         });
+        let old = std::mem::replace(&mut *v, next);
+        drop(v);
+        drop(old);
         Some((snap, seq))
+    }
+
+    /// Installs the version `next` makes of the current one, and drops the replaced version
+    /// only after the lock is released. The replaced version can hold the last reference to a
+    /// flushed memstore (freeing a 64 MiB one takes milliseconds) or to block files, and every
+    /// writer takes this lock to find the active memstore: dropped under it, that work was the
+    /// longest single write of a sequential load (docs/PERFORMANCE.md, "Longest writes").
+    fn install_version(&self, next: impl FnOnce(&RegionVersion) -> Arc<RegionVersion>) {
+        let old = {
+            let mut v = self.version.write();
+            let new = next(&v);
+            std::mem::replace(&mut *v, new)
+        };
+        drop(old);
     }
 
     /// Ends a flush whose files are logged: installs them (each family newest first), drops
     /// the snapshot (its bytes stop counting toward the global memstore total, as in HBase,
     /// even while a reader still holds it) and raises the flushed sequence id to `flush_seq`.
     pub fn finish_flush(&self, files: Vec<Arc<StoreFile>>, flush_seq: u64) {
-        {
-            let mut v = self.version.write();
+        self.install_version(|v| {
             let mut all = v.files.clone();
             for f in files {
                 let list = all.entry(f.family.clone()).or_default();
@@ -381,34 +397,36 @@ impl Region {
             if let Some(s) = &v.snapshot {
                 s.release_account();
             }
-            *v = Arc::new(RegionVersion {
+            Arc::new(RegionVersion {
                 active: v.active.clone(),
                 snapshot: None,
                 snapshot_seq: 0,
                 files: all,
-            });
-        }
+            })
+        });
         self.flushed_seq.fetch_max(flush_seq, Ordering::AcqRel);
     }
 
     /// Replaces `removed` files of `family` by `added` (a logged compaction), keeping the
     /// family's list newest first.
     pub fn replace_files(&self, family: &[u8], removed: &[u64], added: Vec<Arc<StoreFile>>) {
-        let mut v = self.version.write();
-        let mut files = v.files.clone();
-        let list = files.entry(family.to_vec()).or_default();
-        list.retain(|f| !removed.contains(&f.id));
-        list.extend(added);
-        sort_newest_first(list);
-        *v = v.with_files(files);
+        self.install_version(|v| {
+            let mut files = v.files.clone();
+            let list = files.entry(family.to_vec()).or_default();
+            list.retain(|f| !removed.contains(&f.id));
+            list.extend(added);
+            sort_newest_first(list);
+            v.with_files(files)
+        });
     }
 
     /// Forgets every file of `family` (a logged purge of a deleted family).
     pub fn drop_family_files(&self, family: &[u8]) {
-        let mut v = self.version.write();
-        let mut files = v.files.clone();
-        files.remove(family);
-        *v = v.with_files(files);
+        self.install_version(|v| {
+            let mut files = v.files.clone();
+            files.remove(family);
+            v.with_files(files)
+        });
     }
 
     /// The lock serializing mutations of `row` (striped).
@@ -421,6 +439,12 @@ impl Region {
     /// The current version.
     pub fn current(&self) -> Arc<RegionVersion> {
         self.version.read().clone()
+    }
+
+    /// The active memstore, without holding the version: a writer that held the version
+    /// could be the one to drop it last, and with it a whole flushed memstore.
+    pub fn active(&self) -> Arc<MemStore> {
+        self.version.read().active.clone()
     }
 
     /// Bytes in the active memstore.

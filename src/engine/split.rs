@@ -291,7 +291,7 @@ impl Engine {
         // pre-flushes before closing a region for the same reason
         // (`hbase.hregion.preclose.flush.size`, 5 MiB).
         for _ in 0..PRE_FLUSH_ROUNDS {
-            if region.current().active.size() < PRE_FLUSH_SIZE {
+            if region.active().size() < PRE_FLUSH_SIZE {
                 break;
             }
             self.flush_locked(table, region)?;

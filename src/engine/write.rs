@@ -54,7 +54,7 @@ pub(crate) fn replay_entry<'t>(
     if seq <= region.flushed_seq() {
         return Ok(None); // already in the region's files
     }
-    let mem = region.current().active.clone();
+    let mem = region.active();
     mem.insert_cells(cells.iter().map(|(k, p)| (*k, p.ttl_ms, p.value)));
     Ok(Some((table, region)))
 }
@@ -150,7 +150,7 @@ impl Engine {
                 }
             }
         };
-        let active = region.current().active.clone();
+        let active = region.active();
         active.insert_cells(cells.iter().map(|c| (c.key(row, seq), c.ttl_ms, c.value)));
         self.mvcc.complete(seq);
         self.count_write(table, region);

@@ -42,6 +42,16 @@ pub trait WritableFile: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Asks the OS to start writing the bytes appended so far to the device, without waiting
+    /// for them (Linux's `sync_file_range(SYNC_FILE_RANGE_WRITE)`, as RocksDB's
+    /// `bytes_per_sync`). A large file written in one go then never holds more than a little
+    /// unwritten data: its final `fdatasync`, and the WAL's syncs queued behind it in the
+    /// filesystem's journal, no longer wait for the writeback of the whole file. Durability is
+    /// unchanged: only [`WritableFile::sync_data`] makes bytes durable. The default does
+    /// nothing.
+    fn start_writeback(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// An immutable file's bytes (memory-mapped for [`StdFs`]).

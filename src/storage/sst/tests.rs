@@ -449,6 +449,76 @@ fn writer_rejects_malformed_cells_and_reports_sizes() {
     assert_eq!(m.file_size, std::fs::metadata(&path).unwrap().len());
 }
 
+/// A flush or compaction output asks for writeback of each MiB of data as it goes (as
+/// RocksDB's bytes_per_sync), so that its final fdatasync, and the WAL syncs queued behind it,
+/// never wait for the writeback of a whole file: the requests come at least `WRITEBACK_EVERY`
+/// bytes apart, and no more than `WRITEBACK_EVERY` plus one block is left unrequested before the
+/// metadata blocks.
+#[test]
+fn writer_starts_writeback_every_mib() {
+    use super::writer::WRITEBACK_EVERY;
+    struct Recording {
+        inner: Box<dyn crate::base::io::WritableFile>,
+        requests: Arc<parking_lot::Mutex<Vec<u64>>>,
+    }
+    impl crate::base::io::WritableFile for Recording {
+        fn append(&mut self, data: &[u8]) -> std::io::Result<()> {
+            self.inner.append(data)
+        }
+        fn sync_data(&mut self) -> std::io::Result<()> {
+            self.inner.sync_data()
+        }
+        fn len(&self) -> u64 {
+            self.inner.len()
+        }
+        fn start_writeback(&mut self) -> std::io::Result<()> {
+            self.requests.lock().push(self.inner.len());
+            self.inner.start_writeback()
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w");
+    let requests = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let block_size = 64 << 10;
+    let mut w = SstWriter::new(
+        Box::new(Recording {
+            inner: StdFs.create(&path).unwrap(),
+            requests: requests.clone(),
+        }),
+        path.clone(),
+        cfg(block_size, Compression::None, BloomType::Row),
+    );
+    let value = vec![b'v'; 1000];
+    for i in 0..4000u32 {
+        let row = format!("row{i:08}");
+        w.add(
+            &key(row.as_bytes(), b"f", b"q", 1, CellType::Put, 1),
+            &payload::encode(None, &value),
+        )
+        .unwrap();
+    }
+    let m = w.finish().unwrap();
+    let r = requests.lock().clone();
+    println!(
+        "writeback requested at {r:?}; file of {} bytes",
+        m.file_size
+    );
+    assert!(r.len() >= 3, "{r:?}");
+    let mut last = 0;
+    for &at in &r {
+        assert!(at - last >= WRITEBACK_EVERY, "{r:?}");
+        assert!(at - last < WRITEBACK_EVERY + 2 * block_size as u64, "{r:?}");
+        last = at;
+    }
+    let data_end = m.file_size - (64 << 10); // the metadata blocks are far smaller than a block
+    assert!(
+        data_end - last < WRITEBACK_EVERY + 2 * block_size as u64,
+        "{r:?}"
+    );
+    let reader = open(&path).unwrap();
+    assert_eq!(scan(&reader).unwrap().len(), 4000);
+}
+
 /// Throughput probe, not a correctness test: `cargo test --release --lib sst::tests::perf_probe
 /// -- --ignored --nocapture`.
 #[test]

@@ -51,6 +51,12 @@ impl Default for SstWriterConfig {
     }
 }
 
+/// Data bytes appended between two requests to start their writeback
+/// ([`WritableFile::start_writeback`], RocksDB's `bytes_per_sync` of 1 MiB): a flush or
+/// compaction keeps at most this much of its file unwritten in the page cache, so that its final
+/// `fdatasync` is short and the WAL's syncs do not queue behind a whole file's writeback.
+pub const WRITEBACK_EVERY: u64 = 1 << 20;
+
 /// Writes one block file. Owned by one flush or compaction job. After any error the file is
 /// incomplete: discard the writer and delete the file.
 pub struct SstWriter {
@@ -59,6 +65,8 @@ pub struct SstWriter {
     cfg: SstWriterConfig,
     /// Bytes appended to `file` so far.
     offset: u64,
+    /// `offset` when writeback was last started ([`WRITEBACK_EVERY`]).
+    written_back: u64,
     block: BlockBuilder,
     /// First key of the pending block.
     block_first_key: Vec<u8>,
@@ -97,6 +105,7 @@ impl SstWriter {
             compressor: BlockCompressor::default(),
             scratch: Vec::new(),
             offset: 0,
+            written_back: 0,
             cfg,
             v1_layout: false,
         }
@@ -247,6 +256,10 @@ impl SstWriter {
             raw,
         )?;
         self.index.add(&self.block_first_key, handle);
+        if self.offset - self.written_back >= WRITEBACK_EVERY {
+            self.file.start_writeback()?;
+            self.written_back = self.offset;
+        }
         self.meta.data_blocks += 1;
         self.meta.raw_data_bytes += raw_len as u64;
         self.block.reset();
