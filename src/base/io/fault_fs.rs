@@ -46,6 +46,8 @@ struct Counter {
     crash_tears: AtomicBool,
     crashed: AtomicBool,
     injected: AtomicU64,
+    /// Writeback requests ([`WritableFile::start_writeback`]) through this wrapper.
+    writebacks: AtomicU64,
     /// Creations in this directory fail while the count is above zero (each failure takes one).
     create_faults: std::sync::Mutex<Option<(std::path::PathBuf, u64)>>,
     /// Run once after the next creation in this directory.
@@ -150,6 +152,7 @@ impl FaultFs {
                 crash_tears: AtomicBool::new(false),
                 crashed: AtomicBool::new(false),
                 injected: AtomicU64::new(0),
+                writebacks: AtomicU64::new(0),
                 create_faults: std::sync::Mutex::new(None),
                 after_create: std::sync::Mutex::new(None),
             }),
@@ -280,6 +283,11 @@ impl FaultFs {
         self.counter.appends.load(Ordering::SeqCst)
     }
 
+    /// Requests to start writeback ([`WritableFile::start_writeback`]) so far.
+    pub fn writebacks(&self) -> u64 {
+        self.counter.writebacks.load(Ordering::SeqCst)
+    }
+
     /// Faults injected so far.
     pub fn injected(&self) -> u64 {
         self.counter.injected.load(Ordering::SeqCst)
@@ -314,8 +322,10 @@ impl WritableFile for FaultWritable {
         self.counter.simple("preallocate", Op::Other)?;
         self.inner.preallocate(len)
     }
-    /// Not an operation the schedule counts: it changes nothing a crash could observe.
+    /// Counted apart from the operations a fault schedule numbers: it changes nothing a
+    /// crash could observe.
     fn start_writeback(&mut self) -> io::Result<()> {
+        self.counter.writebacks.fetch_add(1, Ordering::SeqCst);
         self.inner.start_writeback()
     }
 }

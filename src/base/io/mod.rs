@@ -54,6 +54,13 @@ pub trait WritableFile: Send + Sync {
     }
 }
 
+/// Bytes appended to a block file or a WAL segment between two requests to start their
+/// writeback ([`WritableFile::start_writeback`]; RocksDB's `bytes_per_sync` and
+/// `wal_bytes_per_sync` of 1 MiB). A flush or compaction then keeps at most this much of its
+/// output unwritten in the page cache, and a WAL segment roll, which syncs the segment on the
+/// writer's path, finds at most this much left to write (docs/PERFORMANCE.md, "Longest writes").
+pub const WRITEBACK_EVERY: u64 = 1 << 20;
+
 /// An immutable file's bytes (memory-mapped for [`StdFs`]).
 pub trait ReadableFile: Send + Sync + Debug {
     /// The whole file.

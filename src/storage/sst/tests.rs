@@ -456,7 +456,7 @@ fn writer_rejects_malformed_cells_and_reports_sizes() {
 /// metadata blocks.
 #[test]
 fn writer_starts_writeback_every_mib() {
-    use super::writer::WRITEBACK_EVERY;
+    use crate::base::io::WRITEBACK_EVERY;
     struct Recording {
         inner: Box<dyn crate::base::io::WritableFile>,
         requests: Arc<parking_lot::Mutex<Vec<u64>>>,

@@ -14,7 +14,7 @@ use super::meta::FileIdentity;
 use super::meta::FileMeta;
 use super::trailer::Trailer;
 use crate::base::error::{Error, Result};
-use crate::base::io::WritableFile;
+use crate::base::io::{WRITEBACK_EVERY, WritableFile};
 use crate::model::key::{KeyRef, first_on_row_into};
 use crate::model::payload::PayloadRef;
 use crate::model::schema::{BloomType, Compression};
@@ -51,12 +51,6 @@ impl Default for SstWriterConfig {
     }
 }
 
-/// Data bytes appended between two requests to start their writeback
-/// ([`WritableFile::start_writeback`], RocksDB's `bytes_per_sync` of 1 MiB): a flush or
-/// compaction keeps at most this much of its file unwritten in the page cache, so that its final
-/// `fdatasync` is short and the WAL's syncs do not queue behind a whole file's writeback.
-pub const WRITEBACK_EVERY: u64 = 1 << 20;
-
 /// Writes one block file. Owned by one flush or compaction job. After any error the file is
 /// incomplete: discard the writer and delete the file.
 pub struct SstWriter {
@@ -65,7 +59,9 @@ pub struct SstWriter {
     cfg: SstWriterConfig,
     /// Bytes appended to `file` so far.
     offset: u64,
-    /// `offset` when writeback was last started ([`WRITEBACK_EVERY`]).
+    /// `offset` when writeback was last started ([`WRITEBACK_EVERY`]): a flush or compaction
+    /// keeps at most that much of its file unwritten in the page cache, so that its final
+    /// `fdatasync` is short and the WAL's syncs do not queue behind a whole file's writeback.
     written_back: u64,
     block: BlockBuilder,
     /// First key of the pending block.

@@ -1449,3 +1449,43 @@ fn a_failed_background_sync_poisons_the_wal() {
     assert!(wal.is_poisoned());
     assert_poisoned(wal.append(&payload(seq + 1), seq + 1, WalSync::Fsync));
 }
+
+/// Writeback of each MiB of log starts as it is written (RocksDB's wal_bytes_per_sync), so a
+/// roll's fdatasync on the writer's path finds little left to write; the log replays whole.
+#[test]
+fn writeback_starts_every_mib_of_log() {
+    let mem = crate::base::io::MemFs::new();
+    mem.create_dir_all(Path::new("/wal")).unwrap();
+    mem.sync_dir(Path::new("/")).unwrap();
+    let fault = crate::base::io::FaultFs::over_mem(mem.clone());
+    let wal = Wal::create(
+        Arc::new(fault.clone()),
+        Path::new("/wal").to_path_buf(),
+        1,
+        // No sync-ahead and no roll: only the writeback requests bound what is unwritten.
+        sync_ahead(256 << 20, 0),
+    )
+    .unwrap();
+    let value = vec![7u8; 4000];
+    let n = 1000u64; // about 4 MiB of entries
+    for seq in 1..=n {
+        wal.append(&value, seq, WalSync::Write).unwrap();
+    }
+    let bytes = n * 4000;
+    let requests = fault.writebacks();
+    assert!(
+        requests >= bytes / crate::base::io::WRITEBACK_EVERY - 1
+            && requests <= bytes / crate::base::io::WRITEBACK_EVERY,
+        "{requests} writeback requests for {bytes} bytes"
+    );
+    wal.sync().unwrap();
+    drop(wal);
+    let mut seen = 0;
+    replay(&mem, Path::new("/wal"), |seq, p| {
+        seen += 1;
+        assert_eq!((seq, p), (seen, &value[..]));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(seen, n);
+}

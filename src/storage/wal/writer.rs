@@ -171,6 +171,9 @@ struct IoState {
     unsynced: bool,
     /// Bytes written to `file` since its last fdatasync or background sync request.
     unsynced_bytes: u64,
+    /// Bytes written to `file` since its writeback was last started
+    /// ([`crate::base::io::WRITEBACK_EVERY`]).
+    unwritten_bytes: u64,
     /// The size `file` was preallocated to ([`WritableFile::preallocate`]); at or below
     /// `file.len()` when it has no zero tail.
     allocated: u64,
@@ -312,6 +315,7 @@ impl Wal {
                 id: first_segment_id,
                 unsynced: false,
                 unsynced_bytes: 0,
+                unwritten_bytes: 0,
                 allocated: 0,
             }),
             syncer: Arc::new(Syncer::default()),
