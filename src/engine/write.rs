@@ -8,7 +8,7 @@
 //! release; maybe flush.
 
 use crate::base::codec::Reader;
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 use crate::engine::Engine;
 use crate::engine::background_errors::BgKind;
 use crate::engine::options::Durability;
@@ -121,6 +121,17 @@ impl Engine {
         let durability = durability
             .or_else(|| table.durability())
             .unwrap_or(self.opts.durability);
+        if let Some(c) = cells
+            .iter()
+            .find(|c| c.qualifier.len() > crate::model::mutation::MAX_QUALIFIER_LEN)
+        {
+            return Err(Error::invalid(format!(
+                "qualifier of {} bytes exceeds the limit of {} bytes (a cell's key must stay \
+                 below 2 GiB)",
+                c.qualifier.len(),
+                crate::model::mutation::MAX_QUALIFIER_LEN
+            )));
+        }
         let Some(_updates) = region.begin_write() else {
             return Ok(false);
         };

@@ -75,6 +75,12 @@ impl Durability {
 /// Longest row key [LIM-1].
 pub const MAX_ROW_LEN: usize = 32767;
 
+/// Largest qualifier of a written cell: its encoded key (row, family and qualifier with their
+/// lengths and the 17-byte trailer) then stays below 2 GiB, as an HBase KeyValue's key length
+/// is a Java int.
+pub const MAX_QUALIFIER_LEN: usize =
+    i32::MAX as usize - (2 + MAX_ROW_LEN + 1 + 255 + crate::model::key::KEY_TRAILER_LEN);
+
 /// One cell about to be written (timestamps resolved, no sequence id yet). It borrows its
 /// parts from the caller's mutation: the key and payload are encoded once, straight into the
 /// WAL's buffer and into the memstore entry.

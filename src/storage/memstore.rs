@@ -10,6 +10,7 @@
 use crate::base::error::Result;
 use crate::model::cursor::CellCursor;
 use crate::model::key::{KeyRef, compare_encoded};
+use bytes::{Bytes, BytesMut};
 use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -22,17 +23,16 @@ mod skiplist_loom;
 mod skiplist_oracle;
 use skiplist::SkipList;
 
-/// One cell in the memstore: its key and payload in a shared buffer (one allocation per
-/// mutation: the cells of a multi-cell put lie back to back in it), plus the first bytes of
-/// the row inline so most skiplist comparisons finish without touching the buffer.
+/// One cell in the memstore: its key and payload, a slice of its writer thread's slab (see
+/// [`slab_copy`]: the cells of a mutation lie back to back in it), plus the first bytes of the
+/// row inline so most skiplist comparisons finish without touching the buffer.
 #[derive(Clone, Debug)]
 pub struct MemEntry {
-    buf: Arc<[u8]>,
-    /// Offset of the key in `buf`.
-    off: u32,
+    /// The key, then the payload.
+    buf: Bytes,
+    /// Bytes of the key; [`u32::MAX`]: all of `buf` (a probe key of 4 GiB or more, whose
+    /// payload is empty: written cells' keys are shorter, [`crate::model::mutation::MAX_QUALIFIER_LEN`]).
     key_len: u32,
-    /// Bytes of the payload after the key; [`u32::MAX`]: the rest of `buf`.
-    payload_len: u32,
     /// False when the key does not parse: then comparisons use [`compare_encoded`] alone,
     /// which orders malformed keys bytewise, and `prefix` is unused.
     has_prefix: bool,
@@ -40,23 +40,34 @@ pub struct MemEntry {
     prefix: [u64; 2],
 }
 
-/// Heap bytes of one memstore cell beyond its key and payload bytes and its buffer's
-/// overhead: the skiplist node in the arena (the 48-byte `MemEntry`, a replacement link and
-/// the height, 4/3 tower links on average: ~75 bytes, no per-node allocator overhead).
+/// Heap bytes of one memstore cell beyond its key and payload bytes: the skiplist node in the
+/// arena (the 56-byte `MemEntry`, a replacement link and the height, 4/3 tower links on
+/// average: ~83 bytes, no per-node allocator overhead).
 ///
-/// With [`BUFFER_OVERHEAD`], measured with `examples/memstore_heap.rs` (resident-set growth per
-/// cell of 16-byte rows and 100-byte values, 140 bytes of key and payload: 250 bytes alone,
-/// 217 bytes as one of a 10-cell mutation; 261 / 227 with crossbeam's skiplist, whose nodes
-/// were 84), so a memstore's accounted size matches the memory it occupies (HBase counts heap
-/// overhead in the memstore size too).
-const ENTRY_OVERHEAD: u64 = 74;
-/// Heap bytes of one entry buffer beyond its contents: the `Arc` header and the allocator's
-/// overhead and rounding (one buffer per mutation, or per cell inserted alone).
-const BUFFER_OVERHEAD: u64 = 36;
+/// Measured with `examples/memstore_heap.rs` (resident-set growth per cell of 16-byte rows and
+/// 100-byte values, 140 bytes of key and payload), so a memstore's accounted size matches the
+/// memory it occupies (HBase counts heap overhead in the memstore size too): 222 bytes per cell
+/// put alone, 225 as one of a 10-cell mutation, against 223 accounted. With one `Arc` buffer per
+/// mutation (no slabs) it was 250 and 217 bytes.
+const ENTRY_OVERHEAD: u64 = 83;
+
+/// Slabs: a writer thread copies each mutation's cells into its current slab, a `BytesMut` of
+/// [`SLAB_SIZE`] bytes, and the memstore keeps reference-counted slices of it; a slab is freed
+/// when the last cell in it is (with the memstores that hold them). A put then allocates once
+/// per slab, not once per mutation: no allocator header and `Arc` counts per mutation, and
+/// writers no longer contend with the flush thread, which frees a whole memstore's cells and
+/// returns free memory to the system (`malloc_trim` holds the allocator's arena lock meanwhile),
+/// on every put (docs/PERFORMANCE.md, "Longest writes"). A slab may outlive the memstore that
+/// filled most of it by at most its own size per writer thread.
+const SLAB_SIZE: usize = 64 << 10;
+/// Mutations larger than this get a buffer of their own rather than a slab's tail.
+const SLAB_LARGEST: usize = SLAB_SIZE / 8;
 
 thread_local! {
     /// Scratch space of [`shared_buffer`] and [`MemStore::insert_cells`].
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// This thread's current slab ([`SLAB_SIZE`]).
+    static SLAB: std::cell::RefCell<BytesMut> = std::cell::RefCell::new(BytesMut::new());
     /// Entry positions of [`MemStore::insert_cells`].
     static POSITIONS: std::cell::RefCell<Vec<EntryPos>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -91,14 +102,31 @@ fn sorts_after(prev: &KeyRef<'_>, k: &KeyRef<'_>) -> bool {
             == Ordering::Less
 }
 
-/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into an `Arc`
-/// with one allocation and one memcpy (a `Vec -> Arc` conversion would allocate twice).
-fn shared_buffer(fill: impl FnOnce(&mut Vec<u8>)) -> Arc<[u8]> {
+/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into the
+/// thread's slab ([`slab_copy`]).
+fn shared_buffer(fill: impl FnOnce(&mut Vec<u8>)) -> Bytes {
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         s.clear();
         fill(&mut s);
-        Arc::from(&s[..])
+        slab_copy(&s)
+    })
+}
+
+/// `src` copied into this thread's slab (a new slab when the current one has no room; a
+/// buffer of its own when `src` is larger than [`SLAB_LARGEST`]).
+fn slab_copy(src: &[u8]) -> Bytes {
+    if src.len() > SLAB_LARGEST {
+        return Bytes::copy_from_slice(src);
+    }
+    SLAB.with(|slab| {
+        let mut slab = slab.borrow_mut();
+        if slab.capacity() < src.len() {
+            // The old slab stays alive while cells in it do (`split` left it empty).
+            *slab = BytesMut::with_capacity(SLAB_SIZE);
+        }
+        slab.extend_from_slice(src);
+        slab.split().freeze()
     })
 }
 
@@ -128,8 +156,10 @@ fn prefix_of_row(row: &[u8]) -> [u64; 2] {
     [word(hi), word(lo)]
 }
 
-/// `len` as a payload length field ([`u32::MAX`] = the rest of the buffer).
-fn payload_len_field(len: usize) -> u32 {
+/// `len` as a key length field ([`u32::MAX`]: the whole buffer). A written cell's key is
+/// shorter than 2 GiB ([`crate::model::mutation::MAX_QUALIFIER_LEN`]); only a probe key, with
+/// an empty payload, can be longer.
+fn key_len_field(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }
 
@@ -143,9 +173,7 @@ impl MemEntry {
         let prefix = row_prefix(key);
         MemEntry {
             buf,
-            off: 0,
-            key_len: key.len() as u32,
-            payload_len: payload_len_field(payload.len()),
+            key_len: key_len_field(key.len()),
             has_prefix: prefix.is_some(),
             prefix: prefix.unwrap_or_default(),
         }
@@ -154,18 +182,18 @@ impl MemEntry {
     /// The encoded key.
     #[inline]
     pub fn key(&self) -> &[u8] {
-        let off = self.off as usize;
-        &self.buf[off..off + self.key_len as usize]
+        if self.key_len == u32::MAX {
+            return &self.buf;
+        }
+        &self.buf[..self.key_len as usize]
     }
     /// The encoded payload.
     #[inline]
     pub fn payload(&self) -> &[u8] {
-        let start = self.off as usize + self.key_len as usize;
-        if self.payload_len == u32::MAX {
-            &self.buf[start..]
-        } else {
-            &self.buf[start..start + self.payload_len as usize]
+        if self.key_len == u32::MAX {
+            return &[];
         }
+        &self.buf[self.key_len as usize..]
     }
 }
 
@@ -297,36 +325,14 @@ impl MemStore {
                 if pos.is_empty() {
                     return;
                 }
-                if bytes.len() >= u32::MAX as usize {
-                    // Offsets would not fit: one buffer per cell.
-                    for p in pos.iter() {
-                        let key = &bytes[p.off..p.off + p.key_len];
-                        let payload = &bytes[p.off + p.key_len..p.off + p.key_len + p.payload_len];
-                        let mut b = Vec::with_capacity(key.len() + payload.len());
-                        b.extend_from_slice(key);
-                        b.extend_from_slice(payload);
-                        let e = MemEntry {
-                            buf: Arc::from(b),
-                            off: 0,
-                            key_len: p.key_len as u32,
-                            payload_len: payload_len_field(p.payload_len),
-                            has_prefix: true,
-                            prefix: p.prefix,
-                        };
-                        self.add(e, Some(min_seq));
-                    }
-                    return;
-                }
-                let buf: Arc<[u8]> = Arc::from(&bytes[..]);
-                let heap = buf.len() as u64 + BUFFER_OVERHEAD + pos.len() as u64 * ENTRY_OVERHEAD;
+                let buf = slab_copy(&bytes);
+                let heap = buf.len() as u64 + pos.len() as u64 * ENTRY_OVERHEAD;
                 self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
                 self.count(heap);
                 self.set.insert(pos.iter().map(|p| {
                     let e = MemEntry {
-                        buf: buf.clone(),
-                        off: p.off as u32,
-                        key_len: p.key_len as u32,
-                        payload_len: p.payload_len as u32,
+                        buf: buf.slice(p.off..p.off + p.key_len + p.payload_len),
+                        key_len: key_len_field(p.key_len),
                         has_prefix: true,
                         prefix: p.prefix,
                     };
@@ -342,7 +348,7 @@ impl MemStore {
         if let Some(seq) = seq {
             self.min_seq.fetch_min(seq, AtOrd::Relaxed);
         }
-        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD + BUFFER_OVERHEAD;
+        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD;
         self.count(heap);
         self.set.insert([(e, false)]);
     }

@@ -469,7 +469,7 @@ fn scan_salted_merges_buckets_in_unsalted_order() {
     let mut want: Vec<Vec<u8>> = keys
         .iter()
         .map(|k| k.clone().into_bytes())
-        .filter(|k| k.as_slice() >= b"user0200" && k.as_slice() < b"user0600")
+        .filter(|k| k.as_slice() >= &b"user0200"[..] && k.as_slice() < &b"user0600"[..])
         .collect();
     want.sort();
     want.dedup();

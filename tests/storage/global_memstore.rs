@@ -53,7 +53,7 @@ fn the_global_bound_flushes_the_largest_memstores_inline() {
     let db = open_bounded(dir.path(), 0, LIMIT);
     let t = four_regions(&db);
     let mut peak = 0;
-    for i in 0..4_000 {
+    for i in 0..5_000 {
         t.put(Put::new(row(i)).add("f", "q", [7u8; 100])).unwrap();
         let total = db.metrics().memstore_bytes;
         assert!(total < LIMIT, "write {i}: {total} bytes in memstores");
@@ -65,7 +65,7 @@ fn the_global_bound_flushes_the_largest_memstores_inline() {
     assert!(peak >= LIMIT / 20 * 19 - (1 << 10), "peak {peak}");
     let flushed = files(&t);
     assert!(flushed >= 8, "{flushed} files");
-    assert_eq!(t.scan(Scan::new()).unwrap().count(), 4_000);
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 5_000);
     t.flush().unwrap();
     assert_eq!(db.metrics().memstore_bytes, 0);
 }

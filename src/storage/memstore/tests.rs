@@ -146,7 +146,7 @@ fn mutation_cells_share_one_buffer() {
     let c_bytes = (k(b"c", 4).encoded_len() + 1 + 2) as u64;
     assert_eq!(
         m.size(),
-        bytes + 3 * ENTRY_OVERHEAD + c_bytes + ENTRY_OVERHEAD + 2 * BUFFER_OVERHEAD
+        bytes + 3 * ENTRY_OVERHEAD + c_bytes + ENTRY_OVERHEAD
     );
     // Empty mutations add nothing.
     m.insert_cells(std::iter::empty());
