@@ -23,8 +23,8 @@ mod skiplist_loom;
 mod skiplist_oracle;
 use skiplist::SkipList;
 
-/// One cell in the memstore: its key and payload, a slice of its writer thread's slab (see
-/// [`slab_copy`]: the cells of a mutation lie back to back in it), plus the first bytes of the
+/// One cell in the memstore: its key and payload, a slice of its memstore's slab (see
+/// [`MemStore::copy_in`]: the cells of a mutation lie back to back in it), plus the first bytes of the
 /// row inline so most skiplist comparisons finish without touching the buffer.
 #[derive(Clone, Debug)]
 pub struct MemEntry {
@@ -51,23 +51,25 @@ pub struct MemEntry {
 /// mutation (no slabs) it was 250 and 217 bytes.
 const ENTRY_OVERHEAD: u64 = 83;
 
-/// Slabs: a writer thread copies each mutation's cells into its current slab, a `BytesMut` of
-/// [`SLAB_SIZE`] bytes, and the memstore keeps reference-counted slices of it; a slab is freed
-/// when the last cell in it is (with the memstores that hold them). A put then allocates once
-/// per slab, not once per mutation: no allocator header and `Arc` counts per mutation, and
-/// writers no longer contend with the flush thread, which frees a whole memstore's cells and
-/// returns free memory to the system (`malloc_trim` holds the allocator's arena lock meanwhile),
-/// on every put (docs/PERFORMANCE.md, "Longest writes"). A slab may outlive the memstore that
-/// filled most of it by at most its own size per writer thread.
+/// Slabs: a memstore copies each mutation's cells into its current slab, a `BytesMut` of 4 KiB
+/// growing to [`SLAB_SIZE`] (a region written once does not hold 64 KiB), and keeps
+/// reference-counted slices of it; a slab is freed with the last cell in it, so with its
+/// memstore (or the last reader still holding one of its cells). A put then allocates once per
+/// slab, not once per mutation: no allocator header and `Arc` counts per mutation, and writers
+/// no longer contend with the flush thread, which frees a whole memstore's cells and returns
+/// free memory to the system (`malloc_trim` holds the allocator's arena lock meanwhile), on
+/// every put (docs/PERFORMANCE.md, "Longest writes"). Slabs are per memstore, not per writer
+/// thread: a thread's slab would hold cells of several regions, and the memory of a flushed
+/// memstore would stay until every other memstore sharing its slabs flushed too.
 const SLAB_SIZE: usize = 64 << 10;
+/// The first slab of a memstore.
+const FIRST_SLAB: usize = 4 << 10;
 /// Mutations larger than this get a buffer of their own rather than a slab's tail.
 const SLAB_LARGEST: usize = SLAB_SIZE / 8;
 
 thread_local! {
     /// Scratch space of [`shared_buffer`] and [`MemStore::insert_cells`].
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// This thread's current slab ([`SLAB_SIZE`]).
-    static SLAB: std::cell::RefCell<BytesMut> = std::cell::RefCell::new(BytesMut::new());
     /// Entry positions of [`MemStore::insert_cells`].
     static POSITIONS: std::cell::RefCell<Vec<EntryPos>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -102,31 +104,14 @@ fn sorts_after(prev: &KeyRef<'_>, k: &KeyRef<'_>) -> bool {
             == Ordering::Less
 }
 
-/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into the
-/// thread's slab ([`slab_copy`]).
+/// The bytes `fill` writes, built in the per-thread scratch buffer and copied into a buffer of
+/// their own (probe keys; cells go to a memstore's slab).
 fn shared_buffer(fill: impl FnOnce(&mut Vec<u8>)) -> Bytes {
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         s.clear();
         fill(&mut s);
-        slab_copy(&s)
-    })
-}
-
-/// `src` copied into this thread's slab (a new slab when the current one has no room; a
-/// buffer of its own when `src` is larger than [`SLAB_LARGEST`]).
-fn slab_copy(src: &[u8]) -> Bytes {
-    if src.len() > SLAB_LARGEST {
-        return Bytes::copy_from_slice(src);
-    }
-    SLAB.with(|slab| {
-        let mut slab = slab.borrow_mut();
-        if slab.capacity() < src.len() {
-            // The old slab stays alive while cells in it do (`split` left it empty).
-            *slab = BytesMut::with_capacity(SLAB_SIZE);
-        }
-        slab.extend_from_slice(src);
-        slab.split().freeze()
+        Bytes::copy_from_slice(&s)
     })
 }
 
@@ -239,6 +224,8 @@ pub struct MemStore {
     account: Option<Arc<AtomicU64>>,
     /// The size was taken out of `account` ([`MemStore::release_account`]).
     released: AtomicBool,
+    /// The slab cells are copied into ([`MemStore::copy_in`]) and the size it was made with.
+    slab: parking_lot::Mutex<(BytesMut, usize)>,
 }
 
 impl MemStore {
@@ -250,7 +237,26 @@ impl MemStore {
             min_seq: AtomicU64::new(u64::MAX),
             account: None,
             released: AtomicBool::new(false),
+            slab: parking_lot::Mutex::new((BytesMut::new(), 0)),
         }
+    }
+
+    /// `src` copied into this memstore's slab (a new one, twice the last one's size up to
+    /// [`SLAB_SIZE`], when the current one has no room; a buffer of its own when `src` is
+    /// larger than [`SLAB_LARGEST`]).
+    fn copy_in(&self, src: &[u8]) -> Bytes {
+        if src.len() > SLAB_LARGEST {
+            return Bytes::copy_from_slice(src);
+        }
+        let mut guard = self.slab.lock();
+        let (slab, made) = &mut *guard;
+        if slab.capacity() < src.len() {
+            // The old slab lives on while cells in it do (`split` left it empty).
+            *made = (*made * 2).clamp(FIRST_SLAB, SLAB_SIZE);
+            *slab = BytesMut::with_capacity((*made).max(src.len()));
+        }
+        slab.extend_from_slice(src);
+        slab.split().freeze()
     }
 
     /// An empty memstore whose size is also counted in `account` while it lives.
@@ -290,7 +296,9 @@ impl MemStore {
     #[cfg(any(test, feature = "testing"))]
     pub fn insert(&self, key: &[u8], payload: &[u8]) {
         let seq = KeyRef::parse(key).map(|k| k.seq);
-        self.add(MemEntry::new(key, payload), seq);
+        let mut e = MemEntry::new(key, payload);
+        e.buf = self.copy_in(&e.buf);
+        self.add(e, seq);
     }
 
     /// Inserts the cells of one mutation, given as key and payload parts, in order (same rules
@@ -325,7 +333,7 @@ impl MemStore {
                 if pos.is_empty() {
                     return;
                 }
-                let buf = slab_copy(&bytes);
+                let buf = self.copy_in(&bytes);
                 let heap = buf.len() as u64 + pos.len() as u64 * ENTRY_OVERHEAD;
                 self.min_seq.fetch_min(min_seq, AtOrd::Relaxed);
                 self.count(heap);
