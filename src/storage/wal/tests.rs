@@ -1376,8 +1376,8 @@ fn sync_ahead(segment_size: u64, sync_ahead: u64) -> WalOptions {
     }
 }
 
-#[test]
-fn background_sync_makes_written_entries_durable_and_keeps_the_log_replayable() {
+/// A log in `/wal` of a new in-memory filesystem, written through a fault wrapper.
+fn wal_over_fault(opts: WalOptions) -> (crate::base::io::MemFs, crate::base::io::FaultFs, Wal) {
     let mem = crate::base::io::MemFs::new();
     mem.create_dir_all(Path::new("/wal")).unwrap();
     mem.sync_dir(Path::new("/")).unwrap();
@@ -1386,9 +1386,15 @@ fn background_sync_makes_written_entries_durable_and_keeps_the_log_replayable() 
         Arc::new(fault.clone()),
         Path::new("/wal").to_path_buf(),
         1,
-        sync_ahead(8 << 10, 1000),
+        opts,
     )
     .unwrap();
+    (mem, fault, wal)
+}
+
+#[test]
+fn background_sync_makes_written_entries_durable_and_keeps_the_log_replayable() {
+    let (mem, fault, wal) = wal_over_fault(sync_ahead(8 << 10, 1000));
     let syncs_before = fault.syncs();
     let mut seq = 0;
     // Write-level appends never fdatasync themselves; the background thread does, after each
@@ -1454,18 +1460,8 @@ fn a_failed_background_sync_poisons_the_wal() {
 /// roll's fdatasync on the writer's path finds little left to write; the log replays whole.
 #[test]
 fn writeback_starts_every_mib_of_log() {
-    let mem = crate::base::io::MemFs::new();
-    mem.create_dir_all(Path::new("/wal")).unwrap();
-    mem.sync_dir(Path::new("/")).unwrap();
-    let fault = crate::base::io::FaultFs::over_mem(mem.clone());
-    let wal = Wal::create(
-        Arc::new(fault.clone()),
-        Path::new("/wal").to_path_buf(),
-        1,
-        // No sync-ahead and no roll: only the writeback requests bound what is unwritten.
-        sync_ahead(256 << 20, 0),
-    )
-    .unwrap();
+    // No sync-ahead and no roll: only the writeback requests bound what is unwritten.
+    let (mem, fault, wal) = wal_over_fault(sync_ahead(256 << 20, 0));
     let value = vec![7u8; 4000];
     let n = 1000u64; // about 4 MiB of entries
     for seq in 1..=n {
