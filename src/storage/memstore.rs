@@ -298,12 +298,16 @@ impl MemStore {
         let seq = KeyRef::parse(key).map(|k| k.seq);
         let mut e = MemEntry::new(key, payload);
         e.buf = self.copy_in(&e.buf);
-        self.add(e, seq);
+        if let Some(seq) = seq {
+            self.min_seq.fetch_min(seq, AtOrd::Relaxed);
+        }
+        self.count(e.buf.len() as u64 + ENTRY_OVERHEAD);
+        self.set.insert([(e, false)]);
     }
 
     /// Inserts the cells of one mutation, given as key and payload parts, in order (same rules
-    /// as [`MemStore::insert`]): each key and payload is encoded once, all into one shared
-    /// buffer (one allocation for the mutation, not one per cell).
+    /// as [`MemStore::insert`]): each key and payload is encoded once, all copied into the
+    /// memstore's slab together (no allocation of their own, [`MemStore::copy_in`]).
     pub fn insert_cells<'a>(
         &self,
         cells: impl IntoIterator<Item = (KeyRef<'a>, Option<u64>, &'a [u8])>,
@@ -348,17 +352,6 @@ impl MemStore {
                 }));
             })
         });
-    }
-
-    /// Adds `e`, which holds its buffer alone (sequence id `seq`, if its key parses), to the
-    /// set and the accounting.
-    fn add(&self, e: MemEntry, seq: Option<u64>) {
-        if let Some(seq) = seq {
-            self.min_seq.fetch_min(seq, AtOrd::Relaxed);
-        }
-        let heap = e.buf.len() as u64 + ENTRY_OVERHEAD;
-        self.count(heap);
-        self.set.insert([(e, false)]);
     }
 
     /// Approximate bytes held.
