@@ -357,15 +357,14 @@ impl Region {
         }
         let snap = v.active.clone();
         let seq = last_seq();
-        let next = Arc::new(RegionVersion {
+        // The replaced version holds nothing the new one does not (its memstore is the new
+        // snapshot): dropping it here frees nothing but itself.
+        *v = Arc::new(RegionVersion {
             active: Arc::new(snap.successor()),
             snapshot: Some(snap.clone()),
             snapshot_seq: seq,
             files: v.files.clone(),
         });
-        let old = std::mem::replace(&mut *v, next);
-        drop(v);
-        drop(old);
         Some((snap, seq))
     }
 

@@ -8,13 +8,13 @@
 //! release; maybe flush.
 
 use crate::base::codec::Reader;
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::engine::Engine;
 use crate::engine::background_errors::BgKind;
 use crate::engine::options::Durability;
 use crate::engine::region::Region;
 use crate::engine::table::TableShared;
-use crate::model::mutation::NewCell;
+use crate::model::mutation::{NewCell, check_qualifier};
 use crate::storage::wal::WalSync;
 use crate::storage::wal::entry::{
     decode_entry_cells, decode_entry_header, encode_entry_into, entry_len_bound,
@@ -121,16 +121,8 @@ impl Engine {
         let durability = durability
             .or_else(|| table.durability())
             .unwrap_or(self.opts.durability);
-        if let Some(c) = cells
-            .iter()
-            .find(|c| c.qualifier.len() > crate::model::mutation::MAX_QUALIFIER_LEN)
-        {
-            return Err(Error::invalid(format!(
-                "qualifier of {} bytes exceeds the limit of {} bytes (a cell's key must stay \
-                 below 2 GiB)",
-                c.qualifier.len(),
-                crate::model::mutation::MAX_QUALIFIER_LEN
-            )));
+        for c in cells {
+            check_qualifier(c.qualifier)?;
         }
         let Some(_updates) = region.begin_write() else {
             return Ok(false);

@@ -128,6 +128,18 @@ pub fn check_row(row: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Checks a written cell's qualifier against [`MAX_QUALIFIER_LEN`].
+pub fn check_qualifier(qualifier: &[u8]) -> Result<()> {
+    if qualifier.len() > MAX_QUALIFIER_LEN {
+        return Err(Error::invalid(format!(
+            "qualifier of {} bytes exceeds the limit of {MAX_QUALIFIER_LEN} bytes (a cell's key \
+             must stay below 2 GiB)",
+            qualifier.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks a timestamp given by the client [TS-2].
 pub fn check_ts(ts: i64) -> Result<()> {
     if ts < 0 {

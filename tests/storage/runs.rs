@@ -7,9 +7,16 @@ use super::open;
 use cellbase::*;
 use std::time::Duration;
 
-fn table_f(db: &Db, family: FamilyDescriptor) -> Table {
-    db.create_table(TableDescriptor::new("t").family(family))
-        .unwrap()
+/// A database in a new directory, its clock at `now_ms`, holding table "t" of `family`
+/// (bind the directory to a named variable: it is removed when dropped).
+fn fixture(now_ms: i64, family: FamilyDescriptor) -> (tempfile::TempDir, ManualClock, Db, Table) {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(now_ms);
+    let db = open(dir.path(), &clock);
+    let t = db
+        .create_table(TableDescriptor::new("t").family(family))
+        .unwrap();
+    (dir, clock, db, t)
 }
 
 /// Writes rows `{prefix}0`..`{prefix}4` and flushes: one file holding only those rows.
@@ -34,10 +41,7 @@ fn value(t: &Table, row: &str) -> Option<Vec<u8>> {
 
 #[test]
 fn files_of_disjoint_rows_are_one_run_that_compact_leaves_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let (_dir, _clock, db, t) = fixture(1_000, FamilyDescriptor::new("f"));
     // A sequential load: each flush holds rows after the previous one's.
     for p in ["a", "b", "c", "d", "e", "f"] {
         flush_rows(&t, p, "v1");
@@ -86,10 +90,7 @@ fn files_of_disjoint_rows_are_one_run_that_compact_leaves_alone() {
 /// itself in a major one [DEL-11]): it never joins a run.
 #[test]
 fn a_file_with_a_delete_marker_is_a_run_of_its_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let (_dir, _clock, _db, t) = fixture(1_000, FamilyDescriptor::new("f"));
     flush_rows(&t, "a", "v1");
     for i in 0..5 {
         t.put(Put::new(format!("b{i}")).add("f", "q", "v1"))
@@ -112,10 +113,10 @@ fn a_file_with_a_delete_marker_is_a_run_of_its_own() {
 /// never joins a run.
 #[test]
 fn a_file_with_expired_cells_is_a_run_of_its_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f").ttl(Duration::from_secs(10)));
+    let (_dir, clock, _db, t) = fixture(
+        1_000_000,
+        FamilyDescriptor::new("f").ttl(Duration::from_secs(10)),
+    );
     flush_rows(&t, "a", "v1");
     // The middle file's cells are older: they expire first.
     for i in 0..5 {
@@ -141,10 +142,7 @@ fn a_file_with_expired_cells_is_a_run_of_its_own() {
 /// share (the one holding the split row); the files wholly on one side stay as they are.
 #[test]
 fn after_a_split_only_the_shared_file_is_rewritten() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let (_dir, _clock, db, t) = fixture(1_000, FamilyDescriptor::new("f"));
     flush_rows(&t, "a", "v1");
     flush_rows(&t, "b", "v1");
     let before_c = t.regions()[0].store_file_bytes;
@@ -186,10 +184,7 @@ fn after_a_split_only_the_shared_file_is_rewritten() {
 /// a single file would (checked against the rows written).
 #[test]
 fn scans_walk_a_run_one_file_at_a_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let (_dir, _clock, db, t) = fixture(1_000, FamilyDescriptor::new("f"));
     let prefixes = ["a", "b", "c", "d", "e", "f", "g", "h"];
     for p in prefixes {
         flush_rows(&t, p, "v1");
@@ -274,11 +269,8 @@ fn scans_walk_a_run_one_file_at_a_time() {
 /// block after that compaction offers none, as one small file offers none.
 #[test]
 fn a_run_of_one_block_files_still_splits_in_its_middle() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
     // Each file's five cells fit one 1 KiB block; the eight files' would need two.
-    let t = table_f(&db, FamilyDescriptor::new("f").block_size(1024));
+    let (_dir, _clock, _db, t) = fixture(1_000, FamilyDescriptor::new("f").block_size(1024));
     let prefixes = ["a", "b", "c", "d", "e", "f", "g", "h"];
     for p in prefixes {
         flush_rows(&t, p, "v1");
@@ -300,10 +292,7 @@ fn a_run_of_one_block_files_still_splits_in_its_middle() {
 /// block, whose mid-key is its first key: no split point, as HBase's one compacted file.
 #[test]
 fn a_run_that_would_compact_into_one_block_does_not_split() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = ManualClock::new(1_000);
-    let db = open(dir.path(), &clock);
-    let t = table_f(&db, FamilyDescriptor::new("f"));
+    let (_dir, _clock, _db, t) = fixture(1_000, FamilyDescriptor::new("f"));
     for p in ["a", "b", "c", "d", "e", "f", "g", "h"] {
         flush_rows(&t, p, "v1");
     }

@@ -171,8 +171,8 @@ struct IoState {
     unsynced: bool,
     /// Bytes written to `file` since its last fdatasync or background sync request.
     unsynced_bytes: u64,
-    /// Bytes written to `file` since its writeback was last started
-    /// ([`crate::base::io::WRITEBACK_EVERY`]).
+    /// Bytes written since writeback was last started ([`crate::base::io::WRITEBACK_EVERY`]),
+    /// counted across syncs and rolls: a request that comes early after either costs nothing.
     unwritten_bytes: u64,
     /// The size `file` was preallocated to ([`WritableFile::preallocate`]); at or below
     /// `file.len()` when it has no zero tail.

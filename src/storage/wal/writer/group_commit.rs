@@ -239,7 +239,6 @@ impl Wal {
             io.allocated = len;
             io.unsynced = false;
             io.unsynced_bytes = 0;
-            io.unwritten_bytes = 0;
         }
         // A segment is synced before it is closed, so only the newest segment can have a torn
         // tail after a power loss (replay treats damage in older segments as corruption).
@@ -256,7 +255,6 @@ impl Wal {
             }
             io.unsynced = false;
             io.unsynced_bytes = 0;
-            io.unwritten_bytes = 0;
         }
         let mut rolled_to = None;
         if roll {
@@ -287,7 +285,6 @@ impl Wal {
             io.file = f;
             io.id = new_id;
             io.allocated = 0;
-            io.unwritten_bytes = 0;
             rolled_to = Some(new_id);
         }
         if rolled_to.is_none()
