@@ -35,5 +35,5 @@ if ! command -v c++ >/dev/null 2>&1; then
     apt_install g++
 fi
 # RocksDB's C++ build takes ~18 minutes on 2 cores the first time.
-cargo build --release
-exec ./target/release/cellbase-harness run "$@"
+# `cargo run` finds the binary wherever CARGO_TARGET_DIR puts it.
+exec cargo run --release --bin cellbase-harness -- run "$@"
