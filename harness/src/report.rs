@@ -89,7 +89,11 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
         &misses,
         format!("lowest ratio {:.2}x on {}", worst.0, worst.1),
     );
-    out.push(("cellbase >= 0.8x RocksDB on every workload".into(), ok, detail));
+    out.push((
+        "cellbase >= 0.8x RocksDB on every workload".into(),
+        ok,
+        detail,
+    ));
 
     let (mut seen, mut misses) = (false, Vec::new());
     for w in workloads {
@@ -101,7 +105,11 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
         }
     }
     let (ok, detail) = verdict(seen, &misses, "ahead everywhere measured".into());
-    out.push(("cellbase ahead of sled on every workload".into(), ok, detail));
+    out.push((
+        "cellbase ahead of sled on every workload".into(),
+        ok,
+        detail,
+    ));
 
     let bar = "FsyncWal puts: 8 threads >= 3x the 1-thread rate".to_string();
     out.push(
