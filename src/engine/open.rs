@@ -1,6 +1,7 @@
 //! Opening a database: lock the directory, replay and rewrite the manifest, open every block
 //! file it names, delete files it proves obsolete, replay the WAL from each region's flushed
-//! sequence id (flushing a memstore that reaches its flush size), start a new WAL segment,
+//! sequence id (flushing a memstore that reaches its flush size or the global lower limit,
+//! then every memstore it refilled), start a new WAL segment,
 //! start background threads (docs/ARCHITECTURE.md, "Recovery").
 
 use super::Engine;
@@ -20,7 +21,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 impl Engine {
     /// Opens (creating if missing) the database in `path`; `tempdir`, when given, is removed
@@ -259,8 +260,9 @@ impl Engine {
         // WAL replay: every record above its region's flushed sequence id goes back into the
         // memstore. As HBase's `HRegion#replayRecoveredEdits`, a region whose memstore reaches
         // its flush size is flushed right away (its flushed sequence id is the entry's: the log
-        // holds entries in sequence-id order), so replay never holds more than the memstores
-        // the running database would.
+        // holds entries in sequence-id order); so is the largest replayed memstore whenever
+        // all of them together reach the global lower limit (`flushOneForGlobalPressure`), so
+        // replay never holds more than the memstores the running database would.
         let manifest = Arc::new(Mutex::new(manifest));
         let by_id: BTreeMap<u64, Arc<TableShared>> =
             tables.values().map(|t| (t.id, t.clone())).collect();
@@ -272,8 +274,17 @@ impl Engine {
         };
         let replay_start = std::time::Instant::now();
         let mut entries_read = 0u64;
-        let mut replayed_into: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut replayed_into: BTreeMap<(u64, u64), (&TableShared, Arc<Region>)> = BTreeMap::new();
         let mut entries_replayed = 0u64;
+        let flush_ctx = || FileCtx {
+            fs: fs.as_ref(),
+            path: &path,
+            manifest: &manifest,
+            cache: &cache,
+            now: opts.clock.now_millis(),
+            scanner_points: None,
+            stats: None,
+        };
         let info = crate::storage::wal::replay_discarding(
             fs.as_ref(),
             &wal_dir,
@@ -288,43 +299,60 @@ impl Engine {
                             format!("log record with sequence id {seq}: {m}"),
                         )
                     })?;
-                if let Some((table, region)) = &touched {
-                    entries_replayed += 1;
-                    replayed_into.insert((table.id, region.id()));
+                let Some((table, region)) = touched else {
+                    return Ok(());
+                };
+                entries_replayed += 1;
+                if region.active().size() >= table.flush_size(opts.memstore_flush_size) {
+                    flush_ctx().flush_memstore(table, &region, &|| seq)?;
                 }
-                if let Some((table, region)) = touched
-                    && region.active().size() >= table.flush_size(opts.memstore_flush_size)
+                replayed_into
+                    .entry((table.id, region.id()))
+                    .or_insert((table, region));
+                if memstore_bytes.load(Ordering::Relaxed) >= global_low_mark
+                    && let Some((t, r)) = replayed_into
+                        .values()
+                        .max_by_key(|(_, r)| r.active().size())
+                    && r.active().size() > 0
                 {
-                    let ctx = FileCtx {
-                        fs: fs.as_ref(),
-                        path: &path,
-                        manifest: &manifest,
-                        cache: &cache,
-                        now: opts.clock.now_millis(),
-                        scanner_points: None,
-                        stats: None,
-                    };
-                    ctx.flush_memstore(table, &region, &|| seq)?;
+                    flush_ctx().flush_memstore(t, r, &|| seq)?;
                 }
                 Ok(())
             },
         )?;
+        // Then (unless `flush_after_replay(false)`) every memstore replay refilled is flushed
+        // before the database opens, as HBase's
+        // `HRegion#replayRecoveredEditsIfAny` flushes the edits it replayed (and RocksDB its
+        // recovered memtables): reads after a crash find files with Bloom filters rather than
+        // one large memstore, and the memory replay took is returned before the first write.
+        // Every entry of the log up to `max_seq` is in these memstores or in files.
+        let replay_flush_start = std::time::Instant::now();
+        let mut replay_flushes = 0usize;
+        if opts.flush_after_replay {
+            for (t, r) in replayed_into.values() {
+                if flush_ctx().flush_memstore(t, r, &|| max_seq)?.is_some() {
+                    replay_flushes += 1;
+                }
+            }
+        }
+        let replay_flush_ms = replay_flush_start.elapsed().as_millis();
         report.torn_wal_tail = info.torn_tail_truncated;
         log::info!(
             target: "cellbase::recovery",
             "opened {}: {} tables, {} regions; log replay read {} segments, {entries_read} \
-             entries, replayed {entries_replayed} into {} regions of {} tables in {} ms{}",
+             entries, replayed {entries_replayed} into {} regions of {} tables in {} ms, then \
+             flushed {replay_flushes} memstores in {replay_flush_ms} ms{}",
             path.display(),
             tables.len(),
             tables.values().map(|t| t.region_count()).sum::<usize>(),
             info.segments.len(),
             replayed_into.len(),
             replayed_into
-                .iter()
+                .keys()
                 .map(|&(t, _)| t)
                 .collect::<BTreeSet<_>>()
                 .len(),
-            replay_start.elapsed().as_millis(),
+            (replay_flush_start - replay_start).as_millis(),
             if info.torn_tail_truncated {
                 "; a torn tail was cut off the newest segment"
             } else {
@@ -405,10 +433,10 @@ impl Engine {
         }
         // Drop log segments whose records all reached files already.
         inner.delete_obsolete_wal()?;
-        // Memstores refilled by replay may already be over their flush size. Then, as HBase's
-        // `HRegionServer#postOpenDeployTasks` does for every opened region, queue a compaction
-        // for stores that need one (enough files, or files shared after a split or merge): the
-        // files of the last session's closing flushes would otherwise wait for the next flush.
+        // As HBase's `HRegionServer#postOpenDeployTasks` does for every opened region, queue a
+        // compaction for stores that need one (enough files, or files shared after a split or
+        // merge): the files of the last session's closing flushes, and of replay's, would
+        // otherwise wait for the next flush.
         for (t, r) in inner.all_regions() {
             inner.maybe_flush(&t, &r)?;
             inner.maybe_compact(&t, &r);

@@ -36,6 +36,7 @@ pub struct DbOptions {
     pub(crate) max_cell_size: u64,
     pub(crate) wal_segment_size: u64,
     pub(crate) flush_on_close: bool,
+    pub(crate) flush_after_replay: bool,
     pub(crate) wal_recovery: WalRecovery,
     pub(crate) major_compaction_period: std::time::Duration,
     pub(crate) major_compaction_jitter: f64,
@@ -58,6 +59,7 @@ impl Default for DbOptions {
             max_cell_size: 10 << 20,
             wal_segment_size: 64 << 20,
             flush_on_close: true,
+            flush_after_replay: true,
             wal_recovery: WalRecovery::Strict,
             major_compaction_period: std::time::Duration::from_secs(7 * 24 * 3600),
             major_compaction_jitter: 0.5,
@@ -84,6 +86,7 @@ impl fmt::Debug for DbOptions {
             .field("max_cell_size", &self.max_cell_size)
             .field("wal_segment_size", &self.wal_segment_size)
             .field("flush_on_close", &self.flush_on_close)
+            .field("flush_after_replay", &self.flush_after_replay)
             .field("wal_recovery", &self.wal_recovery)
             .field("major_compaction_period", &self.major_compaction_period)
             .field("major_compaction_jitter", &self.major_compaction_jitter)
@@ -166,10 +169,26 @@ impl DbOptions {
     /// panic) flushes every memstore to block files and deletes the log segments then in
     /// files (default `true`, as HBase flushes a region when it closes it): the next open
     /// replays nothing and reads come from block files. With `false`, a close only syncs the
-    /// log and the next open replays it into the memstores. Either way no acknowledged write
-    /// is lost; a close whose flush fails leaves those writes in the synced log.
+    /// log and the next open replays it (see [`DbOptions::flush_after_replay`]). Either way no
+    /// acknowledged write is lost; a close whose flush fails leaves those writes in the synced
+    /// log.
     pub fn flush_on_close(mut self, flush: bool) -> Self {
         self.flush_on_close = flush;
+        self
+    }
+    /// Whether an open that replayed the log (after a crash, or a close with
+    /// `flush_on_close(false)`) flushes every memstore the replay refilled before it returns
+    /// (default `true`, as HBase flushes the edits it replays when it opens a region,
+    /// `HRegion#replayRecoveredEditsIfAny`, and RocksDB its recovered memtables unless
+    /// `avoid_flush_during_recovery`). The open then takes the time of those flushes, reads
+    /// find files with Bloom filters rather than a large memstore, the replayed memory is
+    /// returned, and the replayed log segments are deleted. With `false` the replayed cells
+    /// stay in the memstores until their next flush, and the log with them. Either way replay
+    /// flushes a memstore that reaches its flush size, and the largest whenever all of them
+    /// together reach the global lower limit, so it never holds more than the running
+    /// database would.
+    pub fn flush_after_replay(mut self, flush: bool) -> Self {
+        self.flush_after_replay = flush;
         self
     }
     /// The period of automatic major compactions, HBase's `hbase.hregion.majorcompaction`

@@ -302,8 +302,10 @@ fn run(seed: u64, ops: usize) {
         .clock(clock.clone())
         .background_threads(0)
         .memstore_flush_size(1 << 40)
-        // Nothing is flushed, on close either: reopen replays the log (see the module doc).
-        .flush_on_close(false);
+        // Nothing is flushed, on close or after replay: reopen replays the log into the
+        // memstores (see the module doc).
+        .flush_on_close(false)
+        .flush_after_replay(false);
     let mut db = Db::open_with(dir.path(), opts.clone()).unwrap();
     let mut desc = TableDescriptor::new("t");
     for f in &FAMS {

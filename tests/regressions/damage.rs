@@ -12,13 +12,16 @@ use cellbase::{
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Options of these tests: no background threads, no automatic flush, and a close that only
-/// syncs the log (so the log is the only copy of unflushed writes, as after a kill -9).
+/// Options of these tests: no background threads, no automatic flush, a close that only
+/// syncs the log (so the log is the only copy of unflushed writes, as after a kill -9), and
+/// an open that keeps what it replayed in the memstores, so the log of several sessions is
+/// there to damage.
 fn opts() -> DbOptions {
     DbOptions::default()
         .background_threads(0)
         .memstore_flush_size(1 << 40)
         .flush_on_close(false)
+        .flush_after_replay(false)
 }
 
 /// A database with table "t" (family "f", split at "m") holding `rows` rows, each flushed

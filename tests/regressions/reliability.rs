@@ -18,10 +18,14 @@ fn open(mem: &MemFs) -> cellbase::Result<Db> {
     Db::open_with_fs("/db", opts(), Arc::new(mem.clone()))
 }
 
-/// [`open`] with `flush_on_close(false)`: a close or drop leaves the writes in the log, for
-/// the tests that damage it.
+/// [`open`] with `flush_on_close(false)` and `flush_after_replay(false)`: a close or drop
+/// leaves the writes in the log, and a reopen keeps them there, for the tests that damage it.
 fn open_keeping_log(mem: &MemFs) -> cellbase::Result<Db> {
-    Db::open_with_fs("/db", opts().flush_on_close(false), Arc::new(mem.clone()))
+    Db::open_with_fs(
+        "/db",
+        opts().flush_on_close(false).flush_after_replay(false),
+        Arc::new(mem.clone()),
+    )
 }
 
 /// Found by the power-cut sweep (cut at mutating I/O 17: "table lost after it was

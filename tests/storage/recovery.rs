@@ -528,12 +528,132 @@ fn replay_flushes_at_the_flush_size() {
             "replay flushed {} files (2 families, ~1.2 MiB at 256 KiB)",
             r.store_files
         );
-        assert!(r.memstore_bytes < 256 << 10, "{} left", r.memstore_bytes);
+        // What replay left below the flush size was flushed before the open returned.
+        assert_eq!(r.memstore_bytes, 0, "left in the memstore after the open");
         check(&t);
-        // Dropped without flushing again: the next open replays only what the flushes left.
+        // Dropped without flushing again: the open flushed everything, so the next open
+        // replays nothing.
     }
+    // The replayed records are gone; what is left is the new segment's own (as after a
+    // clean close, `clean_close_flushes_memstores_unless_disabled`).
+    let left = wal_record_count(dir.path());
+    assert!(left < 5, "{left} log records left");
     let db = Db::open_with(dir.path(), opts(64 << 20)).unwrap();
     let t = db.table("t").unwrap();
-    assert!(t.regions()[0].memstore_bytes < 256 << 10);
+    assert_eq!(t.regions()[0].memstore_bytes, 0);
     check(&t);
+}
+
+/// Replay keeps all replayed memstores together below the global lower limit, flushing the
+/// largest as the running database would (HBase's `flushOneForGlobalPressure`), and flushes
+/// every memstore it refilled before the open returns (HBase's
+/// `HRegion#replayRecoveredEditsIfAny`, RocksDB's recovery flush): reads after a crash find
+/// files, the replay's memory is returned, and the log is trimmed. Nothing is lost or
+/// repeated.
+#[test]
+fn replay_flushes_at_the_global_limit_and_before_the_open_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let opts = |global: u64| {
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0)
+            .memstore_flush_size(64 << 20)
+            .global_memstore_size(global)
+            .global_memstore_lower_limit(0.5)
+            .flush_on_close(false)
+    };
+    // 4 regions, 400 rows of 2 KiB: about 1 MiB of log, never flushed.
+    {
+        let db = Db::open_with(dir.path(), opts(64 << 20)).unwrap();
+        let t = db
+            .create_table(
+                TableDescriptor::new("t")
+                    .family(FamilyDescriptor::new("f"))
+                    .split_keys(["r1", "r2", "r3"]),
+            )
+            .unwrap();
+        for i in 0..400 {
+            let row = format!("r{}{i:03}", i % 4);
+            t.put(Put::new(row).add_at("f", "q", 1, format!("{i}-{}", "x".repeat(2048))))
+                .unwrap();
+        }
+        assert!(t.regions().iter().all(|r| r.store_files == 0));
+        assert!(wal_record_count(dir.path()) >= 400);
+    }
+    // Reopen with a 256 KiB global bound: replay may hold 128 KiB (the lower limit) at once.
+    let db = Db::open_with(dir.path(), opts(256 << 10)).unwrap();
+    let t = db.table("t").unwrap();
+    let regions = t.regions();
+    assert_eq!(regions.len(), 4);
+    let files: u32 = regions.iter().map(|r| r.store_files).sum();
+    // ~1 MiB through a 128 KiB limit: at least 6 flushes on the way, then one per region.
+    assert!(files >= 10, "{files} files after replay");
+    for r in &regions {
+        assert_eq!(
+            r.memstore_bytes, 0,
+            "region {} kept its replayed memstore",
+            r.name
+        );
+        assert!(r.store_files >= 1, "region {} has no file", r.name);
+    }
+    let left = wal_record_count(dir.path());
+    assert!(left < 5, "{left} log records left after the open");
+    assert_eq!(t.scan(Scan::new()).unwrap().count(), 400);
+    for i in [0, 1, 2, 3, 199, 399] {
+        let row = format!("r{}{i:03}", i % 4);
+        let got = t.get(Get::new(row.as_str())).unwrap();
+        let v = got.value("f", "q").unwrap_or_else(|| panic!("{row} lost"));
+        assert!(v.starts_with(format!("{i}-").as_bytes()), "{row}");
+        assert_eq!(got.versions("f", "q").len(), 1, "{row} repeated");
+    }
+}
+
+/// `flush_after_replay(false)` (RocksDB's `avoid_flush_during_recovery`) keeps what the open
+/// replayed in the memstores and the log, so the next open replays it again; the default
+/// flushes it before the open returns.
+#[test]
+fn flush_after_replay_false_keeps_replayed_cells_in_memory_and_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000);
+    let opts = |flush_after_replay: bool| {
+        DbOptions::default()
+            .clock(clock.clone())
+            .background_threads(0)
+            .flush_on_close(false)
+            .flush_after_replay(flush_after_replay)
+    };
+    {
+        let db = Db::open_with(dir.path(), opts(true)).unwrap();
+        let t = table(&db, 3);
+        for i in 0..50 {
+            t.put(Put::new(format!("r{i:03}")).add_at("f", "q", 1, format!("v{i}")))
+                .unwrap();
+        }
+    }
+    for (flush, memstore_kept) in [(false, true), (false, true), (true, false)] {
+        let db = Db::open_with(dir.path(), opts(flush)).unwrap();
+        let t = db.table("t").unwrap();
+        let r = &t.regions()[0];
+        assert_eq!(
+            r.memstore_bytes > 0,
+            memstore_kept,
+            "flush_after_replay({flush})"
+        );
+        assert_eq!(
+            r.store_files,
+            u32::from(!memstore_kept),
+            "flush_after_replay({flush})"
+        );
+        assert_eq!(t.scan(Scan::new()).unwrap().count(), 50);
+        let logged = wal_record_count(dir.path());
+        if memstore_kept {
+            assert!(
+                logged >= 50,
+                "{logged} log records: the replayed ones must stay"
+            );
+        } else {
+            assert!(logged < 5, "{logged} log records left");
+        }
+    }
 }
