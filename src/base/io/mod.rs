@@ -89,6 +89,13 @@ pub trait ReadableFile: Send + Sync + Debug {
     fn prefers_read(&self) -> bool {
         false
     }
+
+    /// A hint that the pages of [`ReadableFile::bytes`] read so far will not be needed again
+    /// soon: a block file's reader calls it once it has decoded its metadata (trailer, meta,
+    /// index and Bloom blocks) into memory of its own. For a memory map the touched pages then
+    /// stop counting in the process's resident set (the page cache keeps them, and a later
+    /// access maps them again with the same bytes); otherwise nothing happens.
+    fn release_pages(&self) {}
 }
 
 /// A file read with positional reads (`pread`) into the caller's buffers: no mapping, so
