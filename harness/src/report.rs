@@ -2,12 +2,12 @@
 
 use crate::engines::{self, Config, Res};
 use crate::{Common, DBBENCH, RunResult, YCSB};
+use std::fmt::Write as _;
+use std::path::Path;
 
 /// The reads whose space amplification bar 7 of issue 27 checks: the states `overwrite` and
 /// `fillrandom` leave.
 const READ_STATES: [&str; 2] = ["readrandom", "readrandom-fr"];
-use std::fmt::Write as _;
-use std::path::Path;
 
 fn find<'a>(rs: &'a [RunResult], e: &str, w: &str) -> Option<&'a RunResult> {
     rs.iter().find(|r| r.engine == e && r.workload == w)
@@ -54,28 +54,32 @@ fn machine() -> String {
     )
 }
 
-/// A bar over a few named figures, each `(label, passes)`: every label when all pass, the
-/// failing ones otherwise; "not measured" without figures.
-fn listed_bar(name: &str, figures: &[(String, bool)]) -> (String, Option<bool>, String) {
-    let misses: Vec<&str> = figures
-        .iter()
-        .filter(|f| !f.1)
-        .map(|f| f.0.as_str())
-        .collect();
-    let detail = if figures.is_empty() {
-        "not measured".to_string()
-    } else if misses.is_empty() {
+/// A bar over named figures, each `(label, passes)`: "missed on" the failing labels, else
+/// `all_pass` when given, else every label; "not measured" without figures.
+fn listed_bar(
+    name: &str,
+    figures: &[(String, bool)],
+    all_pass: Option<String>,
+) -> (String, Option<bool>, String) {
+    let labels = |pass: Option<bool>| {
         figures
             .iter()
+            .filter(|f| pass.is_none_or(|p| f.1 == p))
             .map(|f| f.0.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    };
+    let missed = figures.iter().any(|f| !f.1);
+    let detail = if figures.is_empty() {
+        "not measured".to_string()
+    } else if missed {
+        format!("missed on {}", labels(Some(false)))
     } else {
-        format!("missed on {}", misses.join(", "))
+        all_pass.unwrap_or_else(|| labels(None))
     };
     (
         name.to_string(),
-        (!figures.is_empty()).then_some(misses.is_empty()),
+        (!figures.is_empty()).then_some(!missed),
         detail,
     )
 }
@@ -85,56 +89,37 @@ fn listed_bar(name: &str, figures: &[(String, bool)]) -> (String, Option<bool>, 
 fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, String)> {
     let mut out = Vec::new();
     let both = |w: &str| Some((find(rs, "cellbase", w)?, find(rs, "rocksdb", w)?));
-    let verdict = |seen: bool, misses: &[String], ok: String| {
-        (
-            seen.then_some(misses.is_empty()),
-            if !seen {
-                "not measured".to_string()
-            } else if misses.is_empty() {
-                ok
-            } else {
-                format!("missed on {}", misses.join(", "))
-            },
-        )
+    // The cellbase/`other` throughput ratio of every workload that has one.
+    let ratios = |other: &str| -> Vec<(&String, f64)> {
+        workloads
+            .iter()
+            .filter_map(|w| Some((w, ratio(rs, w, other)?)))
+            .collect()
     };
 
-    let (mut seen, mut misses, mut worst) = (false, Vec::new(), (f64::INFINITY, String::new()));
-    for w in workloads {
-        if let Some(x) = ratio(rs, w, "rocksdb") {
-            seen = true;
-            if x < worst.0 {
-                worst = (x, w.clone());
-            }
-            if x < 0.8 {
-                misses.push(format!("{w} ({x:.2}x)"));
-            }
-        }
-    }
-    let (ok, detail) = verdict(
-        seen,
-        &misses,
-        format!("lowest ratio {:.2}x on {}", worst.0, worst.1),
-    );
-    out.push((
-        "cellbase >= 0.8x RocksDB on every workload".into(),
-        ok,
-        detail,
+    let vs_rocksdb = ratios("rocksdb");
+    let lowest = vs_rocksdb
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(w, x)| format!("lowest ratio {x:.2}x on {w}"));
+    let figures: Vec<(String, bool)> = vs_rocksdb
+        .iter()
+        .map(|(w, x)| (format!("{w} ({x:.2}x)"), *x >= 0.8))
+        .collect();
+    out.push(listed_bar(
+        "cellbase >= 0.8x RocksDB on every workload",
+        &figures,
+        lowest,
     ));
 
-    let (mut seen, mut misses) = (false, Vec::new());
-    for w in workloads {
-        if let Some(x) = ratio(rs, w, "sled") {
-            seen = true;
-            if x <= 1.0 {
-                misses.push(format!("{w} ({x:.2}x)"));
-            }
-        }
-    }
-    let (ok, detail) = verdict(seen, &misses, "ahead everywhere measured".into());
-    out.push((
-        "cellbase ahead of sled on every workload".into(),
-        ok,
-        detail,
+    let figures: Vec<(String, bool)> = ratios("sled")
+        .iter()
+        .map(|(w, x)| (format!("{w} ({x:.2}x)"), *x > 1.0))
+        .collect();
+    out.push(listed_bar(
+        "cellbase ahead of sled on every workload",
+        &figures,
+        Some("ahead everywhere measured".into()),
     ));
 
     let bar = "FsyncWal puts: 8 threads >= 3x the 1-thread rate".to_string();
@@ -156,57 +141,51 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
         },
     );
 
-    let (mut seen, mut misses, mut worst) = (false, Vec::new(), (0.0f64, String::new()));
-    for w in workloads {
-        if let Some((c, r)) = both(w)
-            && c.peak_rss_mb > 0.0
-            && r.peak_rss_mb > 0.0
-        {
-            seen = true;
-            let x = c.peak_rss_mb / r.peak_rss_mb;
-            if x > worst.0 {
-                worst = (x, w.clone());
-            }
-            if x > 1.0 {
-                misses.push(format!(
-                    "{w} ({:.0} vs {:.0} MiB, {x:.2}x)",
-                    c.peak_rss_mb, r.peak_rss_mb
-                ));
-            }
-        }
-    }
-    let (ok, detail) = verdict(
-        seen,
-        &misses,
-        format!("highest {:.2}x on {}", worst.0, worst.1),
-    );
-    out.push((
-        "cellbase peak RSS <= 1.0x RocksDB's in every workload".into(),
-        ok,
-        detail,
+    let rss: Vec<(&String, f64, f64)> = workloads
+        .iter()
+        .filter_map(|w| {
+            let (c, r) = both(w)?;
+            (c.peak_rss_mb > 0.0 && r.peak_rss_mb > 0.0).then_some((
+                w,
+                c.peak_rss_mb,
+                r.peak_rss_mb,
+            ))
+        })
+        .collect();
+    let highest = rss
+        .iter()
+        .max_by(|a, b| (a.1 / a.2).total_cmp(&(b.1 / b.2)))
+        .map(|(w, c, r)| format!("highest {:.2}x on {w}", c / r));
+    let figures: Vec<(String, bool)> = rss
+        .iter()
+        .map(|(w, c, r)| (format!("{w} ({c:.0} vs {r:.0} MiB, {:.2}x)", c / r), c <= r))
+        .collect();
+    out.push(listed_bar(
+        "cellbase peak RSS <= 1.0x RocksDB's in every workload",
+        &figures,
+        highest,
     ));
 
-    let (mut seen, mut misses) = (false, Vec::new());
-    for w in workloads {
-        if let Some((c, r)) = both(w)
-            && c.max_write_us > 0.0
-            && r.max_write_us > 0.0
-        {
-            seen = true;
+    let figures: Vec<(String, bool)> = workloads
+        .iter()
+        .filter_map(|w| {
+            let (c, r) = both(w)?;
             let (cm, rm) = (c.max_write_us / 1e3, r.max_write_us / 1e3);
-            if cm > 2.0 * rm || cm > 100.0 {
-                misses.push(format!("{w} ({cm:.1} vs {rm:.1} ms)"));
-            }
-        }
-    }
-    let (ok, detail) = verdict(seen, &misses, "every write workload".into());
-    out.push((
-        "longest single write <= 2x RocksDB's and <= 100 ms".into(),
-        ok,
-        detail,
+            (cm > 0.0 && rm > 0.0).then(|| {
+                (
+                    format!("{w} ({cm:.1} vs {rm:.1} ms)"),
+                    cm <= 2.0 * rm && cm <= 100.0,
+                )
+            })
+        })
+        .collect();
+    out.push(listed_bar(
+        "longest single write <= 2x RocksDB's and <= 100 ms",
+        &figures,
+        Some("every write workload".into()),
     ));
 
-    let wa: Vec<(String, bool)> = ["fillseq", "overwrite"]
+    let figures: Vec<(String, bool)> = ["fillseq", "overwrite"]
         .into_iter()
         .filter_map(|w| {
             let (c, r) = both(w)?;
@@ -220,10 +199,11 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
         .collect();
     out.push(listed_bar(
         "write amplification of fillseq and overwrite <= RocksDB's",
-        &wa,
+        &figures,
+        None,
     ));
 
-    let sa: Vec<(String, bool)> = READ_STATES
+    let figures: Vec<(String, bool)> = READ_STATES
         .into_iter()
         .filter_map(|w| {
             let c = find(rs, "cellbase", w)?;
@@ -232,7 +212,8 @@ fn bars(rs: &[RunResult], workloads: &[String]) -> Vec<(String, Option<bool>, St
         .collect();
     out.push(listed_bar(
         "cellbase space amplification after the readrandom loads <= 1.25",
-        &sa,
+        &figures,
+        None,
     ));
     out
 }

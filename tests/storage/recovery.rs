@@ -3,17 +3,18 @@
 use super::*;
 use std::io::Write;
 
-/// [`open`] with `flush_on_close(false)`: a drop or close leaves the unflushed writes in the
-/// log, for the tests that replay or damage it.
+/// [`open`]'s options with `flush_on_close(false)`: a drop or close leaves the unflushed
+/// writes in the log, for the tests that replay or damage it.
+fn keeping_log(clock: &ManualClock) -> DbOptions {
+    DbOptions::default()
+        .clock(clock.clone())
+        .background_threads(0)
+        .flush_on_close(false)
+}
+
+/// [`open`] with [`keeping_log`]'s options.
 fn open_keeping_log(dir: &std::path::Path, clock: &ManualClock) -> Db {
-    Db::open_with(
-        dir,
-        DbOptions::default()
-            .clock(clock.clone())
-            .background_threads(0)
-            .flush_on_close(false),
-    )
-    .unwrap()
+    Db::open_with(dir, keeping_log(clock)).unwrap()
 }
 
 /// Writes that were never flushed come back from the log after a reopen.
@@ -479,13 +480,7 @@ fn open_queues_the_compactions_stores_need() {
 fn replay_flushes_at_the_flush_size() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
-    let opts = |flush: u64| {
-        DbOptions::default()
-            .clock(clock.clone())
-            .background_threads(0)
-            .memstore_flush_size(flush)
-            .flush_on_close(false)
-    };
+    let opts = |flush: u64| keeping_log(&clock).memstore_flush_size(flush);
     // 3 versions of 200 rows x 2 families, 1 KiB values: about 1.2 MiB of log, never flushed.
     {
         let db = Db::open_with(dir.path(), opts(64 << 20)).unwrap();
@@ -555,13 +550,10 @@ fn replay_flushes_at_the_global_limit_and_before_the_open_returns() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
     let opts = |global: u64| {
-        DbOptions::default()
-            .clock(clock.clone())
-            .background_threads(0)
+        keeping_log(&clock)
             .memstore_flush_size(64 << 20)
             .global_memstore_size(global)
             .global_memstore_lower_limit(0.5)
-            .flush_on_close(false)
     };
     // 4 regions, 400 rows of 2 KiB: about 1 MiB of log, never flushed.
     {
@@ -616,13 +608,8 @@ fn replay_flushes_at_the_global_limit_and_before_the_open_returns() {
 fn flush_after_replay_false_keeps_replayed_cells_in_memory_and_log() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000);
-    let opts = |flush_after_replay: bool| {
-        DbOptions::default()
-            .clock(clock.clone())
-            .background_threads(0)
-            .flush_on_close(false)
-            .flush_after_replay(flush_after_replay)
-    };
+    let opts =
+        |flush_after_replay: bool| keeping_log(&clock).flush_after_replay(flush_after_replay);
     {
         let db = Db::open_with(dir.path(), opts(true)).unwrap();
         let t = table(&db, 3);

@@ -92,9 +92,11 @@ pub trait ReadableFile: Send + Sync + Debug {
 
     /// A hint that the pages of [`ReadableFile::bytes`] read so far will not be needed again
     /// soon: a block file's reader calls it once it has decoded its metadata (trailer, meta,
-    /// index and Bloom blocks) into memory of its own. For a memory map the touched pages then
-    /// stop counting in the process's resident set (the page cache keeps them, and a later
-    /// access maps them again with the same bytes); otherwise nothing happens.
+    /// index and Bloom blocks) into memory of its own. For a memory map whose data blocks are
+    /// read with `pread` ([`ReadableFile::prefers_read`]) the touched pages then stop counting
+    /// in the process's resident set (the page cache keeps them, and a later access maps them
+    /// again with the same bytes); a file whose blocks are used in place keeps the default,
+    /// which does nothing.
     fn release_pages(&self) {}
 }
 

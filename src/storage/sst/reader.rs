@@ -150,12 +150,8 @@ impl SstReader {
             }
             None => None,
         };
-        // Everything above is decoded into memory of the reader's own; data blocks are read
-        // with `pread` when the file prefers it, so the mapped pages touched here would only
-        // double the metadata's share of the resident set.
-        if file.prefers_read() {
-            file.release_pages();
-        }
+        // Everything above is decoded into memory of the reader's own.
+        file.release_pages();
         Ok(SstReader {
             file,
             path: path.to_path_buf(),
