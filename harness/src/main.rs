@@ -49,6 +49,12 @@ struct Common {
     /// Writes of the fillsync workloads (default N / 1000, at least 2000).
     #[arg(long)]
     sync_ops: Option<u64>,
+    /// Gets of readrandom, readrandom-2t and readmissing, as db_bench's `--reads` (default
+    /// N); seekrandom seeks a tenth of it. Keys are still drawn from all N, so a large N with
+    /// fewer reads (the larger-than-memory run) still reads the whole key space.
+    #[arg(long)]
+    #[serde(default)]
+    reads: Option<u64>,
     /// YCSB record count.
     #[arg(long, default_value_t = 1_000_000)]
     records: u64,
@@ -108,6 +114,9 @@ fn all_random() -> f64 {
 impl Common {
     fn sync_ops(&self) -> u64 {
         self.sync_ops.unwrap_or((self.num / 1000).max(2000))
+    }
+    fn reads(&self) -> u64 {
+        self.reads.unwrap_or(self.num)
     }
     fn ops(&self) -> u64 {
         self.ops.unwrap_or(self.records)
@@ -363,6 +372,7 @@ fn run(a: RunArgs) -> Res<()> {
                 .args(["--insert-start", &insert_next[e.as_str()].to_string()])
                 .args(["--num", &c.num.to_string()])
                 .args(["--sync-ops", &c.sync_ops().to_string()])
+                .args(["--reads", &c.reads().to_string()])
                 .args(["--records", &c.records.to_string()])
                 .args(["--ops", &c.ops().to_string()])
                 .args(["--seed", &c.seed.to_string()])
@@ -531,9 +541,8 @@ fn child(a: ChildArgs) -> Res<()> {
         "readrandom" | "readrandom-fr" | "readrandom-2t" | "readmissing" => {
             let threads = if w == "readrandom-2t" { 2 } else { 1 };
             r.threads = threads;
-            r.ops = num;
             r.logical_bytes = distinct_random_keys(num, c.seed, after_overwrite) * kv;
-            let per = num / threads as u64;
+            let per = c.reads() / threads as u64;
             r.ops = per * threads as u64;
             let missing = w == "readmissing";
             parallel(&*db, threads, seed, ratio, |db, _, rng, _, st| {
@@ -569,7 +578,7 @@ fn child(a: ChildArgs) -> Res<()> {
             parallel(&*db, 1, seed, ratio, |db, _, _, _, _| db.compact_all())?
         }
         "seekrandom" | "seekrandom-fr" => {
-            let ops = (num / 10).max(1);
+            let ops = (c.reads() / 10).max(1);
             r.ops = ops;
             r.logical_bytes = distinct_random_keys(num, c.seed, after_overwrite) * kv;
             parallel(&*db, 1, seed, ratio, |db, _, rng, _, st| {

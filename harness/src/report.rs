@@ -244,10 +244,11 @@ pub fn write(
     writeln!(md, "Machine: {}\n", machine())?;
     writeln!(
         md,
-        "Parameters: db_bench N = {} (16 B keys, 100 B values), fillsync writes = {}, YCSB \
-         records = {}, YCSB operations per workload = {}, seed = {}, 1 client thread unless \
+        "Parameters: db_bench N = {} (16 B keys, 100 B values), gets per read workload = {} \
+         (seekrandom: a tenth), fillsync writes = {}, YCSB records = {}, YCSB operations per workload = {}, seed = {}, 1 client thread unless \
          the threads column says otherwise.\n",
         c.num,
+        c.reads(),
         c.sync_ops(),
         c.records,
         c.ops(),
