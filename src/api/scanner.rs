@@ -433,8 +433,8 @@ impl RangeScanner {
                 continue;
             };
             match reader.next_row()? {
-                Some((row, cells)) => {
-                    if self.past_end(&row) {
+                Some(cells) => {
+                    if self.past_end(cells[0].row()) {
                         self.queue.clear();
                         self.finish_region();
                         return Ok(None);
@@ -448,12 +448,12 @@ impl RangeScanner {
                         Some(b) if cells.len() > b as usize => {
                             let mut parts = cells
                                 .chunks(b as usize)
-                                .map(|c| RowResult::new(row.clone(), c.to_vec()));
+                                .map(|c| RowResult::from_cells(c.to_vec()));
                             let first = parts.next().unwrap_or_default();
                             self.pending.extend(parts);
                             first
                         }
-                        _ => RowResult::new(row, cells),
+                        _ => RowResult::from_cells(cells),
                     }));
                 }
                 None => self.finish_region(),

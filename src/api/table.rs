@@ -165,7 +165,7 @@ impl LocalTable {
         // The reader's buffers are kept per thread between reads (sources dropped).
         reader.into_parts().keep_spare();
         Ok(match found {
-            Some((row, cells)) => RowResult::new(row, cells),
+            Some(cells) => RowResult::from_cells(cells),
             None => RowResult::default(),
         })
     }

@@ -105,8 +105,8 @@ impl LocalTable {
                         read_point,
                         ReaderParts::take_spare(),
                     )?;
-                    if let Some((r, cells)) = reader.next_row()? {
-                        out[grp[0]] = RowResult::new(r, cells);
+                    if let Some(cells) = reader.next_row()? {
+                        out[grp[0]] = RowResult::from_cells(cells);
                     }
                     reader.into_parts().keep_spare();
                     continue;
@@ -137,8 +137,8 @@ impl LocalTable {
                         continue;
                     }
                     reader.seek_row(&rows[i])?;
-                    if let Some((r, cells)) = reader.next_row()? {
-                        out[i] = RowResult::new(r, cells);
+                    if let Some(cells) = reader.next_row()? {
+                        out[i] = RowResult::from_cells(cells);
                     }
                     prev = Some(i);
                 }

@@ -219,7 +219,7 @@ impl LocalTable {
             ReaderParts::default(),
         )?;
         Ok(match reader.next_row()? {
-            Some((_, cells)) => cells
+            Some(cells) => cells
                 .into_iter()
                 .map(|c| (c.timestamp(), c.into_value()))
                 .collect(),

@@ -105,6 +105,24 @@ impl PartialEq for Cell {
 
 impl Eq for Cell {}
 
+/// Equal when the rows and the cells are equal (wherever the row is kept).
+impl PartialEq for RowResult {
+    fn eq(&self, other: &RowResult) -> bool {
+        self.row() == other.row() && self.cells == other.cells
+    }
+}
+
+impl Eq for RowResult {}
+
+impl std::fmt::Debug for RowResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowResult")
+            .field("row", &self.row())
+            .field("cells", &self.cells)
+            .finish()
+    }
+}
+
 /// Where one cell lies in a [`RowCells`] buffer.
 #[derive(Debug, Clone, Copy)]
 struct Span {
@@ -133,6 +151,13 @@ impl RowCells {
         self.spans.clear();
         self.buf.extend_from_slice(row);
         self.row_end = row.len();
+    }
+
+    /// The row [`RowCells::start_row`] started (until [`RowCells::finish_into`] hands its
+    /// cells out).
+    #[inline]
+    pub(crate) fn row(&self) -> &[u8] {
+        &self.buf[..self.row_end]
     }
 
     /// Adds a cell of the current row.
@@ -239,8 +264,10 @@ impl std::fmt::Debug for Cell {
 
 /// The cells of one row (HBase `Result`), in [SORT-1] order: family asc, qualifier asc,
 /// timestamp desc.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Default)]
 pub struct RowResult {
+    /// The row key; empty when it is the cells' row ([`RowResult::from_cells`]: a read's
+    /// result does not copy its row a second time), or for an empty result.
     pub(crate) row: Vec<u8>,
     pub(crate) cells: Vec<Cell>,
 }
@@ -249,9 +276,21 @@ impl RowResult {
     pub(crate) fn new(row: Vec<u8>, cells: Vec<Cell>) -> Self {
         RowResult { row, cells }
     }
+    /// The result of a read: `cells` (not empty, all of one row, sharing their buffer) with
+    /// their row as the result's row, without a copy of it.
+    pub(crate) fn from_cells(cells: Vec<Cell>) -> Self {
+        debug_assert!(!cells.is_empty(), "a read's row has a cell");
+        RowResult {
+            row: Vec::new(),
+            cells,
+        }
+    }
     /// The row key (empty for an empty result).
     pub fn row(&self) -> &[u8] {
-        &self.row
+        match self.cells.first() {
+            Some(c) if self.row.is_empty() => c.row(),
+            _ => &self.row,
+        }
     }
     /// True when no cell matched.
     pub fn is_empty(&self) -> bool {
@@ -352,5 +391,33 @@ mod tests {
         assert_eq!(next, [Cell::new(b"r2", b"f", b"a", 1, CellType::Put, b"x")]);
         // Earlier cells are unaffected by later rows.
         assert_eq!(out[0].value(), b"v1");
+    }
+
+    #[test]
+    fn a_read_result_takes_its_row_from_its_cells_and_compares_by_content() {
+        let mut b = RowCells::default();
+        b.start_row(b"row7");
+        assert_eq!(b.row(), b"row7");
+        b.push(b"f", b"a", 7, CellType::Put, b"v1");
+        let mut cells = Vec::new();
+        b.finish_into(&mut cells);
+        let read = RowResult::from_cells(cells.clone());
+        assert!(read.row.is_empty(), "no copy of the row of its own");
+        assert_eq!(read.row(), b"row7");
+        // Equal to the same result built with its row, and printed with it.
+        let built = RowResult::new(
+            b"row7".to_vec(),
+            vec![Cell::new(b"row7", b"f", b"a", 7, CellType::Put, b"v1")],
+        );
+        assert_eq!(read, built);
+        assert_eq!(format!("{read:?}"), format!("{built:?}"));
+        assert!(
+            format!("{read:?}").contains("114, 111, 119, 55"),
+            "{read:?}"
+        );
+        // A different row is a different result, even with the same cells' other parts.
+        let other = RowResult::new(b"row8".to_vec(), Vec::new());
+        assert_ne!(read, other);
+        assert_eq!(RowResult::default().row(), b"");
     }
 }

@@ -200,8 +200,9 @@ impl RowReader {
             .is_some_and(FilterRunner::filter_all_remaining)
     }
 
-    /// The next row with at least one returned cell, as `(row, cells)`.
-    pub fn next_row(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
+    /// The cells of the next row with at least one returned cell (never empty: the row is
+    /// their row).
+    pub fn next_row(&mut self) -> Result<Option<Vec<Cell>>> {
         if self.reverse.is_none() {
             return self.next_forward();
         }
@@ -238,7 +239,7 @@ impl RowReader {
 
     /// Collects the row's cells and applies the filter's row-level decision [FLT-5] [FLT-7];
     /// `None` when the row is dropped.
-    fn finish_row(&mut self, row: Vec<u8>) -> Option<(Vec<u8>, Vec<Cell>)> {
+    fn finish_row(&mut self) -> Option<Vec<Cell>> {
         let mut cells = Vec::new();
         self.cells.finish_into(&mut cells);
         if let Some(f) = &mut self.filter {
@@ -250,11 +251,12 @@ impl RowReader {
                 return None;
             }
         }
-        (!cells.is_empty()).then_some((row, cells))
+        (!cells.is_empty()).then_some(cells)
     }
 
-    fn next_forward(&mut self) -> Result<Option<(Vec<u8>, Vec<Cell>)>> {
-        let mut row: Option<Vec<u8>> = None;
+    fn next_forward(&mut self) -> Result<Option<Vec<Cell>>> {
+        // A row is open: its key is `self.cells.row()` (no copy of the row of its own).
+        let mut in_row = false;
         // The matcher has seen a cell of `row` (so its position is on `row`: every cell that
         // reaches it below belongs to `row`).
         let mut fed = false;
@@ -271,16 +273,14 @@ impl RowReader {
             let key = KeyRef::parse(raw_key).ok_or_else(bad_key)?;
             // After a `next` the merge may know it stayed on the row (no comparison).
             let shares = self.cursor.shares();
-            if let Some(r) = &row
-                && shares < SHARES_ROW
-                && r.as_slice() != key.row
-            {
-                if let Some(done) = row.take().and_then(|r| self.finish_row(r)) {
+            if in_row && shares < SHARES_ROW && self.cells.row() != key.row {
+                in_row = false;
+                if let Some(done) = self.finish_row() {
                     return Ok(Some(done));
                 }
                 continue;
             }
-            if row.is_none() {
+            if !in_row {
                 if (!self.stop.is_empty() && key.row >= self.stop.as_slice()) || self.filter_done()
                 {
                     self.done = true;
@@ -295,7 +295,7 @@ impl RowReader {
                     self.cursor.seek(&next)?;
                     continue;
                 }
-                row = Some(key.row.to_vec());
+                in_row = true;
                 fed = false;
                 self.cells.start_row(key.row);
             }
@@ -431,7 +431,7 @@ impl RowReader {
                 }
             }
         }
-        Ok(row.and_then(|r| self.finish_row(r)))
+        Ok(if in_row { self.finish_row() } else { None })
     }
 }
 
@@ -486,7 +486,8 @@ mod tests {
             RowCells::default(),
         );
         let mut rows = Vec::new();
-        while let Some((row, cells)) = reader.next_row().unwrap() {
+        while let Some(cells) = reader.next_row().unwrap() {
+            let row = cells[0].row().to_vec();
             let values: Vec<String> = cells
                 .iter()
                 .map(|c| String::from_utf8(c.value().to_vec()).unwrap())
