@@ -260,8 +260,48 @@ impl Writer {
     }
 }
 
+/// Source of list ids ([`SkipList::id`]); never reused while the process lives.
+#[cfg(not(loom))]
+static NEXT_LIST_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A fresh list id.
+#[cfg(not(loom))]
+fn new_list_id() -> u64 {
+    NEXT_LIST_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Under loom every model run starts again; ids only have to differ between the lists of one
+/// run, which a thread-local counter gives without a loom-tracked atomic.
+#[cfg(loom)]
+fn new_list_id() -> u64 {
+    std::thread_local!(static NEXT: std::cell::Cell<u64> = const { std::cell::Cell::new(1) });
+    NEXT.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    })
+}
+
+/// Where an [`Iter`] of a list stopped: the node of the entry it yielded last, with the id of
+/// its list. [`SkipList::iter_after`] resumes there without a search; it accepts the position
+/// only from the list that made it (the id), whose nodes live as long as the list does.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Position {
+    node: *mut Node,
+    list: u64,
+}
+
+// SAFETY: a position is a node address and a list id; it is dereferenced only by
+// `SkipList::iter_after` of the list with that id, which owns the node (nodes are freed only
+// when their list drops, and `iter_after` borrows the list).
+unsafe impl Send for Position {}
+// SAFETY: as for `Send`: shared positions are only copied, never dereferenced themselves.
+unsafe impl Sync for Position {}
+
 /// The ordered set (see the module comment).
 pub(super) struct SkipList {
+    /// Unique among the lists of this process ([`Position`]s name their list by it).
+    id: u64,
     head: [AtomicPtr<Node>; MAX_HEIGHT],
     /// Levels in use (readers may read a stale value: they then start lower, or find null
     /// head links, both correct).
@@ -292,6 +332,7 @@ impl SkipList {
     /// An empty list.
     pub(super) fn new() -> SkipList {
         SkipList {
+            id: new_list_id(),
             head: std::array::from_fn(|_| AtomicPtr::new(null_mut())),
             height: AtomicUsize::new(1),
             len: AtomicUsize::new(0),
@@ -381,8 +422,29 @@ impl SkipList {
         };
         Iter {
             node,
+            last: null_mut(),
+            list: self.id,
             _list: PhantomData,
         }
+    }
+
+    /// Entries in order after the entry at `pos` (those `>` its key, as
+    /// `iter_from(Bound::Excluded(key))` finds them, entries linked since included) without a
+    /// search: the node's link is followed. `None` when `pos` is not from this list.
+    pub(super) fn iter_after(&self, pos: Position) -> Option<Iter<'_>> {
+        if pos.list != self.id || pos.node.is_null() {
+            return None;
+        }
+        // SAFETY: `pos` was made by an `Iter` of this list (the id is unique to it), so its
+        // node is a node of this list, live while `self` is borrowed; every node has a link
+        // at level 0.
+        let node = unsafe { Self::next(links(pos.node), 0) };
+        Some(Iter {
+            node,
+            last: null_mut(),
+            list: self.id,
+            _list: PhantomData,
+        })
     }
 
     /// The last entry less than `key`.
@@ -490,7 +552,21 @@ impl SkipList {
 /// Entries in order, from a position.
 pub(super) struct Iter<'a> {
     node: *mut Node,
+    /// The node of the entry yielded last (null before the first).
+    last: *mut Node,
+    /// The list's id.
+    list: u64,
     _list: PhantomData<&'a SkipList>,
+}
+
+impl Iter<'_> {
+    /// Where the iterator stands: after the entry it yielded last; `None` before the first.
+    pub(super) fn position(&self) -> Option<Position> {
+        (!self.last.is_null()).then_some(Position {
+            node: self.last,
+            list: self.list,
+        })
+    }
 }
 
 impl<'a> Iterator for Iter<'a> {
@@ -504,6 +580,7 @@ impl<'a> Iterator for Iter<'a> {
         // list drops); every node has at least one link.
         unsafe {
             let e = visible(self.node);
+            self.last = self.node;
             self.node = SkipList::next(links(self.node), 0);
             Some(e)
         }
@@ -604,6 +681,50 @@ mod tests {
                     ge.checked_sub(1).map(|i| want[i].1.clone())
                 );
             }
+        }
+    }
+
+    /// A position resumes an iteration where it stopped: the entries after it are those a
+    /// search for the last entry's key (exclusive) finds, including entries linked between
+    /// the position and its old successor after it was taken; a position is refused by any
+    /// other list, and an iterator has none before its first entry.
+    #[test]
+    fn iter_after_resumes_like_an_exclusive_search() {
+        let mut next = crate::base::util::test_rng(0x9e37);
+        let list = SkipList::new();
+        let other = SkipList::new();
+        let ins = |l: &SkipList, k: Vec<u8>| {
+            l.insert([(MemEntry::new(&k, b"v"), false)]);
+        };
+        for i in 0..400u64 {
+            ins(&list, key(i * 2, 0, 1, 1));
+        }
+        ins(&other, key(1, 0, 1, 1));
+        assert!(list.iter_from(Bound::Unbounded).position().is_none());
+        let keys = |it: Iter<'_>| it.take(5).map(|e| e.key().to_vec()).collect::<Vec<_>>();
+        for round in 0..300u64 {
+            let start = MemEntry::new(&key(next(820), next(2), 1, 1), b"");
+            let mut it = list.iter_from(Bound::Included(&start));
+            let took = 1 + next(4) as usize;
+            let last = it.by_ref().take(took).last().map(|e| e.key().to_vec());
+            let Some(last) = last else {
+                continue;
+            };
+            let pos = it.position().expect("an entry was yielded");
+            // Entries linked after the position was taken, some right after the last entry.
+            if round % 3 == 0 {
+                let k = KeyRef::parse(&last).unwrap();
+                let mut q = k.qualifier.to_vec();
+                q.push(b'x');
+                ins(&list, KeyRef { qualifier: &q, ..k }.encode());
+            }
+            let probe = MemEntry::new(&last, b"");
+            assert_eq!(
+                keys(list.iter_after(pos).expect("its own list's position")),
+                keys(list.iter_from(Bound::Excluded(&probe))),
+                "round {round}"
+            );
+            assert!(other.iter_after(pos).is_none());
         }
     }
 
