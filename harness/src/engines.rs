@@ -205,8 +205,13 @@ pub fn describe(name: &str, cfg: &Config) -> String {
         ),
         "fjall" => format!(
             "cache {cache} MiB, max_memtable_size {mem} MiB, {bg} worker threads, data/index \
-             block compression disabled (whatever --compression says), default Bloom, block size 4 KiB (default), journal on, \
-             no persist per write; fillsync: persist(SyncData) after each write"
+             block compression {}, default Bloom, block size 4 KiB (default), journal on, \
+             no persist per write; fillsync: persist(SyncData) after each write",
+            if fjall_lz4(cfg) {
+                "LZ4 (fjall's only codec; lz4_flex)"
+            } else {
+                "disabled (fjall has only LZ4: on with --compression LZ4)"
+            }
         ),
         "sled" => format!(
             "cache_capacity {cache} MiB, compression off (default, whatever --compression \
@@ -494,6 +499,12 @@ struct Fjall {
     ks: fjall::Keyspace,
 }
 
+/// True when `--compression` names LZ4 (or LZO, which cellbase takes as LZ4): the one codec
+/// fjall has, so fjall then compresses its data and index blocks with it too.
+fn fjall_lz4(cfg: &Config) -> bool {
+    matches!(codec(cfg), Some(cellbase::Compression::Lz4))
+}
+
 impl Fjall {
     fn open(dir: &Path, cfg: &Config) -> Res<Self> {
         use fjall::config::CompressionPolicy;
@@ -502,10 +513,18 @@ impl Fjall {
             .worker_threads(cfg.background_threads.max(1))
             .open()?;
         let mem = cfg.memtable_bytes;
+        let policy = || {
+            if fjall_lz4(cfg) {
+                CompressionPolicy::all(fjall::CompressionType::Lz4)
+            } else {
+                CompressionPolicy::disabled()
+            }
+        };
+        let (data, index) = (policy(), policy());
         let ks = db.keyspace("bench", move || {
             fjall::KeyspaceCreateOptions::default()
-                .data_block_compression_policy(CompressionPolicy::disabled())
-                .index_block_compression_policy(CompressionPolicy::disabled())
+                .data_block_compression_policy(data)
+                .index_block_compression_policy(index)
                 .max_memtable_size(mem)
         })?;
         Ok(Fjall { db, ks })
