@@ -280,6 +280,12 @@ impl SstReader {
         SstCursor::new(Arc::clone(self), policy)
     }
 
+    /// Asks the file for `len` bytes from `offset` ahead of their reads (a cursor moving block
+    /// to block; see [`crate::base::io::ReadableFile::will_need`]).
+    pub(super) fn will_need(&self, offset: u64, len: u64) {
+        self.file.will_need(offset, len);
+    }
+
     /// Number of data blocks.
     pub(super) fn block_count(&self) -> usize {
         self.index.len()

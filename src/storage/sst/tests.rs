@@ -1036,3 +1036,93 @@ fn issue21_missing_block_file_error_names_its_path() {
     // The kind is kept for callers that match on it.
     assert!(matches!(&e, crate::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound));
 }
+
+/// A file held in memory that records the readahead its readers ask for.
+#[derive(Debug, Default)]
+struct AskingFile {
+    bytes: Vec<u8>,
+    asks: parking_lot::Mutex<Vec<(u64, u64)>>,
+}
+
+impl crate::base::io::ReadableFile for AskingFile {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    fn will_need(&self, offset: u64, len: u64) {
+        self.asks.lock().push((offset, len));
+    }
+}
+
+/// A cursor moving block to block asks for the bytes ahead from its second step on, each ask
+/// starting at the block it enters once that block reaches past the last ask, doubling from
+/// 16 KiB to 256 KiB (2 MiB for a cursor that does not fill the cache: compaction inputs),
+/// and never past the data blocks; point reads (a seek and at most one step) ask nothing, and
+/// a seek elsewhere starts over.
+#[test]
+fn cursors_read_ahead_only_when_they_move_block_to_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0xa4ead);
+    let cells = gen_cells(&mut rng, 30_000);
+    let (path, m) = write_file(
+        dir.path(),
+        "ra",
+        &cells,
+        cfg(4096, Compression::None, BloomType::Row),
+    );
+    assert!(m.data_blocks > 200, "{} blocks", m.data_blocks);
+    let file = Arc::new(AskingFile {
+        bytes: std::fs::read(&path).unwrap(),
+        ..AskingFile::default()
+    });
+    let r = Arc::new(
+        SstReader::from_file(file.clone(), std::path::Path::new("ra.sst"), 1, None).unwrap(),
+    );
+    let data_end = r.data_end();
+    for (policy, max) in [
+        (CachePolicy::default(), 256u64 << 10),
+        (
+            CachePolicy {
+                fill: false,
+                in_memory: false,
+            },
+            2 << 20,
+        ),
+    ] {
+        file.asks.lock().clear();
+        // Point reads: a seek into a block, then the cells of one row.
+        let mut c = r.cursor(policy);
+        for i in (0..cells.len()).step_by(997) {
+            c.seek(&cells[i].0).unwrap();
+            assert_eq!(c.key(), &cells[i].0[..]);
+        }
+        assert!(file.asks.lock().is_empty(), "{:?}", file.asks.lock());
+        // A full scan.
+        let mut c = r.cursor(policy);
+        c.seek_to_first().unwrap();
+        let mut n = 0;
+        while c.valid() {
+            n += 1;
+            c.next().unwrap();
+        }
+        assert_eq!(n, cells.len());
+        let asks = file.asks.lock().clone();
+        assert!(asks.len() > 3, "{asks:?}");
+        // Starts at block 2 (the second step), lengths double to the maximum, each ask
+        // starts where the last one ended or inside it (at a block's start) and ends within
+        // the data blocks; together they cover the data from block 2 on.
+        assert_eq!(asks[0].0, r.handle(2).unwrap().offset);
+        assert_eq!(asks[0].1, 16 << 10);
+        for w in asks.windows(2) {
+            let ((o0, l0), (o1, l1)) = (w[0], w[1]);
+            assert!(o1 > o0 && o1 <= o0 + l0, "{asks:?}");
+            assert!(l1 == (l0 * 2).min(max) || o1 + l1 == data_end, "{asks:?}");
+        }
+        let (last_o, last_l) = asks[asks.len() - 1];
+        assert_eq!(last_o + last_l, data_end);
+        assert!(asks.iter().all(|&(_, l)| l <= max));
+        // A seek far back starts over: no ask until two more steps.
+        file.asks.lock().clear();
+        c.seek(&cells[100].0).unwrap();
+        assert!(file.asks.lock().is_empty());
+    }
+}
