@@ -498,7 +498,12 @@ mod tests {
         std::fs::write(&p, &data).unwrap();
         let f = StdFs.open_read(&p).unwrap();
         assert!(f.prefers_read());
-        for (off, len) in [(0u64, 0u64), (4096, 65536), (1 << 20, 4096), (u64::MAX - 1, 1)] {
+        for (off, len) in [
+            (0u64, 0u64),
+            (4096, 65536),
+            (1 << 20, 4096),
+            (u64::MAX - 1, 1),
+        ] {
             f.will_need(off, len);
         }
         let mut buf = vec![0u8; 8192];

@@ -100,6 +100,10 @@ impl SstReader {
         let bytes = file.bytes();
         let trailer = Trailer::decode(bytes, path)?;
         let data_end = trailer.data_end();
+        // The metadata (meta, index and Bloom blocks, after the data blocks) is decoded next
+        // through the mapping, of a file opened for random access: ask for all of it at once
+        // rather than fault it in page by page when it is not in the page cache.
+        file.will_need(data_end, (bytes.len() as u64).saturating_sub(data_end));
 
         let meta_raw =
             frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block")?;

@@ -1053,7 +1053,8 @@ impl crate::base::io::ReadableFile for AskingFile {
     }
 }
 
-/// A cursor moving block to block asks for the bytes ahead from its second step on, each ask
+/// The open asks for the metadata blocks at once; a cursor moving block to block asks for the
+/// bytes ahead from its second step on, each ask
 /// starting at the block it enters once that block reaches past the last ask, doubling from
 /// 16 KiB to 256 KiB (2 MiB for a cursor that does not fill the cache: compaction inputs),
 /// and never past the data blocks; point reads (a seek and at most one step) ask nothing, and
@@ -1078,6 +1079,11 @@ fn cursors_read_ahead_only_when_they_move_block_to_block() {
         SstReader::from_file(file.clone(), std::path::Path::new("ra.sst"), 1, None).unwrap(),
     );
     let data_end = r.data_end();
+    // The open asks for the metadata after the data blocks in one go.
+    assert_eq!(
+        *file.asks.lock(),
+        [(data_end, file.bytes.len() as u64 - data_end)]
+    );
     for (policy, max) in [
         (CachePolicy::default(), 256u64 << 10),
         (
