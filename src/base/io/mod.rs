@@ -98,16 +98,6 @@ pub trait ReadableFile: Send + Sync + Debug {
     /// again with the same bytes); a file whose blocks are used in place keeps the default,
     /// which does nothing.
     fn release_pages(&self) {}
-
-    /// A hint that `len` bytes from `offset` will be read soon (a cursor moving block to block:
-    /// compactions, scans). The real filesystem opens block files for random access, so the
-    /// kernel reads no more than a read asks for (a Get that misses the page cache reads its
-    /// one block, not a readahead window); sequential readers ask for their next bytes with
-    /// this instead, and the kernel starts reading them in the background. The default does
-    /// nothing.
-    fn will_need(&self, offset: u64, len: u64) {
-        let _ = (offset, len);
-    }
 }
 
 /// A file read with positional reads (`pread`) into the caller's buffers: no mapping, so

@@ -117,17 +117,6 @@ impl ReadableFile for Mapped {
         cfg!(unix) && matches!(self, Mapped::Map(..))
     }
 
-    fn will_need(&self, offset: u64, len: u64) {
-        #[cfg(target_os = "linux")]
-        if let (Mapped::Map(_, f), Some(len)) = (self, std::num::NonZeroU64::new(len)) {
-            // Only advice (the kernel starts reading the range into the page cache); a
-            // failure changes nothing that is read.
-            let _ = rustix::fs::fadvise(f, offset, Some(len), rustix::fs::Advice::WillNeed);
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (offset, len);
-    }
-
     fn release_pages(&self) {
         #[cfg(unix)]
         if let Mapped::Map(m, _) = self {
@@ -288,12 +277,6 @@ impl FileSystem for StdFs {
         // mmap-based engine); the directory lock keeps other cellbase instances away.
         #[expect(unsafe_code, reason = "memory-mapped reads of immutable block files")]
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        // Data blocks are read with `pread` on this descriptor: random-access advice keeps the
-        // kernel from reading a readahead window around each block a Get reads (RocksDB's
-        // `advise_random_on_open`); sequential readers ask ahead themselves (`will_need`).
-        // Only advice: a failure changes nothing that is read.
-        #[cfg(target_os = "linux")]
-        let _ = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::Random);
         Ok(Arc::new(Mapped::Map(map, file)))
     }
 
@@ -485,33 +468,6 @@ mod tests {
             assert!(t >= b + 12 * 1024, "touching the map: {b} -> {t} KiB");
             assert!(r + 12 * 1024 <= t, "release_pages: {t} -> {r} KiB");
         }
-    }
-
-    /// Block files are opened with random-access advice and take readahead hints (fadvise on
-    /// Linux): advice only, so every read returns the file's bytes, and hints of any range
-    /// (empty, past the end) neither fail nor change anything.
-    #[test]
-    fn read_advice_keeps_the_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f");
-        let data: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 241) as u8).collect();
-        std::fs::write(&p, &data).unwrap();
-        let f = StdFs.open_read(&p).unwrap();
-        assert!(f.prefers_read());
-        for (off, len) in [
-            (0u64, 0u64),
-            (4096, 65536),
-            (1 << 20, 4096),
-            (u64::MAX - 1, 1),
-        ] {
-            f.will_need(off, len);
-        }
-        let mut buf = vec![0u8; 8192];
-        for off in [0usize, 4096 * 17, (1 << 20) - 8192] {
-            f.read_exact_at(&mut buf, off as u64).unwrap();
-            assert_eq!(buf, &data[off..off + 8192]);
-        }
-        assert_eq!(f.bytes(), &data[..]);
     }
 
     /// Starting writeback (sync_file_range on Linux) moves nothing: the bytes, the length and

@@ -12,20 +12,6 @@ use crate::base::error::Result;
 use crate::model::cursor::CellCursor;
 use std::sync::Arc;
 
-/// Block-to-block steps after which a cursor reads ahead (RocksDB's iterators start their own
-/// readahead at the third sequential block read too): a Get, which stays in one block or
-/// steps once, never does, so its miss reads exactly its block (block files are opened for
-/// random access, [`crate::base::io::ReadableFile::will_need`]).
-const READAHEAD_AFTER: u32 = 2;
-/// The first readahead, doubled at each renewal up to the maximum.
-const READAHEAD_FIRST: u64 = 16 << 10;
-/// Largest readahead of a read that fills the cache (scans; RocksDB's
-/// `max_auto_readahead_size`).
-const READAHEAD_MAX: u64 = 256 << 10;
-/// Largest readahead of a cursor that does not fill the cache: compaction inputs (RocksDB's
-/// `compaction_readahead_size`).
-const READAHEAD_MAX_NO_FILL: u64 = 2 << 20;
-
 /// A forward cursor over one file (a [`CellCursor`]). Holds its reader alive.
 pub struct SstCursor {
     reader: Arc<SstReader>,
@@ -40,12 +26,6 @@ pub struct SstCursor {
     /// block whose index key's row sorts after this row, so a read of a row that ends a
     /// block does not fetch the next block only to see its first key.
     row_bound: Option<Arc<[u8]>>,
-    /// Consecutive steps from a block to the next one (a seek elsewhere resets it).
-    sequential: u32,
-    /// End of the bytes already asked for ahead (file offset).
-    ahead_end: u64,
-    /// Size of the next readahead.
-    ahead_len: u64,
 }
 
 impl std::fmt::Debug for SstCursor {
@@ -67,45 +47,6 @@ impl SstCursor {
             iter: None,
             key_buf: Vec::new(),
             row_bound: None,
-            sequential: 0,
-            ahead_end: 0,
-            ahead_len: READAHEAD_FIRST,
-        }
-    }
-
-    /// Notes a step to block `next` from the block before it and, from the
-    /// [`READAHEAD_AFTER`]th such step on, asks the file for the bytes ahead once the block
-    /// reaches past what was asked for: a readahead that doubles up to its maximum.
-    fn step_to(&mut self, next: usize) {
-        self.sequential = self.sequential.saturating_add(1);
-        if self.sequential < READAHEAD_AFTER {
-            return;
-        }
-        let Ok(h) = self.reader.handle(next) else {
-            return;
-        };
-        if h.offset + u64::from(h.size) <= self.ahead_end {
-            return;
-        }
-        let max = if self.policy.fill {
-            READAHEAD_MAX
-        } else {
-            READAHEAD_MAX_NO_FILL
-        };
-        let end = (h.offset + self.ahead_len).min(self.reader.data_end());
-        self.reader
-            .will_need(h.offset, end.saturating_sub(h.offset));
-        self.ahead_end = end;
-        self.ahead_len = (self.ahead_len * 2).min(max);
-    }
-
-    /// A seek to block `i`: anywhere but the current block or the next one ends a
-    /// sequential run.
-    fn seek_to_block(&mut self, i: usize) {
-        if i != self.block_idx && i != self.block_idx + 1 {
-            self.sequential = 0;
-            self.ahead_end = 0;
-            self.ahead_len = READAHEAD_FIRST;
         }
     }
 
@@ -165,7 +106,6 @@ impl SstCursor {
                 .handle(next)
                 .map(|h| h.offset)
                 .unwrap_or(self.reader.data_end());
-            self.step_to(next);
             match self.enter_block(next)? {
                 Some(it) => it
                     .seek_to_first()
@@ -185,7 +125,6 @@ impl SstCursor {
 
     fn do_seek(&mut self, target: &[u8]) -> Result<()> {
         let i = self.reader.index().find(target);
-        self.seek_to_block(i);
         let at = self.reader.handle(i).map(|h| h.offset).unwrap_or(0);
         // Seeks within the block already held (column and row skips of a scan) need neither
         // a cache lookup nor a fetch.

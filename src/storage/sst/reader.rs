@@ -100,10 +100,6 @@ impl SstReader {
         let bytes = file.bytes();
         let trailer = Trailer::decode(bytes, path)?;
         let data_end = trailer.data_end();
-        // The metadata (meta, index and Bloom blocks, after the data blocks) is decoded next
-        // through the mapping, of a file opened for random access: ask for all of it at once
-        // rather than fault it in page by page when it is not in the page cache.
-        file.will_need(data_end, (bytes.len() as u64).saturating_sub(data_end));
 
         let meta_raw =
             frame::read_frame(bytes, trailer.meta, trailer.meta.end(), path, "meta block")?;
@@ -282,12 +278,6 @@ impl SstReader {
     /// A cursor over the file's cells.
     pub fn cursor(self: &Arc<Self>, policy: CachePolicy) -> SstCursor {
         SstCursor::new(Arc::clone(self), policy)
-    }
-
-    /// Asks the file for `len` bytes from `offset` ahead of their reads (a cursor moving block
-    /// to block; see [`crate::base::io::ReadableFile::will_need`]).
-    pub(super) fn will_need(&self, offset: u64, len: u64) {
-        self.file.will_need(offset, len);
     }
 
     /// Number of data blocks.
