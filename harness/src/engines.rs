@@ -513,18 +513,15 @@ impl Fjall {
             .worker_threads(cfg.background_threads.max(1))
             .open()?;
         let mem = cfg.memtable_bytes;
-        let policy = || {
-            if fjall_lz4(cfg) {
-                CompressionPolicy::all(fjall::CompressionType::Lz4)
-            } else {
-                CompressionPolicy::disabled()
-            }
+        let policy = if fjall_lz4(cfg) {
+            CompressionPolicy::all(fjall::CompressionType::Lz4)
+        } else {
+            CompressionPolicy::disabled()
         };
-        let (data, index) = (policy(), policy());
         let ks = db.keyspace("bench", move || {
             fjall::KeyspaceCreateOptions::default()
-                .data_block_compression_policy(data)
-                .index_block_compression_policy(index)
+                .data_block_compression_policy(policy.clone())
+                .index_block_compression_policy(policy)
                 .max_memtable_size(mem)
         })?;
         Ok(Fjall { db, ks })

@@ -177,7 +177,9 @@ pub fn compare_encoded(a: &[u8], b: &[u8]) -> Ordering {
     // Keys of equal length whose rows and families have equal lengths have qualifiers of
     // equal length too: their row, family and qualifier then order as their bytes after the
     // row length do, so one comparison replaces three (versions and neighbouring columns of
-    // one row, as a memstore search among a hot row's versions compares them).
+    // one row, as a memstore search among a hot row's versions compares them). The checks
+    // are `KeySplit::of`'s for `a` alone (`b` then splits alike); calling it for both keys
+    // here cost readprof `hot` 3 % more instructions and a put 1 %.
     let n = a.len();
     if n == b.len() && n >= MIN_KEY_LEN && a[..2] == b[..2] {
         let row_end = 2 + u16::from_be_bytes([a[0], a[1]]) as usize;

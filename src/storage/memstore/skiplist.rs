@@ -260,27 +260,9 @@ impl Writer {
     }
 }
 
-/// Source of list ids ([`SkipList::id`]); never reused while the process lives.
-#[cfg(not(loom))]
+/// Source of list ids ([`SkipList::id`]); never reused while the process lives. Always std's
+/// atomic, also under loom: the id is not part of the protocol the model checks.
 static NEXT_LIST_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// A fresh list id.
-#[cfg(not(loom))]
-fn new_list_id() -> u64 {
-    NEXT_LIST_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Under loom every model run starts again; ids only have to differ between the lists of one
-/// run, which a thread-local counter gives without a loom-tracked atomic.
-#[cfg(loom)]
-fn new_list_id() -> u64 {
-    std::thread_local!(static NEXT: std::cell::Cell<u64> = const { std::cell::Cell::new(1) });
-    NEXT.with(|n| {
-        let id = n.get();
-        n.set(id + 1);
-        id
-    })
-}
 
 /// Where an [`Iter`] of a list stopped: the node of the entry it yielded last, with the id of
 /// its list. [`SkipList::iter_after`] resumes there without a search; it accepts the position
@@ -332,7 +314,7 @@ impl SkipList {
     /// An empty list.
     pub(super) fn new() -> SkipList {
         SkipList {
-            id: new_list_id(),
+            id: NEXT_LIST_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             head: std::array::from_fn(|_| AtomicPtr::new(null_mut())),
             height: AtomicUsize::new(1),
             len: AtomicUsize::new(0),
@@ -420,6 +402,11 @@ impl SkipList {
             Bound::Included(k) => self.seek(k, true),
             Bound::Excluded(k) => self.seek(k, false),
         };
+        self.iter_at(node)
+    }
+
+    /// Entries in order from `node` (null: none).
+    fn iter_at(&self, node: *mut Node) -> Iter<'_> {
         Iter {
             node,
             last: null_mut(),
@@ -439,12 +426,7 @@ impl SkipList {
         // node is a node of this list, live while `self` is borrowed; every node has a link
         // at level 0.
         let node = unsafe { Self::next(links(pos.node), 0) };
-        Some(Iter {
-            node,
-            last: null_mut(),
-            list: self.id,
-            _list: PhantomData,
-        })
+        Some(self.iter_at(node))
     }
 
     /// The last entry less than `key`.
