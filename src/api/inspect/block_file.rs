@@ -336,14 +336,13 @@ impl BlockFile {
                         ),
                     )
                 })?;
-                let bitmap = f.bitmap();
                 Some(BloomSummary {
                     bloom_type: f.kind(),
                     version: f.version(),
                     keys: f.keys(),
                     hash_count: f.hash_count(),
-                    bitmap_bytes: bitmap.len() as u64,
-                    bits_set: bitmap.iter().map(|b| u64::from(b.count_ones())).sum(),
+                    bitmap_bytes: f.bitmap_bytes(),
+                    bits_set: f.bits_set(),
                 })
             }
         };

@@ -5,14 +5,18 @@
 //! prefix_length: u32 BE] | key_count: u64 BE | filter`, where the first byte of `filter` is
 //! its version:
 //!
-//! * **2** (written since issue 6): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. One XXH64 of the
-//!   key bytes (seed 0, `xxh64`) gives `h`; probe `i` (0..k) tests bit
-//!   `((h + i·rotl(h, 32)) mod 2^64) · 8·bitmap_len >> 64` (double hashing, multiply-shift
-//!   range reduction). One hash per probe instead of SipHash's two keyed hashes per key.
+//! * **3** (written since issue 27): `3 | k: u8 | bitmap_len: u64 BE | bitmap`, the bitmap a
+//!   whole number of 64-byte lines. One XXH64 of the key bytes (seed 0) gives `h`; its
+//!   multiply-shift range reduction picks one line, and the `k` probes all test bits of that
+//!   line: one cache line per key and filter, where version 2's probes touch `k` random
+//!   lines (RocksDB's "FastLocalBloom" idea).
+//! * **2** (issue 6 to 26, still read): `2 | k: u8 | bitmap_len: u64 BE | bitmap`. XXH64
+//!   gives `h`; probe `i` (0..k) tests bit `((h + i·rotl(h, 32)) mod 2^64) · 8·bitmap_len >> 64`
+//!   (double hashing, multiply-shift range reduction).
 //! * **1** (older files, still read): the `bloomfilter` crate's serialization
 //!   (`Bloom::as_slice`, SipHash-1-3, fixed seed [`FIXED_SEED`]).
 //!
-//! Keys are byte strings, so both versions are platform-independent: ROW hashes the row,
+//! Keys are byte strings, so every version is platform-independent: ROW hashes the row,
 //! ROWPREFIX_FIXED_LENGTH the row's first `prefix_length` bytes (the whole row when shorter),
 //! ROWCOL `u16 BE row length ‖ row ‖ qualifier` (version 1 streams the three parts into the
 //! hasher with `Hasher::write`, which SipHash treats as one byte stream).
@@ -25,24 +29,41 @@ use std::hash::{Hash, Hasher};
 
 /// The fixed seed of every filter (changing it changes the format).
 pub const FIXED_SEED: [u8; 32] = *b"cellbase-bloom-seed-v1-000000000";
-/// Target false-positive rate [BLOOM-2].
+/// Target false-positive rate [BLOOM-2] of the version-1 and version-2 sizing (version 3's
+/// shape measures ~0.9 %).
+#[cfg(test)]
 pub const FP_RATE: f64 = 0.01;
 /// Header of the crate's serialization: version (1), bitmap length (8, LE), k (4, LE), seed (32).
 const CRATE_HEADER_LEN: usize = 45;
 /// Most hash functions a loaded filter may use (1% needs 7).
 const MAX_HASHES: u32 = 64;
-/// Filter version written by [`BloomBuilder::finish`]: XXH64 with double hashing.
-pub const FILTER_VERSION: u8 = 2;
-/// The older filter version (the `bloomfilter` crate's SipHash-1-3), still read.
+/// Filter version written by [`BloomBuilder::finish`]: XXH64, one 64-byte line per key.
+pub const FILTER_VERSION: u8 = 3;
+/// The filter version of issue 6 (XXH64 with double hashing over the whole bitmap), still read.
+pub const FILTER_VERSION_XX: u8 = 2;
+/// The oldest filter version (the `bloomfilter` crate's SipHash-1-3), still read.
 pub const FILTER_VERSION_SIP: u8 = 1;
-/// Bytes of a version-2 filter before its bitmap: version (1), k (1), bitmap length (8).
+/// Bytes of a version-2 or version-3 filter before its bitmap: version (1), k (1), bitmap
+/// length (8).
 const V2_HEADER_LEN: usize = 10;
+/// Bytes of one line of a version-3 filter: a cache line.
+pub const LINE_BYTES: usize = 64;
+/// Bits per key of a version-3 filter (a blocked filter needs a little more than the ~9.6 a
+/// whole-bitmap filter needs for 1 %: measured ~0.9 % at 10 bits and 6 probes,
+/// `false_positive_rate_matches_the_configured_rate`).
+const V3_BITS_PER_KEY: usize = 10;
+/// Probes per key of a version-3 filter.
+const V3_PROBES: u32 = 6;
+/// The multiplier that steps a version-3 probe hash (the 32-bit golden ratio, odd).
+const V3_STEP: u32 = 0x9E37_79B9;
 
 #[cfg(test)]
 thread_local! {
     /// Tests only: makes this thread's builders write version-1 filters, as older cellbase
     /// versions did, to check that such files are still read.
     pub(crate) static WRITE_V1: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests only: makes this thread's unbounded builders write version-2 filters.
+    pub(crate) static WRITE_V2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl BloomKey<'_> {
@@ -85,6 +106,7 @@ fn v2_positions(h: u64, k: u32, bits: u64) -> impl Iterator<Item = u64> {
     })
 }
 
+#[cfg(test)]
 /// Bitmap bytes and hash count of a version-2 filter for `n` keys at [`FP_RATE`]: the
 /// optimal `m = n·ln(1/p)/ln²2` bits rounded up to whole bytes, `k = round(m/n · ln 2)`.
 fn v2_shape(n: usize) -> (usize, u32) {
@@ -93,6 +115,74 @@ fn v2_shape(n: usize) -> (usize, u32) {
     let bytes = bytes.max(1);
     let k = ((bytes as f64 * 8.0 / n as f64) * ln2).round() as u32;
     (bytes, k.clamp(1, 30))
+}
+
+/// Lines and probes of a version-3 filter for `n` keys: [`V3_BITS_PER_KEY`] bits per key
+/// rounded up to whole lines (at least one), [`V3_PROBES`] probes.
+fn v3_shape(n: usize) -> (usize, u32) {
+    let lines = n
+        .saturating_mul(V3_BITS_PER_KEY)
+        .div_ceil(8 * LINE_BYTES)
+        .max(1);
+    (lines, V3_PROBES)
+}
+
+/// The line of a version-3 filter of `lines` lines that holds hash `h`'s bits: the 128-bit
+/// product's high word, so `< lines`; halving an even `lines` maps line `l` to `l / 2`.
+#[inline]
+fn v3_line(h: u64, lines: usize) -> usize {
+    ((u128::from(h) * lines as u128) >> 64) as usize
+}
+
+/// Bit positions (0..512) within its line of hash `h`'s `k` probes: the top nine bits of the
+/// low 32 bits of `h`, then of that word times [`V3_STEP`] (mod 2^32), and so on.
+#[inline]
+fn v3_bits(h: u64, k: u32) -> impl Iterator<Item = u32> {
+    let mut g = h as u32;
+    (0..k).map(move |_| {
+        let b = g >> 23;
+        g = g.wrapping_mul(V3_STEP);
+        b
+    })
+}
+
+/// One line of a version-3 filter, aligned to a cache line: bit `b` is bit `b % 64` of word
+/// `b / 64`, which on disk is bit `b % 8` (LSB first) of the line's byte `b / 8` (words
+/// little-endian).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Line([u64; 8]);
+
+impl Line {
+    #[inline]
+    fn set(&mut self, b: u32) {
+        self.0[(b >> 6) as usize & 7] |= 1 << (b & 63);
+    }
+    #[inline]
+    fn test(&self, b: u32) -> bool {
+        self.0[(b >> 6) as usize & 7] & (1 << (b & 63)) != 0
+    }
+    fn or(self, o: Line) -> Line {
+        let mut w = self.0;
+        for (a, b) in w.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+        Line(w)
+    }
+    fn from_bytes(b: &[u8]) -> Line {
+        let mut w = [0u64; 8];
+        for (x, c) in w.iter_mut().zip(b.chunks_exact(8)) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            *x = u64::from_le_bytes(a);
+        }
+        Line(w)
+    }
+    fn put_bytes(&self, out: &mut Vec<u8>) {
+        for w in self.0 {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
 }
 
 /// A Bloom key: `Row(row)` hashes `row`; `RowCol(row, q)` hashes
@@ -192,22 +282,23 @@ impl BloomBuilder {
     }
 
     /// A builder for at most `max_keys` distinct keys (a compaction knows the sum of its
-    /// inputs' key counts): it sets the filter's bits as keys arrive, in a bitmap sized for
-    /// `max_keys` (~1.2 bytes per key at 1 %), instead of keeping an 8-byte hash per key until
-    /// the end, and [`BloomBuilder::finish`] folds that bitmap down to between one and two times
-    /// the size `v2_shape` gives for the keys actually added. Probes of the folded filter are
-    /// the version-2 probes of its size (readers need nothing new): with multiply-shift range
-    /// reduction, halving the bit count maps bit `b` to `b / 2`, so OR-ing bit pairs is exact.
-    /// More keys than `max_keys` still make a valid filter, with more false positives.
+    /// inputs' key counts): it sets the filter's bits as keys arrive, in lines sized for
+    /// `max_keys` (1.25 bytes per key), instead of keeping an 8-byte hash per key until the
+    /// end, and [`BloomBuilder::finish`] folds those lines down to between one and two times
+    /// the number `v3_shape` gives for the keys actually added. Probes of the folded filter are
+    /// the version-3 probes of its size (readers need nothing new): with multiply-shift range
+    /// reduction, halving the line count maps line `l` to `l / 2`, and a key's bits within its
+    /// line do not depend on the line count, so OR-ing line pairs is exact. More keys than
+    /// `max_keys` still make a valid filter, with more false positives.
     pub fn with_key_bound(kind: BloomType, max_keys: u64) -> Self {
         let mut b = BloomBuilder::new(kind);
         if kind != BloomType::None && max_keys > 0 {
             let n = usize::try_from(max_keys).unwrap_or(usize::MAX);
-            let (bytes, k) = v2_shape(n);
-            let bytes = bytes.div_ceil(FOLD_GRAIN) * FOLD_GRAIN;
+            let (lines, k) = v3_shape(n);
+            let lines = lines.div_ceil(FOLD_GRAIN) * FOLD_GRAIN;
             b.sized = Some(SizedFilter {
                 k,
-                bitmap: vec![0u8; bytes],
+                lines: vec![Line::default(); lines],
             });
         }
         b
@@ -270,30 +361,59 @@ impl BloomBuilder {
         if WRITE_V1.with(std::cell::Cell::get) {
             return self.finish_v1();
         }
+        #[cfg(test)]
+        if self.sized.is_none() && WRITE_V2.with(std::cell::Cell::get) {
+            return Ok(Some(self.finish_v2()));
+        }
         let keys = self.len();
-        let (bitmap, k) = match self.sized {
+        let (lines, k) = match self.sized {
             Some(f) => f.fold_for(keys),
             None => {
-                let (bytes, k) = v2_shape(self.hashes.len());
+                let (lines, k) = v3_shape(self.hashes.len());
                 let mut f = SizedFilter {
                     k,
-                    bitmap: vec![0u8; bytes],
+                    lines: vec![Line::default(); lines],
                 };
                 for &h in &self.hashes {
                     f.set(h);
                 }
-                (f.bitmap, k)
+                (f.lines, k)
             }
         };
-        let bytes = bitmap.len();
+        let bytes = lines.len() * LINE_BYTES;
         let mut out = Vec::with_capacity(13 + V2_HEADER_LEN + bytes);
         put_bloom_type(&mut out, self.kind);
         codec::put_u64(&mut out, self.count);
         out.push(FILTER_VERSION);
         out.push(k as u8);
         codec::put_u64(&mut out, bytes as u64);
-        out.extend_from_slice(&bitmap);
+        for l in &lines {
+            l.put_bytes(&mut out);
+        }
         Ok(Some(out))
+    }
+
+    /// A version-2 payload (XXH64, double hashing over the whole bitmap), as cellbase wrote
+    /// from issue 6 until filter version 3; tests use it to check that such files are still
+    /// read.
+    #[cfg(test)]
+    pub(crate) fn finish_v2(self) -> Vec<u8> {
+        let (bytes, k) = v2_shape(self.hashes.len());
+        let bits = bytes as u64 * 8;
+        let mut bitmap = vec![0u8; bytes];
+        for &h in &self.hashes {
+            for b in v2_positions(h, k, bits) {
+                bitmap[(b >> 3) as usize] |= 1 << (b & 7);
+            }
+        }
+        let mut out = Vec::new();
+        put_bloom_type(&mut out, self.kind);
+        codec::put_u64(&mut out, self.count);
+        out.push(FILTER_VERSION_XX);
+        out.push(k as u8);
+        codec::put_u64(&mut out, bytes as u64);
+        out.extend_from_slice(&bitmap);
+        out
     }
 
     /// A version-1 payload (the `bloomfilter` crate's SipHash-1-3 filter), as cellbase wrote
@@ -322,52 +442,44 @@ impl BloomBuilder {
     }
 }
 
-/// A sized filter's bitmap length is a multiple of this many bytes, so it can be halved up to
-/// six times ([`SizedFilter::fold_for`]).
+/// A sized filter's line count is a multiple of this, so it can be halved up to six times
+/// ([`SizedFilter::fold_for`]).
 const FOLD_GRAIN: usize = 64;
 
-/// A version-2 bitmap being filled.
+/// A version-3 filter being filled.
 struct SizedFilter {
     k: u32,
-    bitmap: Vec<u8>,
+    lines: Vec<Line>,
 }
 
 impl SizedFilter {
     fn set(&mut self, h: u64) {
-        let bits = self.bitmap.len() as u64 * 8;
-        for b in v2_positions(h, self.k, bits) {
-            if let Some(byte) = self.bitmap.get_mut((b >> 3) as usize) {
-                *byte |= 1 << (b & 7);
+        let i = v3_line(h, self.lines.len());
+        if let Some(line) = self.lines.get_mut(i) {
+            for b in v3_bits(h, self.k) {
+                line.set(b);
             }
         }
     }
 
-    /// The bitmap halved while it stays at least the size `v2_shape` gives for `keys`, and its
-    /// hash count. Halving ORs each pair of adjacent bits: bit `b` of the larger filter is bit
-    /// `b / 2` of the smaller, exactly where a probe of the smaller filter looks (see
+    /// The lines halved while they stay at least the number `v3_shape` gives for `keys`, and
+    /// the probe count. Halving ORs each pair of adjacent lines: line `l` of the larger filter
+    /// is line `l / 2` of the smaller, exactly where a probe of the smaller filter looks (see
     /// [`BloomBuilder::with_key_bound`]).
-    fn fold_for(self, keys: usize) -> (Vec<u8>, u32) {
-        let (want, _) = v2_shape(keys);
-        let mut bitmap = self.bitmap;
-        while bitmap.len().is_multiple_of(2) && bitmap.len() / 2 >= want {
-            bitmap = bitmap
-                .chunks_exact(2)
-                .map(|p| or_bit_pairs(p[0]) | (or_bit_pairs(p[1]) << 4))
-                .collect();
+    fn fold_for(self, keys: usize) -> (Vec<Line>, u32) {
+        let (want, _) = v3_shape(keys);
+        let mut lines = self.lines;
+        while lines.len().is_multiple_of(2) && lines.len() / 2 >= want {
+            lines = lines.chunks_exact(2).map(|p| p[0].or(p[1])).collect();
         }
-        (bitmap, self.k)
+        (lines, self.k)
     }
-}
-
-/// The four ORs of `x`'s adjacent bit pairs (bits 0|1, 2|3, 4|5, 6|7) in bits 0..4.
-fn or_bit_pairs(x: u8) -> u8 {
-    let y = (x | (x >> 1)) & 0x55;
-    let y = (y | (y >> 1)) & 0x33;
-    (y | (y >> 2)) & 0x0f
 }
 
 /// The probing structure of a loaded filter.
 enum Filter {
+    /// Version 3: XXH64, one line per key (at least one line).
+    Lines { k: u32, lines: Box<[Line]> },
     /// Version 2: XXH64 and double hashing over `bitmap` (`bits = 8 · bitmap.len() > 0`).
     Xx {
         k: u32,
@@ -416,7 +528,7 @@ impl BloomFilter {
             offset: e.offset + body_off,
         };
         let filter = match body.first() {
-            Some(&FILTER_VERSION) => {
+            Some(&v @ (FILTER_VERSION | FILTER_VERSION_XX)) => {
                 let mut h = Reader::new(body);
                 h.u8("bloom filter version").map_err(shifted)?;
                 let k = u32::from(h.u8("bloom hash count").map_err(shifted)?);
@@ -425,14 +537,27 @@ impl BloomFilter {
                 if k == 0 || k > MAX_HASHES {
                     return Err(bad("bloom hash count", body_off + 1));
                 }
-                if len == 0 || len != h.remaining() as u64 {
+                if len == 0
+                    || len != h.remaining() as u64
+                    || (v == FILTER_VERSION && !len.is_multiple_of(LINE_BYTES as u64))
+                {
                     return Err(bad("bloom bitmap length", body_off + 2));
                 }
-                let bitmap: Box<[u8]> = h.take(h.remaining(), "bloom bitmap")?.into();
-                Filter::Xx {
-                    k,
-                    bits: len * 8,
-                    bitmap,
+                let bitmap = h.take(h.remaining(), "bloom bitmap")?;
+                if v == FILTER_VERSION {
+                    Filter::Lines {
+                        k,
+                        lines: bitmap
+                            .chunks_exact(LINE_BYTES)
+                            .map(Line::from_bytes)
+                            .collect(),
+                    }
+                } else {
+                    Filter::Xx {
+                        k,
+                        bits: len * 8,
+                        bitmap: bitmap.into(),
+                    }
                 }
             }
             Some(&FILTER_VERSION_SIP) => Filter::Sip(decode_v1(body).map_err(shifted)?),
@@ -451,10 +576,11 @@ impl BloomFilter {
         self.keys
     }
 
-    /// The filter version (2 XXH64, 1 SipHash-1-3).
+    /// The filter version (3 XXH64 in lines, 2 XXH64 over the whole bitmap, 1 SipHash-1-3).
     pub fn version(&self) -> u8 {
         match self.filter {
-            Filter::Xx { .. } => FILTER_VERSION,
+            Filter::Lines { .. } => FILTER_VERSION,
+            Filter::Xx { .. } => FILTER_VERSION_XX,
             Filter::Sip(_) => FILTER_VERSION_SIP,
         }
     }
@@ -462,16 +588,31 @@ impl BloomFilter {
     /// Number of hash functions (bits probed per key).
     pub fn hash_count(&self) -> u32 {
         match &self.filter {
-            Filter::Xx { k, .. } => *k,
+            Filter::Lines { k, .. } | Filter::Xx { k, .. } => *k,
             Filter::Sip(b) => b.number_of_hash_functions(),
         }
     }
 
-    /// The bitmap (bit `b` is bit `b % 8`, LSB first, of byte `b / 8`).
-    pub fn bitmap(&self) -> &[u8] {
+    /// Bytes of the bitmap.
+    pub fn bitmap_bytes(&self) -> u64 {
         match &self.filter {
-            Filter::Xx { bitmap, .. } => bitmap,
-            Filter::Sip(b) => b.as_slice().get(CRATE_HEADER_LEN..).unwrap_or_default(),
+            Filter::Lines { lines, .. } => (lines.len() * LINE_BYTES) as u64,
+            Filter::Xx { bitmap, .. } => bitmap.len() as u64,
+            Filter::Sip(b) => b.as_slice().len().saturating_sub(CRATE_HEADER_LEN) as u64,
+        }
+    }
+
+    /// Bits set in the bitmap.
+    pub fn bits_set(&self) -> u64 {
+        let ones = |b: &[u8]| b.iter().map(|x| u64::from(x.count_ones())).sum::<u64>();
+        match &self.filter {
+            Filter::Lines { lines, .. } => lines
+                .iter()
+                .flat_map(|l| l.0)
+                .map(|w| u64::from(w.count_ones()))
+                .sum(),
+            Filter::Xx { bitmap, .. } => ones(bitmap),
+            Filter::Sip(b) => ones(b.as_slice().get(CRATE_HEADER_LEN..).unwrap_or_default()),
         }
     }
 
@@ -479,6 +620,12 @@ impl BloomFilter {
     #[inline]
     pub fn contains(&self, key: BloomKey<'_>) -> bool {
         match &self.filter {
+            Filter::Lines { k, lines } => {
+                let h = key.hash64();
+                lines
+                    .get(v3_line(h, lines.len()))
+                    .is_some_and(|line| v3_bits(h, *k).all(|b| line.test(b)))
+            }
             Filter::Xx { k, bits, bitmap } => v2_positions(key.hash64(), *k, *bits).all(|b| {
                 bitmap
                     .get((b >> 3) as usize)

@@ -104,15 +104,16 @@ fn pinned_probes(f: &BloomFilter) -> Vec<bool> {
 }
 
 /// Pins the serialized filter and probe results of a fixed input: a change of the hashing
-/// (XXH64, the probe sequence, the sizing) would silently make old files answer "absent" for
-/// present rows, so it must show up here first.
+/// (XXH64, the line choice, the probe sequence, the sizing) would silently make old files
+/// answer "absent" for present rows, so it must show up here first.
 #[test]
 fn hashing_is_stable() {
     let mut b = BloomBuilder::new(BloomType::RowCol);
     pinned_input(&mut b);
     let bytes = b.finish().unwrap().unwrap();
     let f = BloomFilter::decode(&bytes).unwrap();
-    assert_eq!((f.version(), f.hash_count()), (FILTER_VERSION, 7));
+    assert_eq!((f.version(), f.hash_count()), (FILTER_VERSION, V3_PROBES));
+    assert_eq!((f.bitmap_bytes(), f.bits_set()), (64, 18));
     assert!(f.may_contain_column(b"alpha", b"x") && f.may_contain_column(b"gamma", b"yz"));
     assert!(f.may_contain_column(b"beta", b"anything"));
     let probes = pinned_probes(&f);
@@ -122,9 +123,44 @@ fn hashing_is_stable() {
     assert_eq!(probes, PINNED_PROBES);
 }
 
-const PINNED_LEN: usize = 23;
-const PINNED_CRC: u32 = 0x77f1_1735;
+const PINNED_LEN: usize = 83;
+const PINNED_CRC: u32 = 0xaeb4_8790;
 const PINNED_PROBES: [bool; 16] = [false; 16];
+
+/// Version-2 filters (XXH64 and double hashing over the whole bitmap, written from issue 6
+/// until version 3) are still read with the same answers: the pinned bytes and probes of the
+/// old test.
+#[test]
+fn version_2_filters_are_still_read() {
+    let mut b = BloomBuilder::new(BloomType::RowCol);
+    pinned_input(&mut b);
+    let bytes = b.finish_v2();
+    let f = BloomFilter::decode(&bytes).unwrap();
+    assert_eq!((f.version(), f.hash_count()), (FILTER_VERSION_XX, 7));
+    assert!(f.may_contain_column(b"alpha", b"x") && f.may_contain_column(b"gamma", b"yz"));
+    assert!(f.may_contain_column(b"beta", b"anything"));
+    assert_eq!(
+        (bytes.len(), crate::base::codec::crc32(&bytes)),
+        (23, 0x77f1_1735)
+    );
+    assert_eq!(pinned_probes(&f), [false; 16]);
+    // A larger one, through a block file's writer switch, answers for every key it holds.
+    WRITE_V2.with(|v| v.set(true));
+    let mut b = BloomBuilder::new(BloomType::Row);
+    let rows: Vec<String> = (0..5_000).map(|i| format!("row{i:06}")).collect();
+    for r in &rows {
+        b.add(r.as_bytes(), b"");
+    }
+    let payload = b.finish();
+    WRITE_V2.with(|v| v.set(false));
+    let f = BloomFilter::decode(&payload.unwrap().unwrap()).unwrap();
+    assert_eq!(f.version(), FILTER_VERSION_XX);
+    assert!(rows.iter().all(|r| f.may_contain_row(r.as_bytes())));
+    let fp = (0..20_000)
+        .filter(|i| f.may_contain_row(format!("absent{i:06}").as_bytes()))
+        .count();
+    assert!(fp < 400, "{fp} / 20000");
+}
 
 /// Version-1 filters (SipHash-1-3, written before filter version 2) are still read with the
 /// same answers: the pinned bytes and probes of the old test.
@@ -161,7 +197,7 @@ fn version_1_filters_are_still_read() {
     assert!(fp < 100, "{fp}");
 }
 
-/// [BLOOM-2]: the measured false-positive rate of version-2 filters stays near the configured
+/// [BLOOM-2]: the measured false-positive rate of the filters written (version 3) stays near
 /// 1 % across sizes and key shapes (seeded, so the counts are deterministic).
 #[test]
 fn false_positive_rate_matches_the_configured_rate() {
@@ -241,11 +277,15 @@ fn bad_filters_are_rejected() {
     let mut c = good.clone();
     c[0] = 0; // NONE is not a stored filter type
     cases.push(c);
-    for v in [0u8, 3, 0xff] {
+    for v in [0u8, 4, 0xff] {
         let mut c = good.clone();
         c[hdr] = v; // filter version
         cases.push(c);
     }
+    // A version-3 bitmap that is not whole lines (its length field agrees with the bytes).
+    let mut c = good[..good.len() - 1].to_vec();
+    c[hdr + 2..hdr + 10].copy_from_slice(&63u64.to_be_bytes());
+    cases.push(c);
     let mut c = good.clone();
     c[hdr + 1] = 0; // k = 0
     cases.push(c);
@@ -353,26 +393,52 @@ fn a_key_bound_builds_the_filter_in_place_and_folds_it_to_size() {
     }
 }
 
-/// Folding ORs adjacent bit pairs: every bit set in the larger bitmap is set at half its
-/// index in the smaller one, and no other bit is.
+/// Folding ORs adjacent line pairs: every bit set in the larger filter is set in line `l / 2`
+/// of the smaller one at the same position, and no other bit is.
 #[test]
-fn folding_maps_each_bit_to_half_its_index() {
+fn folding_maps_each_line_to_half_its_index() {
     let mut rng = Rng::new(0xf01d);
-    for _ in 0..200 {
-        let big: Vec<u8> = (0..128)
-            .map(|_| rng.next_u64() as u8 & rng.next_u64() as u8)
+    for _ in 0..50 {
+        let big: Vec<Line> = (0..128)
+            .map(|_| Line(std::array::from_fn(|_| rng.next_u64() & rng.next_u64())))
             .collect();
         let f = SizedFilter {
             k: 1,
-            bitmap: big.clone(),
+            lines: big.clone(),
         };
-        // Keys so few that the bitmap folds as far as its length allows.
+        // Keys so few that the filter folds as far as its line count allows.
         let (small, _) = f.fold_for(1);
         let shift = (big.len() / small.len()).trailing_zeros();
-        for bit in 0..small.len() * 8 {
-            let want = (bit << shift..(bit + 1) << shift).any(|b| big[b / 8] >> (b % 8) & 1 == 1);
-            assert_eq!(small[bit / 8] >> (bit % 8) & 1 == 1, want, "bit {bit}");
+        assert_eq!(small.len(), 1);
+        for (l, line) in small.iter().enumerate() {
+            for b in 0..512u32 {
+                let want = (l << shift..(l + 1) << shift).any(|x| big[x].test(b));
+                assert_eq!(line.test(b), want, "line {l} bit {b}");
+            }
         }
+    }
+}
+
+/// A version-3 key's bits all lie in one 64-byte line of the bitmap, and a loaded filter
+/// keeps its lines on cache-line boundaries.
+#[test]
+fn a_key_touches_one_cache_line() {
+    let mut b = BloomBuilder::new(BloomType::Row);
+    b.add(b"only", b"");
+    let f = BloomFilter::decode(&b.finish().unwrap().unwrap()).unwrap();
+    let Filter::Lines { lines, .. } = &f.filter else {
+        panic!("not a version-3 filter");
+    };
+    assert_eq!(lines.as_ptr() as usize % 64, 0);
+    // One key, one line: every set bit is one of its probes.
+    assert!(f.bits_set() >= 1 && f.bits_set() <= u64::from(V3_PROBES));
+    let mut rng = Rng::new(0x11e);
+    for _ in 0..1_000 {
+        let h = rng.next_u64();
+        for n in [1usize, 3, 64, 1000] {
+            assert!(v3_line(h, n) < n);
+        }
+        assert!(v3_bits(h, 30).all(|b| b < 512));
     }
 }
 
