@@ -12,6 +12,8 @@
 //! `ycsb` (20 k rows x 10 qualifiers x 100 B, half flushed; 10 k whole-row Gets),
 //! `seek` (the `point` data; 5 k scans of 10 rows from random keys),
 //! `ycsbe` (the `ycsb` data; 2 k scans of 1..100 rows),
+//! `memrow` (the `ycsb` data; 10 k whole-row Gets of rows in the memstore half, as YCSB D's
+//! reads of recent inserts: the file's Bloom filter answers no),
 //! `hot` (the `ycsb` data, then 20 k one-field updates in the memstore skewed to a few hot
 //! rows, as YCSB F's read-modify-writes leave them; 10 k whole-row Gets with the same skew).
 //! `ycsb4k` and `ycsbe4k` are `ycsb` and `ycsbe` with the workload harness's 4 KiB blocks and
@@ -121,6 +123,14 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
+        "memrow" => {
+            for _ in 0..10_000 {
+                let res = t.get(Get::new(ycsb_key(n / 2 + r.next(n / 2)))).unwrap();
+                rows += u64::from(res.cells().len() == 10);
+                black_box(res);
+                ops += 1;
+            }
+        }
         "seek" => {
             for _ in 0..5_000 {
                 let s = Scan::new().start_row(key(r.next(n))).limit(10);
@@ -150,7 +160,7 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
-        _ => panic!("mode: point | ycsb | seek | ycsbe | hot"),
+        _ => panic!("mode: point | ycsb | memrow | seek | ycsbe | hot"),
     }
     (ops, rows)
 }
@@ -160,7 +170,7 @@ fn main() {
     let small_blocks = arg.ends_with("4k");
     let mode = arg.trim_end_matches("4k").to_string();
     let (_db, t) = open(small_blocks);
-    let n = if mode == "ycsb" || mode == "ycsbe" || mode == "hot" {
+    let n = if ["ycsb", "ycsbe", "hot", "memrow"].contains(&mode.as_str()) {
         load_ycsb(&t)
     } else {
         load_point(&t)

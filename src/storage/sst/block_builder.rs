@@ -133,11 +133,7 @@ impl BlockBuilder {
         }
         let restart = restart && self.entries > 0;
         let shared = if !restart {
-            self.last_key
-                .iter()
-                .zip(key)
-                .take_while(|(a, b)| a == b)
-                .count()
+            crate::base::util::common_prefix_len(&self.last_key, key)
         } else {
             self.restarts.push(self.buf.len() as u32);
             self.counter = 0;

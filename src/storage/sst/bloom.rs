@@ -658,7 +658,7 @@ impl BloomFilter {
             return None;
         };
         let n = usize::try_from(n).unwrap_or(usize::MAX);
-        let common = start.iter().zip(stop).take_while(|(a, b)| a == b).count();
+        let common = crate::base::util::common_prefix_len(start, stop);
         (common > 0 && common >= n).then(|| self.contains(BloomKey::Row(&start[..n])))
     }
 

@@ -141,7 +141,7 @@ pub fn put_entry_after(
     };
     let (ph, ps) = prev.split_at(ph_len);
     let (kh, ks) = key.split_at(kh_len);
-    let shared = ph.iter().zip(kh).take_while(|(a, b)| a == b).count();
+    let shared = crate::base::util::common_prefix_len(ph, kh);
     let mut flags = 0u8;
     let dts = word(&ks[0..]).wrapping_sub(word(&ps[0..])) as i64;
     let dseq = word(&ks[9..]).wrapping_sub(word(&ps[9..])) as i64;

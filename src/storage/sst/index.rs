@@ -222,7 +222,7 @@ impl Index {
         let prefix = match (rows.first(), rows.last()) {
             (Some(first), Some(last)) => {
                 let (first, last) = (row(first), row(last));
-                let p = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+                let p = crate::base::util::common_prefix_len(first, last);
                 first[..p].to_vec()
             }
             _ => Vec::new(),
