@@ -179,7 +179,7 @@ impl<'a> Output<'a> {
                     self.writers[window] = Some((id, w));
                 }
                 if let Some((_, w)) = &mut self.writers[window] {
-                    w.add(key, payload)?;
+                    w.add_parsed(key, &k, payload)?;
                 }
             }
             MatchCode::Skip => {}

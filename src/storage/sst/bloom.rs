@@ -314,6 +314,13 @@ impl BloomBuilder {
         self.count == 0
     }
 
+    /// True when this builder's keys are rows or row prefixes (ROW, ROWPREFIX_FIXED_LENGTH)
+    /// or it keeps nothing (NONE): another cell of the row just added adds nothing.
+    #[inline]
+    pub fn keys_rows(&self) -> bool {
+        !matches!(self.kind, BloomType::RowCol)
+    }
+
     /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
     pub fn add(&mut self, row: &[u8], qualifier: &[u8]) {
         let q: &[u8] = match self.kind {

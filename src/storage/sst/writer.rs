@@ -162,12 +162,24 @@ impl SstWriter {
     /// payload (readers would reject the file); [`Error::Io`] when writing a block fails.
     pub fn add(&mut self, key: &[u8], payload: &[u8]) -> Result<()> {
         let k = KeyRef::parse(key).ok_or_else(|| Error::invalid("malformed cell key"))?;
-        let t = k
-            .cell_type()
-            .ok_or_else(|| Error::invalid("cell key with unknown type code"))?;
         if PayloadRef::parse(payload).is_none() {
             return Err(Error::invalid("malformed cell payload"));
         }
+        self.add_parsed(key, &k, payload)
+    }
+
+    /// [`SstWriter::add`] for a caller that has parsed the key (`k` is `key` parsed) and
+    /// checked that the payload parses: a flush or compaction output parses each cell once,
+    /// not once for its matcher and again here.
+    ///
+    /// # Errors
+    /// As [`SstWriter::add`] (an unknown type code; writing a block).
+    pub(crate) fn add_parsed(&mut self, key: &[u8], k: &KeyRef<'_>, payload: &[u8]) -> Result<()> {
+        debug_assert!(KeyRef::parse(key).is_some_and(|p| p == *k));
+        debug_assert!(PayloadRef::parse(payload).is_some());
+        let t = k
+            .cell_type()
+            .ok_or_else(|| Error::invalid("cell key with unknown type code"))?;
         debug_assert!(
             self.meta.cell_count == 0
                 || crate::model::key::compare_encoded(&self.meta.last_key, key)
@@ -179,9 +191,9 @@ impl SstWriter {
         // block size is cut at a cell (wide rows).
         // (An encoded key starts with `row_len: u16 | row`.)
         let row_part = 2 + k.row.len();
-        let new_row = !self.v1_layout
-            && (self.meta.cell_count == 0
-                || self.meta.last_key.get(..row_part) != key.get(..row_part));
+        let same_row =
+            self.meta.cell_count > 0 && self.meta.last_key.get(..row_part) == key.get(..row_part);
+        let new_row = !self.v1_layout && !same_row;
         let size = self.block.estimated_size();
         if !self.block.is_empty()
             && size >= self.cfg.block_size
@@ -202,10 +214,14 @@ impl SstWriter {
         if self.meta.cell_count == 0 {
             self.meta.first_key.extend_from_slice(key);
         }
-        self.meta.account(&k, t);
+        self.meta.account(k, t);
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
-        self.bloom.add(k.row, k.qualifier);
+        // A row's second and later cells add no ROW key (the builder would compare to find
+        // that out).
+        if !(same_row && self.bloom.keys_rows()) {
+            self.bloom.add(k.row, k.qualifier);
+        }
         if self.v1_layout {
             self.block.add(key, payload);
             if self.block.estimated_size() >= self.cfg.block_size {
