@@ -250,6 +250,9 @@ fn main() {
         Arc::new(Counting(StdFs)),
     )
     .unwrap();
+    if std::env::var_os("NO_SPLIT").is_some() {
+        db.set_split_enabled(false);
+    }
     let t = db
         .create_table(
             TableDescriptor::new("usertable").family(
@@ -289,7 +292,15 @@ fn main() {
     let start = Instant::now();
     load(&t, n, &mut st);
     let secs = start.elapsed().as_secs_f64();
-    let files_at_end = db.metrics().store_files;
+    let m = db.metrics();
+    let files_at_end = m.store_files;
+    println!(
+        "blocked writes {} ({:.1} ms waiting in all), delayed writes {} ({:.1} ms asleep)",
+        m.blocked_writes,
+        m.blocked_nanos as f64 / 1e6,
+        m.delayed_writes,
+        m.delayed_nanos as f64 / 1e6
+    );
     sampling.store(false, Ordering::Relaxed);
     let (peak_rss_kib, peak_mem) = sampler.join().unwrap();
     drop(t);

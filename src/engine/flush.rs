@@ -46,6 +46,7 @@ impl FileCtx<'_> {
         flush_seq: u64,
     ) -> Result<Option<u64>> {
         let start = std::time::Instant::now();
+        let snapshot_bytes = snapshot.size();
         let mut cells = 0u64;
         // (2) One file per family through the flush matcher [CMP-1].
         let desc = table.desc_arc();
@@ -115,6 +116,7 @@ impl FileCtx<'_> {
             s.flushed_cells.add(cells);
             s.flushed_bytes.add(bytes);
             s.flush_time.record_since(start);
+            s.note_flush_rate(snapshot_bytes, start.elapsed());
         }
         log::info!(
             target: "cellbase::flush",

@@ -104,6 +104,12 @@ pub struct Metrics {
     pub blocked_writes: u64,
     /// Nanoseconds writers spent waiting (HBase `updatesBlockedTime`, which is in ms).
     pub blocked_nanos: u64,
+    /// Writes the write controller slowed down: all memstores together were past the
+    /// slowdown mark, filling faster than flushes empty them (RocksDB's delayed writes; HBase
+    /// has no such stage and only blocks).
+    pub delayed_writes: u64,
+    /// Nanoseconds those writes slept.
+    pub delayed_nanos: u64,
     /// Background failures (flushes, compactions, splits, log write-outs) since open;
     /// [`Db::background_errors`](crate::Db::background_errors) has them per kind.
     pub background_errors: u64,
@@ -211,6 +217,8 @@ impl Engine {
             split_queue_length: split_q,
             blocked_writes: s.blocked_writes.get(),
             blocked_nanos: s.blocked_nanos.get(),
+            delayed_writes: s.delayed_writes.get(),
+            delayed_nanos: s.delayed_nanos.get(),
             background_errors: self.bg.errors.snapshot().total(),
             latencies: Operation::ALL
                 .iter()

@@ -85,6 +85,8 @@ pub(crate) struct Engine {
     memstore_bytes: Arc<AtomicU64>,
     /// A [`crate::engine::background::Job::GlobalFlush`] is queued.
     global_flush_queued: AtomicBool,
+    /// The write controller's token bucket (`pressure.rs`).
+    write_delay: pressure::WriteDelay,
     /// The split and merge switches.
     switches: switches::Switches,
     /// The global lower limit in bytes ([`DbOptions::global_memstore_lower_limit`] of

@@ -406,6 +406,7 @@ impl Engine {
             stall: (Mutex::new(()), Condvar::new()),
             memstore_bytes,
             global_flush_queued: AtomicBool::new(false),
+            write_delay: crate::engine::pressure::WriteDelay::new(),
             switches: Default::default(),
             opened_ms: opts.clock.now_millis(),
             chore: Mutex::new(None),

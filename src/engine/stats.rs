@@ -113,6 +113,11 @@ pub(crate) struct EngineStats {
     pub split_time: LatencyRecorder,
     pub blocked_writes: Counter,
     pub blocked_nanos: Counter,
+    pub delayed_writes: Counter,
+    pub delayed_nanos: Counter,
+    /// Memstore bytes per second the last flush wrote out (accounted bytes over its wall
+    /// time); 0 before the first flush. The write controller's rate (`pressure.rs`).
+    pub flush_rate: AtomicU64,
 }
 
 impl EngineStats {
@@ -125,6 +130,22 @@ impl EngineStats {
     /// The recorder of `op`.
     pub(crate) fn op_recorder(&self, op: Operation) -> &LatencyRecorder {
         &self.ops[op.index()]
+    }
+
+    /// A flush wrote a memstore snapshot of `bytes` accounted bytes in `d`.
+    pub(crate) fn note_flush_rate(&self, bytes: u64, d: Duration) {
+        let secs = d.as_secs_f64();
+        if bytes > 0 && secs > 0.0 {
+            self.flush_rate
+                .store((bytes as f64 / secs) as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// A writer slept `d` because memstores were filling faster than flushes empty them.
+    pub(crate) fn note_delayed(&self, d: Duration) {
+        self.delayed_writes.add(1);
+        self.delayed_nanos
+            .add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
     }
 
     /// A writer waited `d` for memory or store files (HBase `updatesBlockedTime`).

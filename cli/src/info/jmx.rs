@@ -125,6 +125,9 @@ pub fn render(m: &Metrics, errors: &BackgroundErrors, qry: Option<&str>) -> Valu
     put("mergeCount", json!(m.merges));
     put("blockedRequestCount", json!(m.blocked_writes));
     put("updatesBlockedTime", json!(m.blocked_nanos / 1_000_000));
+    // Not an HBase name: HBase has no write controller.
+    put("delayedWriteCount", json!(m.delayed_writes));
+    put("delayedWriteTime", json!(m.delayed_nanos / 1_000_000));
     put("backgroundErrorCount", json!(errors.total()));
     for op in Operation::ALL {
         latency(&mut server, op.hbase_name(), &m.latency(op));

@@ -212,6 +212,18 @@ impl Collector for Snapshot {
             "Time writers spent waiting (HBase updatesBlockedTime)",
             &[(Vec::new(), m.blocked_nanos as f64 / 1e9)],
         )?;
+        counter(
+            e,
+            "cellbase_delayed_writes",
+            "Writes the write controller slowed down before the memstore bound",
+            &one(m.delayed_writes),
+        )?;
+        counter(
+            e,
+            "cellbase_delayed_seconds",
+            "Time delayed writes slept",
+            &[(Vec::new(), m.delayed_nanos as f64 / 1e9)],
+        )?;
         let kinds = [
             ("flush", &self.errors.flushes),
             ("compaction", &self.errors.compactions),
