@@ -14,6 +14,10 @@
 //! `ycsbe` (the `ycsb` data; 2 k scans of 1..100 rows),
 //! `memrow` (the `ycsb` data; 10 k whole-row Gets of rows in the memstore half, as YCSB D's
 //! reads of recent inserts: the file's Bloom filter answers no),
+//! `missing` (200 k rows of one 100 B cell in 8 flushed files of 25 k rows each, key ranges
+//! overlapping; 20 k Gets of absent rows: each probes the 8 files' Bloom filters, ~240 KiB in
+//! all, and reads nothing; run with callgrind's `--cache-sim=yes` to count the cache lines the
+//! probes touch),
 //! `hot` (the `ycsb` data, then 20 k one-field updates in the memstore skewed to a few hot
 //! rows, as YCSB F's read-modify-writes leave them; 10 k whole-row Gets with the same skew).
 //! `ycsb4k` and `ycsbe4k` are `ycsb` and `ycsbe` with the workload harness's 4 KiB blocks and
@@ -76,6 +80,17 @@ fn load_ycsb(t: &cellbase::Table) -> u64 {
     N
 }
 
+fn load_files(t: &cellbase::Table) -> u64 {
+    const N: u64 = 200_000;
+    for i in 0..N {
+        t.put(Put::new(key(i)).add("f", "q", [7u8; 100])).unwrap();
+        if (i + 1) % (N / 8) == 0 {
+            t.flush().unwrap();
+        }
+    }
+    N
+}
+
 /// A row index skewed like a zipfian: half the draws hit 8 hot rows.
 fn hot_row(r: &mut Rng, n: u64) -> u64 {
     if r.next(2) == 0 { r.next(8) } else { r.next(n) }
@@ -123,6 +138,15 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
+        "missing" => {
+            for _ in 0..20_000 {
+                // Keys of `key(i)` for i >= n: never written.
+                let res = t.get(Get::new(key(n + r.next(1 << 40)))).unwrap();
+                rows += u64::from(!res.is_empty());
+                black_box(res);
+                ops += 1;
+            }
+        }
         "memrow" => {
             for _ in 0..10_000 {
                 let res = t.get(Get::new(ycsb_key(n / 2 + r.next(n / 2)))).unwrap();
@@ -160,7 +184,7 @@ fn measure(mode: &str, t: &cellbase::Table, n: u64) -> (u64, u64) {
                 ops += 1;
             }
         }
-        _ => panic!("mode: point | ycsb | memrow | seek | ycsbe | hot"),
+        _ => panic!("mode: point | ycsb | memrow | missing | seek | ycsbe | hot"),
     }
     (ops, rows)
 }
@@ -172,6 +196,8 @@ fn main() {
     let (_db, t) = open(small_blocks);
     let n = if ["ycsb", "ycsbe", "hot", "memrow"].contains(&mode.as_str()) {
         load_ycsb(&t)
+    } else if mode == "missing" {
+        load_files(&t)
     } else {
         load_point(&t)
     };

@@ -15,6 +15,7 @@ use crate::read::matcher::FamilyTimeRanges;
 use crate::read::run_cursor::RunCursor;
 use crate::read::source::SourceCursor;
 use crate::storage::memstore::{MemCursor, MemStore};
+use crate::storage::sst::bloom::RowProbe;
 use crate::storage::sst::{CachePolicy, SstReader};
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::collections::BTreeMap;
@@ -539,11 +540,16 @@ impl RegionVersion {
             SourceCursor::File(c)
         };
         let mut files: Vec<&Arc<StoreFile>> = Vec::new();
+        // A Get's row, hashed once for every file's ROW filter.
+        let probe = sel.get_row.map(RowProbe::new);
         for (fam, list) in &self.files {
             if !wanted(fam) {
                 continue;
             }
-            for f in list.iter().filter(|f| file_may_match(f, sel)) {
+            for f in list
+                .iter()
+                .filter(|f| file_may_match(f, sel, probe.as_ref()))
+            {
                 // A Get reads only the files holding its row: no run to walk.
                 if in_place && sel.get_row.is_some() {
                     out.push(cursor(f));
@@ -576,7 +582,9 @@ impl RegionVersion {
     }
 }
 
-fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
+/// Whether file `f` may hold cells `sel` reads: its row range, time range and Bloom filter
+/// (`probe`: a Get's row, hashed once for all files).
+fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>, probe: Option<&RowProbe<'_>>) -> bool {
     let m = f.reader.meta();
     if m.cell_count == 0 {
         return false;
@@ -603,10 +611,10 @@ fn file_may_match(f: &StoreFile, sel: &FileSelection<'_>) -> bool {
     if m.max_ts < min || (m.min_ts >= max && m.delete_count == 0) {
         return false;
     }
-    if let Some(row) = sel.get_row {
+    if let Some(p) = probe {
         return match sel.single_column.get(f.family.as_slice()) {
-            Some(q) => f.reader.get_may_contain_column(row, q),
-            None => f.reader.get_may_contain_row(row),
+            Some(q) => f.reader.get_may_contain_column(p.row(), q),
+            None => f.reader.get_may_contain_row(p),
         };
     }
     // [BLOOM-5] `StoreFileReader.passesGeneralRowPrefixBloomFilter` for scans.

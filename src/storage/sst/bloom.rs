@@ -185,6 +185,41 @@ impl Line {
     }
 }
 
+/// A Get's row for the ROW filters of several files: its XXH64 (the ROW key's hash) is
+/// computed by the first filter that needs it and reused by the rest (a Get over ten files
+/// hashed its row ten times).
+#[derive(Debug)]
+pub struct RowProbe<'a> {
+    row: &'a [u8],
+    hash: std::cell::Cell<Option<u64>>,
+}
+
+impl<'a> RowProbe<'a> {
+    /// A probe for `row`, hashed on first use.
+    pub fn new(row: &'a [u8]) -> RowProbe<'a> {
+        RowProbe {
+            row,
+            hash: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The row.
+    pub fn row(&self) -> &'a [u8] {
+        self.row
+    }
+
+    fn hash(&self) -> u64 {
+        match self.hash.get() {
+            Some(h) => h,
+            None => {
+                let h = BloomKey::Row(self.row).hash64();
+                self.hash.set(Some(h));
+                h
+            }
+        }
+    }
+}
+
 /// A Bloom key: `Row(row)` hashes `row`; `RowCol(row, q)` hashes
 /// `u16 BE row length ‖ row ‖ qualifier`.
 #[derive(Debug, Clone, Copy)]
@@ -626,14 +661,21 @@ impl BloomFilter {
     /// Filter probe: false means `key` was certainly not inserted.
     #[inline]
     pub fn contains(&self, key: BloomKey<'_>) -> bool {
+        self.contains_with(key, || key.hash64())
+    }
+
+    /// [`BloomFilter::contains`] with `key`'s XXH64 from `hash` (asked only by versions 2 and
+    /// 3, at most once).
+    #[inline]
+    fn contains_with(&self, key: BloomKey<'_>, hash: impl FnOnce() -> u64) -> bool {
         match &self.filter {
             Filter::Lines { k, lines } => {
-                let h = key.hash64();
+                let h = hash();
                 lines
                     .get(v3_line(h, lines.len()))
                     .is_some_and(|line| v3_bits(h, *k).all(|b| line.test(b)))
             }
-            Filter::Xx { k, bits, bitmap } => v2_positions(key.hash64(), *k, *bits).all(|b| {
+            Filter::Xx { k, bits, bitmap } => v2_positions(hash(), *k, *bits).all(|b| {
                 bitmap
                     .get((b >> 3) as usize)
                     .is_some_and(|byte| byte & (1 << (b & 7)) != 0)
@@ -653,6 +695,15 @@ impl BloomFilter {
                 self.contains(BloomKey::Row(self.kind.row_key(row)))
             }
             _ => true,
+        }
+    }
+
+    /// [`BloomFilter::may_contain_row`] for `probe`'s row, whose ROW key hash `probe`
+    /// computes once for every file a Get asks.
+    pub fn may_contain_row_probe(&self, probe: &RowProbe<'_>) -> bool {
+        match self.kind {
+            BloomType::Row => self.contains_with(BloomKey::Row(probe.row), || probe.hash()),
+            _ => self.may_contain_row(probe.row),
         }
     }
 

@@ -557,3 +557,43 @@ fn bad_row_prefix_headers_are_rejected() {
         assert!(BloomFilter::decode(&good[..cut]).is_err());
     }
 }
+
+/// A Get's row probe answers as `may_contain_row` does for every filter kind and version, and
+/// hashes the row once however many filters it asks.
+#[test]
+fn a_row_probe_answers_like_the_row_and_hashes_once() {
+    let rows: Vec<Vec<u8>> = (0..2_000u32)
+        .map(|i| format!("row-{i:06}").into_bytes())
+        .collect();
+    let mut filters = Vec::new();
+    for kind in [
+        BloomType::Row,
+        BloomType::RowCol,
+        BloomType::RowPrefixFixedLength(6),
+    ] {
+        for v2 in [false, true] {
+            let mut b = BloomBuilder::new(kind);
+            for r in rows.iter().step_by(2) {
+                b.add(r, b"q");
+            }
+            let payload = if v2 {
+                b.finish_v2()
+            } else {
+                b.finish().unwrap().unwrap()
+            };
+            filters.push(BloomFilter::decode(&payload).unwrap());
+        }
+    }
+    for r in &rows {
+        let probe = RowProbe::new(r);
+        for f in &filters {
+            assert_eq!(
+                f.may_contain_row_probe(&probe),
+                f.may_contain_row(r),
+                "{:?}",
+                f
+            );
+        }
+        assert_eq!(probe.hash.get(), Some(BloomKey::Row(r).hash64()));
+    }
+}

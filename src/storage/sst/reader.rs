@@ -199,7 +199,7 @@ impl SstReader {
 
     /// [`SstReader::may_contain_row`] for a Get, counted in the shared cache's Bloom
     /// statistics (a ROWCOL filter cannot answer for a row: counted as without a filter).
-    pub fn get_may_contain_row(&self, row: &[u8]) -> bool {
+    pub fn get_may_contain_row(&self, row: &super::bloom::RowProbe<'_>) -> bool {
         let outcome = self
             .bloom
             .as_ref()
@@ -209,7 +209,7 @@ impl SstReader {
                     BloomType::Row | BloomType::RowPrefixFixedLength(_)
                 )
             })
-            .map(|b| b.may_contain_row(row));
+            .map(|b| b.may_contain_row_probe(row));
         if let Some(c) = &self.cache {
             c.note_bloom(outcome);
         }
