@@ -86,19 +86,22 @@ impl WriteDelay {
     }
 }
 
-/// What the memstore bytes added since the last charge (`total - seen`) cost when all
-/// memstores hold `total` bytes, flushes start at `mark` and writes block at `limit`, and the
-/// last flush emptied `flush_rate` bytes per second: `None` below the mark, at or past the
-/// bound (the bound's wait takes over), before any flush, or when nothing was added; else the
-/// bytes at `flush_rate · (1 - depth)²`, `depth = (total - mark) / (limit - mark)`.
+/// What the memstore bytes added since the last charge cost when all memstores hold `total`
+/// bytes (`seen` at the last charge), flushes start at `mark` and writes block at `limit`, and
+/// the last flush emptied `flush_rate` bytes per second: `None` below the mark, at or past the
+/// bound (the bound's wait takes over), before any flush, or when nothing was added above the
+/// mark; else the bytes added above the mark (`total - max(seen, mark)`: writes below it are
+/// free, so the first write past it does not pay for them) at `flush_rate · (1 - depth)²`,
+/// `depth = (total - mark) / (limit - mark)`.
 fn write_cost(total: u64, seen: u64, mark: u64, limit: u64, flush_rate: u64) -> Option<Duration> {
-    if total < mark || total >= limit || flush_rate == 0 || total <= seen {
+    let from = seen.max(mark);
+    if total >= limit || flush_rate == 0 || total <= from {
         return None;
     }
     let depth = (total - mark) as f64 / (limit - mark).max(1) as f64;
     let rate = flush_rate as f64 * (1.0 - depth) * (1.0 - depth);
     Some(Duration::from_secs_f64(
-        ((total - seen) as f64 / rate).min(MAX_DELAY.as_secs_f64()),
+        ((total - from) as f64 / rate).min(MAX_DELAY.as_secs_f64()),
     ))
 }
 
@@ -398,9 +401,13 @@ mod tests {
         assert_eq!(cost(128 * MIB), None);
         assert_eq!(write_cost(100 * MIB, 99 * MIB, mark, limit, 0), None);
         assert_eq!(write_cost(100 * MIB, 100 * MIB, mark, limit, rate), None);
-        // At the lower limit: the flush rate itself (1 MiB at 100 MiB/s = 10 ms).
-        let at_mark = cost(64 * MIB).unwrap();
-        assert!((at_mark.as_secs_f64() - 0.010).abs() < 1e-6, "{at_mark:?}");
+        // Bytes written below the mark are free: from 10 MiB to just past the mark, only the
+        // 64 KiB above it count.
+        let past = write_cost(mark + 64 * 1024, 10 * MIB, mark, limit, rate).unwrap();
+        assert!(past < Duration::from_micros(700), "{past:?}");
+        // Just past the mark: about the flush rate (1 MiB at 100 MiB/s, 10.3 ms at depth 1/64).
+        let near = cost(65 * MIB).unwrap().as_secs_f64();
+        assert!((0.0100..0.0105).contains(&near), "{near}");
         // Half way: a quarter of the rate, 40 ms, capped at MAX_DELAY.
         assert_eq!(cost(96 * MIB), Some(MAX_DELAY));
         let small = |total: u64| write_cost(total, total - 64 * 1024, mark, limit, rate).unwrap();
