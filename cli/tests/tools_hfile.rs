@@ -187,8 +187,8 @@ fn default_output_has_trailer_fileinfo_bloom_and_index() {
         "BloomType: ROWCOL".into(),
         // Distinct (row, qualifier) keys: 100 + bin + ttl (the delete shares r050/a).
         "No of Keys in bloom: 102".into(),
-        "Filter version: 2 (XXH64)".into(),
-        "Hash functions: 7".into(),
+        "Filter version: 3 (XXH64, 64-byte lines)".into(),
+        "Hash functions: 6".into(),
         "Block Index:".into(),
     ] {
         assert!(s.contains(&want), "missing {want:?}:\n{s}");

@@ -162,7 +162,8 @@ pub struct IndexEntry {
 pub struct BloomSummary {
     /// What it was built from: rows, or rows and qualifiers.
     pub bloom_type: BloomType,
-    /// The filter version (1: SipHash-1-3, 2: XXH64).
+    /// The filter version (1: SipHash-1-3, 2: XXH64 over the whole bit array, 3: XXH64, all of
+    /// a key's bits in one 64-byte line).
     pub version: u8,
     /// Distinct keys it was built from.
     pub keys: u64,
@@ -175,12 +176,13 @@ pub struct BloomSummary {
 }
 
 impl BloomSummary {
-    /// The name of the filter version's hash: `SipHash-1-3` (version 1) or `XXH64`.
+    /// The filter version's hashing in words: `SipHash-1-3` (version 1), `XXH64` (version 2)
+    /// or `XXH64, 64-byte lines` (version 3).
     pub fn hash_name(&self) -> &'static str {
-        if self.version == 1 {
-            "SipHash-1-3"
-        } else {
-            "XXH64"
+        match self.version {
+            1 => "SipHash-1-3",
+            2 => "XXH64",
+            _ => "XXH64, 64-byte lines",
         }
     }
 
@@ -200,15 +202,33 @@ impl BloomSummary {
     }
 
     /// The false positive rate expected from the filter's size, keys and hash count:
-    /// `(1 - e^(-k·n/m))^k` (1 for an empty bit array).
+    /// `(1 - e^(-k·n/m))^k` for versions 1 and 2 (1 for an empty bit array); for version 3,
+    /// whose keys each fill one 512-bit line, the same per line averaged over the Poisson
+    /// number of keys `j` a line holds (mean `n / lines`): `Σ P(j) (1 - e^(-k·j/512))^k`.
     pub fn estimated_false_positive_rate(&self) -> f64 {
         let bits = self.bits() as f64;
         let k = self.hash_count;
-        if bits > 0.0 {
-            (1.0 - (-(f64::from(k)) * self.keys as f64 / bits).exp()).powi(k as i32)
-        } else {
-            1.0
+        let fp =
+            |keys: f64, bits: f64| (1.0 - (-(f64::from(k)) * keys / bits).exp()).powi(k as i32);
+        if bits <= 0.0 {
+            return 1.0;
         }
+        if self.version < 3 {
+            return fp(self.keys as f64, bits);
+        }
+        const LINE_BITS: f64 = 512.0;
+        let mean = self.keys as f64 / (bits / LINE_BITS);
+        // P(j) by the recurrence P(j) = P(j-1) · mean / j, summed far into the tail.
+        let last = (mean + 10.0 * mean.sqrt() + 20.0) as u64;
+        let mut p = (-mean).exp();
+        let mut sum = 0.0;
+        for j in 0..=last {
+            if j > 0 {
+                p *= mean / j as f64;
+            }
+            sum += p * fp(j as f64, LINE_BITS);
+        }
+        sum
     }
 }
 
