@@ -115,8 +115,9 @@ impl FileCtx<'_> {
             s.flushes.add(1);
             s.flushed_cells.add(cells);
             s.flushed_bytes.add(bytes);
-            s.flush_time.record_since(start);
-            s.note_flush_rate(snapshot_bytes, start.elapsed());
+            let took = start.elapsed();
+            s.flush_time.record(took);
+            s.note_flush_rate(snapshot_bytes, took);
         }
         log::info!(
             target: "cellbase::flush",

@@ -88,6 +88,11 @@ fn one(v: u64) -> [(Labels, f64); 1] {
     [(Vec::new(), v as f64)]
 }
 
+/// One unlabelled sample of `nanos` nanoseconds, in seconds.
+fn secs(nanos: u64) -> [(Labels, f64); 1] {
+    [(Vec::new(), nanos as f64 / 1e9)]
+}
+
 impl Collector for Snapshot {
     fn encode(&self, mut e: DescriptorEncoder<'_>) -> std::fmt::Result {
         let m = &self.m;
@@ -210,7 +215,7 @@ impl Collector for Snapshot {
             e,
             "cellbase_blocked_seconds",
             "Time writers spent waiting (HBase updatesBlockedTime)",
-            &[(Vec::new(), m.blocked_nanos as f64 / 1e9)],
+            &secs(m.blocked_nanos),
         )?;
         counter(
             e,
@@ -222,7 +227,7 @@ impl Collector for Snapshot {
             e,
             "cellbase_delayed_seconds",
             "Time delayed writes slept",
-            &[(Vec::new(), m.delayed_nanos as f64 / 1e9)],
+            &secs(m.delayed_nanos),
         )?;
         let kinds = [
             ("flush", &self.errors.flushes),

@@ -62,8 +62,6 @@ thread_local! {
     /// Tests only: makes this thread's builders write version-1 filters, as older cellbase
     /// versions did, to check that such files are still read.
     pub(crate) static WRITE_V1: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Tests only: makes this thread's unbounded builders write version-2 filters.
-    pub(crate) static WRITE_V2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl BloomKey<'_> {
@@ -191,7 +189,7 @@ impl Line {
 #[derive(Debug)]
 pub struct RowProbe<'a> {
     row: &'a [u8],
-    hash: std::cell::Cell<Option<u64>>,
+    hash: std::cell::OnceCell<u64>,
 }
 
 impl<'a> RowProbe<'a> {
@@ -199,7 +197,7 @@ impl<'a> RowProbe<'a> {
     pub fn new(row: &'a [u8]) -> RowProbe<'a> {
         RowProbe {
             row,
-            hash: std::cell::Cell::new(None),
+            hash: std::cell::OnceCell::new(),
         }
     }
 
@@ -209,14 +207,7 @@ impl<'a> RowProbe<'a> {
     }
 
     fn hash(&self) -> u64 {
-        match self.hash.get() {
-            Some(h) => h,
-            None => {
-                let h = BloomKey::Row(self.row).hash64();
-                self.hash.set(Some(h));
-                h
-            }
-        }
+        *self.hash.get_or_init(|| BloomKey::Row(self.row).hash64())
     }
 }
 
@@ -349,11 +340,15 @@ impl BloomBuilder {
         self.count == 0
     }
 
-    /// True when this builder's keys are rows or row prefixes (ROW, ROWPREFIX_FIXED_LENGTH)
-    /// or it keeps nothing (NONE): another cell of the row just added adds nothing.
+    /// [`BloomBuilder::add`] for a writer that knows whether the cell continues the row of
+    /// the cell before (`same_row`): a ROW or ROWPREFIX_FIXED_LENGTH builder (or NONE) then
+    /// has nothing to add and returns without comparing the row again.
     #[inline]
-    pub fn keys_rows(&self) -> bool {
-        !matches!(self.kind, BloomType::RowCol)
+    pub fn add_next(&mut self, row: &[u8], qualifier: &[u8], same_row: bool) {
+        if same_row && !matches!(self.kind, BloomType::RowCol) {
+            return;
+        }
+        self.add(row, qualifier);
     }
 
     /// Adds the key of one cell. Rows longer than `u16::MAX` never occur (key encoding).
@@ -402,10 +397,6 @@ impl BloomBuilder {
         #[cfg(test)]
         if WRITE_V1.with(std::cell::Cell::get) {
             return self.finish_v1();
-        }
-        #[cfg(test)]
-        if self.sized.is_none() && WRITE_V2.with(std::cell::Cell::get) {
-            return Ok(Some(self.finish_v2()));
         }
         let keys = self.len();
         let (lines, k) = match self.sized {

@@ -217,11 +217,7 @@ impl SstWriter {
         self.meta.account(k, t);
         self.meta.last_key.clear();
         self.meta.last_key.extend_from_slice(key);
-        // A row's second and later cells add no ROW key (the builder would compare to find
-        // that out).
-        if !(same_row && self.bloom.keys_rows()) {
-            self.bloom.add(k.row, k.qualifier);
-        }
+        self.bloom.add_next(k.row, k.qualifier, same_row);
         if self.v1_layout {
             self.block.add(key, payload);
             if self.block.estimated_size() >= self.cfg.block_size {
